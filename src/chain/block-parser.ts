@@ -1,0 +1,90 @@
+/**
+ * Block parser for Bitcoin and Litecoin (MWEB included), working on the raw block bytes without
+ * copying them: header, every transaction's txid, prevouts and outputs.
+ *
+ * Layout (Litecoin Core's CBlock serialization): header(80), CompactSize tx count, transactions, then
+ * — only when there are at least two transactions and the last is a HogEx — the MWEB extension block.
+ * Transparent effects are all in the transaction list, so parsing stops after the last transaction;
+ * the extension block is neither read nor checked. Without a final HogEx, any byte after the last
+ * transaction is an error.
+ *
+ * The merkle root is recomputed from the txids and must equal the header's: every byte that feeds a
+ * txid is thereby checked against the block hash, so a parse never silently yields a different block.
+ */
+import { hash } from 'node:crypto';
+import { ByteReader, ParseError } from './byte-reader.js';
+import { computeMerkle } from './merkle.js';
+import { readTransaction, type ParsedTx } from './tx-parser.js';
+
+export { ParseError, type ParseErrorCode } from './byte-reader.js';
+export { merkleRoot } from './merkle.js';
+export { parseTransaction, type ParsedTx, type TxInput, type TxOutput } from './tx-parser.js';
+
+export interface BlockHeader {
+  version: number;
+  /** Internal byte order; views into the parsed buffer. */
+  prevHash: Buffer;
+  merkleRoot: Buffer;
+  time: number;
+  bits: number;
+  nonce: number;
+  /** sha256d of the 80-byte header, internal byte order. */
+  hash: Buffer;
+}
+
+export interface ParsedBlock {
+  header: BlockHeader;
+  txs: ParsedTx[];
+  /** Length of the buffer parsed, extension block included. */
+  size: number;
+}
+
+const HEADER_SIZE = 80;
+/** version(4) + empty vin(1) + empty vout(1) + locktime(4). */
+const MIN_TX_SIZE = 10;
+const MERKLE_ROOT_OFFSET = 36;
+
+export function parseBlock(buf: Buffer): ParsedBlock {
+  const header = readHeader(buf);
+  const r = new ByteReader(buf, HEADER_SIZE);
+  const count = r.compactSize(MIN_TX_SIZE);
+  if (count === 0) throw new ParseError('MALFORMED', HEADER_SIZE, 'block without transactions');
+
+  const txs: ParsedTx[] = new Array<ParsedTx>(count);
+  const txids: Buffer[] = new Array<Buffer>(count);
+  for (let i = 0; i < count; i++) {
+    const tx = readTransaction(r);
+    txs[i] = tx;
+    txids[i] = tx.txid;
+  }
+
+  // CBlock's deserializer reads the extension block only when vtx.size() >= 2 && vtx.back()->IsHogEx().
+  const hasExtension = count >= 2 && txs[count - 1]!.hogEx;
+  if (!hasExtension && r.pos !== buf.length) {
+    throw new ParseError('MALFORMED', r.pos, `${buf.length - r.pos} trailing bytes after the last transaction`);
+  }
+
+  const { root, mutated } = computeMerkle(txids);
+  if (mutated) {
+    throw new ParseError('MERKLE_MISMATCH', MERKLE_ROOT_OFFSET, 'duplicate transactions mutate the merkle tree');
+  }
+  if (!root.equals(header.merkleRoot)) {
+    throw new ParseError('MERKLE_MISMATCH', MERKLE_ROOT_OFFSET, 'merkle root of the transactions differs from the header');
+  }
+  return { header, txs, size: buf.length };
+}
+
+function readHeader(buf: Buffer): BlockHeader {
+  if (buf.length < HEADER_SIZE) {
+    throw new ParseError('TRUNCATED', buf.length, `block of ${buf.length} bytes is shorter than its header`);
+  }
+  return {
+    version: buf.readInt32LE(0),
+    prevHash: buf.subarray(4, 36),
+    merkleRoot: buf.subarray(36, 68),
+    time: buf.readUInt32LE(68),
+    bits: buf.readUInt32LE(72),
+    nonce: buf.readUInt32LE(76),
+    hash: hash('sha256', hash('sha256', buf.subarray(0, HEADER_SIZE), 'buffer'), 'buffer'),
+  };
+}
