@@ -1,0 +1,36 @@
+/**
+ * createApp(deps): the Express application, without listening (server.ts and tests do that). All
+ * collaborators come in through AppDeps, so tests build apps from fakes and many apps can coexist.
+ */
+import express, { type Express } from 'express';
+import { createApiMetrics } from '../metrics.js';
+import { systemClock, type AppDeps } from './deps.js';
+import { errorHandler, unmatched } from './middleware/error-handler.js';
+import { rejectMalformedUrl } from './middleware/malformed-url.js';
+import { requestContext } from './middleware/request-context.js';
+import { addressRouter } from './routes/address.js';
+import { opsRouter } from './routes/ops.js';
+import { TokenBucketLimiter } from './token-bucket.js';
+
+export function createApp(deps: AppDeps): Express {
+  const clock = deps.clock ?? systemClock;
+  const metrics = deps.metrics ?? createApiMetrics();
+  const limiter = deps.limiter ?? new TokenBucketLimiter(() => clock.now());
+  const logger = deps.logger.child({ component: 'api' });
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Our ETags are computed from the indexed tip, not from body bytes.
+  app.set('etag', false);
+  // No endpoint takes query parameters: do not spend time parsing them.
+  app.set('query parser', () => ({}));
+  app.set('trust proxy', deps.settings.trustProxyHops > 0 ? deps.settings.trustProxyHops : false);
+
+  app.use(requestContext(logger, metrics));
+  app.use(rejectMalformedUrl);
+  app.use(opsRouter(deps, metrics, clock));
+  app.use(addressRouter(deps, limiter, metrics));
+  app.use(unmatched);
+  app.use(errorHandler);
+  return app;
+}

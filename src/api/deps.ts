@@ -1,0 +1,75 @@
+/**
+ * Everything createApp needs from outside, as interfaces: server.ts wires the real SQLite readers and
+ * key store, tests pass fakes. Nothing here opens a file or a socket.
+ */
+import type { ChainCode, ChainParams } from '../chain/params.js';
+import type { KeyVerifier } from '../keys/key-verifier.js';
+import type { Tier } from '../keys/tier.js';
+import type { Logger } from '../logger.js';
+import type { ApiMetrics } from '../metrics.js';
+import type { RateLimiter } from './token-bucket.js';
+
+/** One address's aggregate, true at the named tip (both read in one SQLite read transaction). */
+export interface AddressSummary {
+  readonly balanceSats: number;
+  readonly utxoCount: number;
+  readonly tipHeight: number;
+  readonly tipHash: string;
+}
+
+/** The index's tip and the node height the indexer last saw (null when the node was never reached). */
+export interface IndexStatus {
+  readonly tipHeight: number;
+  readonly tipHash: string;
+  readonly nodeHeight: number | null;
+  readonly nodeSeenAt: Date | null;
+}
+
+/** The part of src/store's ChainReader the API uses. null = nothing indexed yet. */
+export interface SummarySource {
+  summary(script: Uint8Array): AddressSummary | null;
+  status(): IndexStatus | null;
+}
+
+export type SourceState = { readonly ok: true; readonly source: SummarySource } | { readonly ok: false; readonly reason: string };
+
+export interface ChainHandle {
+  readonly params: ChainParams;
+  /** false when this service does not serve the chain (no node configured): /ready leaves it out. */
+  readonly configured: boolean;
+  /** The chain's index, or why there is none (not configured; database not created yet). Cheap: called per request. */
+  acquire(): SourceState;
+}
+
+export interface TierLimits {
+  readonly rate: number;
+  readonly burst: number;
+}
+
+/** The `api` section of the configuration, as far as the app reads it. */
+export interface ApiSettings {
+  readonly allowAnonymous: boolean;
+  readonly syncLagBlocks: number;
+  readonly trustProxyHops: number;
+  readonly tiers: Readonly<Record<Tier, TierLimits>>;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch (Date.now); fakes move it by hand. */
+  now(): number;
+}
+
+export interface AppDeps {
+  /** Chains by code; a chain missing from the map answers CHAIN_UNAVAILABLE. */
+  readonly chains: ReadonlyMap<ChainCode, ChainHandle>;
+  readonly keys: KeyVerifier;
+  readonly settings: ApiSettings;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Created per app when absent (a private registry, never prom-client's global one). */
+  readonly metrics?: ApiMetrics;
+  /** An in-process token bucket per app when absent. */
+  readonly limiter?: RateLimiter;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

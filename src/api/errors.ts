@@ -1,0 +1,76 @@
+/**
+ * Every failure the API can answer, as a typed value: a stable `code` (interface.md's table, plus a few
+ * HTTP-level additions) and its status. One error middleware renders them as JSend:
+ *   4xx → {"status":"fail","data":{"code","message",...data}}
+ *   5xx → {"status":"error","code","message","data"?}
+ * Messages are for people and may change; codes are the contract and never change.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  INVALID_ADDRESS: 400,
+  WRONG_NETWORK: 400,
+  WRONG_CHAIN: 400,
+  UNSUPPORTED_ADDRESS: 400,
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  UNKNOWN_CHAIN: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
+  INTERNAL: 500,
+  CHAIN_SYNCING: 503,
+  CHAIN_UNAVAILABLE: 503,
+  NOT_READY: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.freeze(Object.keys(ERROR_STATUS) as ErrorCode[]);
+
+export type ErrorData = Readonly<Record<string, string | number | boolean | null | object>>;
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra members of `data` (e.g. heights for CHAIN_SYNCING); never internals. */
+    readonly data?: ErrorData,
+    /** Response headers this error needs (Allow, Retry-After, WWW-Authenticate). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function jsendBody(err: ApiError): object {
+  if (err.status < 500) return { status: 'fail', data: { ...err.data, code: err.code, message: err.message } };
+  return err.data
+    ? { status: 'error', code: err.code, message: err.message, data: err.data }
+    : { status: 'error', code: err.code, message: err.message };
+}
+
+/** Text shown in messages for user input: bounded, quoted, control characters escaped by JSON. */
+export function quote(input: string, max = 40): string {
+  return JSON.stringify(input.length > max ? `${input.slice(0, max)}…` : input);
+}
+
+export const ALLOW = 'GET, HEAD';
+
+export function methodNotAllowed(method: string): ApiError {
+  return new ApiError('METHOD_NOT_ALLOWED', `method ${quote(method, 20)} is not allowed here; use GET or HEAD`, undefined, {
+    Allow: ALLOW,
+  });
+}
+
+export function notFound(): ApiError {
+  return new ApiError('NOT_FOUND', 'no such resource; the address endpoint is GET /api/v1/{BTC|LTC}/address/{address}');
+}
+
+export function internal(): ApiError {
+  return new ApiError('INTERNAL', 'an unexpected error occurred; it has been logged with this request id');
+}

@@ -1,0 +1,91 @@
+/**
+ * The node:http server around the Express app. Some requests never reach Express: Node's HTTP parser
+ * answers them itself (malformed request lines, headers over --max-http-header-size → 431, timeouts →
+ * 408), with an empty or plain-text body. The 'clientError' handler below writes those answers as JSend
+ * instead, so a client sees the same envelope for every failure. CONNECT and unknown Expect values, which
+ * Node would also handle on its own (closing the socket / answering 417), are routed to JSON answers too.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import { ApiError, jsendBody, type ErrorCode } from './errors.js';
+import type { Logger } from '../logger.js';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+function rawAnswer(socket: Duplex, code: ErrorCode, message: string, extra: Record<string, string> = {}): void {
+  const err = new ApiError(code, message);
+  const body = JSON.stringify(jsendBody(err));
+  const lines = [
+    `HTTP/1.1 ${err.status} ${REASONS[err.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${randomUUID()}`,
+    'Cache-Control: no-store',
+    'Connection: close',
+    ...Object.entries(extra).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function clientErrorAnswer(code: string | undefined): [ErrorCode, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return ['HEADERS_TOO_LARGE', 'the request line or headers are too large'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return ['REQUEST_TIMEOUT', 'the request was not received in time'];
+  return ['BAD_REQUEST', 'the request is not valid HTTP/1.1'];
+}
+
+export interface HttpServerOptions {
+  /** Time allowed to receive a request's headers (Node's default: 60 s); slower clients get 408. */
+  readonly headersTimeoutMs?: number;
+  /** Time allowed to receive a whole request (Node's default: 300 s). */
+  readonly requestTimeoutMs?: number;
+  /** How often Node checks those timeouts (Node's default: 30 s). */
+  readonly checkIntervalMs?: number;
+}
+
+export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
+  const log = logger.child({ component: 'http' });
+  const server = http.createServer(
+    {
+      // Node would otherwise answer a Host-less HTTP/1.1 request with an empty 400 of its own.
+      requireHostHeader: false,
+      headersTimeout: options.headersTimeoutMs ?? 60_000,
+      requestTimeout: options.requestTimeoutMs ?? 300_000,
+      connectionsCheckingInterval: options.checkIntervalMs ?? 30_000,
+    },
+    app,
+  );
+
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    // The request being answered on this socket, if any (Node's own socketOnError checks the same field).
+    const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    // Bytes after a `Connection: close` request: drop them and let that request's answer finish and close.
+    if (err.code === 'HPE_CLOSED_CONNECTION' && inFlight) return;
+    // Never interleave an error with an answer already on the wire.
+    if (inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [code, message] = clientErrorAnswer(err.code);
+    log.debug({ code: err.code }, 'refused unparseable request');
+    try {
+      rawAnswer(socket, code, message);
+    } catch {
+      socket.destroy();
+    }
+  });
+
+  // Answer unknown expectations normally (RFC 9110 allows ignoring them) instead of Node's bare 417.
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => app(req, res));
+
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    rawAnswer(socket, 'METHOD_NOT_ALLOWED', 'method "CONNECT" is not allowed here; use GET or HEAD', { Allow: 'GET, HEAD' });
+  });
+
+  return server;
+}

@@ -1,0 +1,63 @@
+/**
+ * First middleware of every request: a request id (the caller's X-Request-Id when it is short and plain,
+ * else a new UUID) echoed in X-Request-Id, a child logger carrying it, and — when the response ends — one
+ * log line and the request metrics, labelled by route template (never the raw path: it holds addresses).
+ */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Tier } from '../../keys/tier.js';
+import type { Logger } from '../../logger.js';
+import type { ApiMetrics } from '../../metrics.js';
+
+export interface RequestContext {
+  readonly id: string;
+  readonly log: Logger;
+  /** Set by authentication: the tier whose limits apply, `none` before (or without) authentication. */
+  tier: Tier | 'none';
+  /** Key id (never the key) or null for anonymous callers. */
+  keyId: string | null;
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestId(incoming: unknown): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function context(res: Response): RequestContext {
+  return res.locals.ctx as RequestContext;
+}
+
+/** Template of the matched route, or `unmatched` (404s, malformed URLs): bounded label values. */
+export function routeTemplate(req: Request): string {
+  const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : 'unmatched';
+}
+
+export function requestContext(logger: Logger, metrics: ApiMetrics): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const id = requestId(req.headers['x-request-id']);
+    const ctx: RequestContext = { id, log: logger.child({ reqId: id }), tier: 'none', keyId: null };
+    res.locals.ctx = ctx;
+    res.setHeader('X-Request-Id', id);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    let done = false;
+    const finish = (aborted: boolean) => {
+      if (done) return;
+      done = true;
+      const route = routeTemplate(req);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const status = aborted ? 'aborted' : String(res.statusCode);
+      metrics.requests.inc({ route, status, tier: ctx.tier });
+      metrics.latency.observe({ route }, seconds);
+      ctx.log.info(
+        { method: req.method, route, status: res.statusCode, aborted, ms: Math.round(seconds * 1e4) / 10, keyId: ctx.keyId, tier: ctx.tier },
+        'request',
+      );
+    };
+    res.on('finish', () => finish(false));
+    res.on('close', () => finish(!res.writableFinished));
+    next();
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * GET/HEAD /api/v1/{chain}/address/{address}.
+ *
+ * Order of checks (each answers before the next runs): route → method → chain → key → limits →
+ * address → index state → lookup. Chain and address are validated before any data is read; the key is
+ * checked before the address so that callers without a key cannot use the validator.
+ * The answer is one SQLite read (balance, UTXO count and the tip they are true at, together); its ETag
+ * is derived from chain, network, script and tip, so it changes exactly when the answer may.
+ */
+import { createHash } from 'node:crypto';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Coins } from '../../chain/amount.js';
+import { addressToScript, scriptToAddress } from '../../chain/address.js';
+import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
+import type { ApiMetrics } from '../../metrics.js';
+import { chainState } from '../chain-state.js';
+import type { AppDeps, ChainHandle } from '../deps.js';
+import { ApiError, methodNotAllowed, quote } from '../errors.js';
+import { authenticate } from '../middleware/auth.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { sendJson } from '../respond.js';
+import type { RateLimiter } from '../token-bucket.js';
+
+export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
+
+/** Seconds a client should wait before retrying a 503 (the indexer polls the node every second). */
+const RETRY_503_SECONDS = '5';
+
+export function parseChain(segment: string): ChainCode {
+  const code = segment.toUpperCase();
+  if (!(CHAIN_CODES as readonly string[]).includes(code)) {
+    throw new ApiError('UNKNOWN_CHAIN', `unknown chain ${quote(segment, 16)}; supported chains: ${CHAIN_CODES.join(', ')}`);
+  }
+  return code as ChainCode;
+}
+
+function unavailable(chain: ChainCode, why: string): ApiError {
+  return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+}
+
+function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
+  const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
+  return new ApiError('CHAIN_SYNCING', `the ${chain} index ${where}; answers resume when it has caught up`, { indexedHeight, nodeHeight }, {
+    'Retry-After': RETRY_503_SECONDS,
+  });
+}
+
+export function etagOf(handle: ChainHandle, script: Uint8Array, tipHeight: number, tipHash: string): string {
+  const { chain, network } = handle.params;
+  const hash = createHash('sha256').update(`v1|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}`);
+  return `"${hash.digest('base64url').slice(0, 27)}"`;
+}
+
+function answer(deps: AppDeps, req: Request, res: Response): void {
+  const chain = parseChain(String(req.params.chain));
+  const handle = deps.chains.get(chain);
+  if (!handle) throw unavailable(chain, 'this service is not configured for it');
+  const address = String(req.params.address);
+  const decoded = addressToScript(handle.params, address);
+  if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
+  const state = chainState(handle, deps.settings.syncLagBlocks);
+  if (state.kind === 'unavailable') throw unavailable(chain, state.reason);
+  if (state.kind === 'empty') throw syncing(chain, null, null);
+  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
+  const summary = state.source.summary(decoded.script);
+  // The tip can vanish between the two reads only if the database was replaced; say so rather than guess.
+  if (summary === null) throw syncing(chain, null, state.status.nodeHeight);
+  res.setHeader('ETag', etagOf(handle, decoded.script, summary.tipHeight, summary.tipHash));
+  res.setHeader('Cache-Control', 'no-cache');
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  sendJson(res, 200, {
+    status: 'success',
+    data: {
+      chain,
+      // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
+      // so every spelling of one script gets the identical body and ETag.
+      address: scriptToAddress(handle.params, decoded.script) ?? address,
+      balanceSatoshi: summary.balanceSats,
+      balance: new Coins(summary.balanceSats),
+      utxoCount: summary.utxoCount,
+      blockHeight: summary.tipHeight,
+      blockHash: summary.tipHash,
+    },
+  });
+}
+
+export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {
+  // Paths are case-sensitive as documented; only the chain segment is case-insensitive (by parseChain).
+  const router = Router({ caseSensitive: true });
+  router
+    .route(ADDRESS_ROUTE)
+    .get(
+      (req: Request, _res: Response, next: NextFunction) => {
+        parseChain(String(req.params.chain));
+        next();
+      },
+      authenticate(deps.keys, deps.settings.allowAnonymous, metrics),
+      rateLimit(limiter, deps.settings, metrics),
+      (req: Request, res: Response) => answer(deps, req, res),
+    )
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
+  return router;
+}

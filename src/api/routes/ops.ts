@@ -1,0 +1,110 @@
+/**
+ * Operational endpoints: no key, no limits (monitoring must keep working while callers are throttled).
+ *   /health        the process answers
+ *   /ready         every configured chain answers (200) or not (503 NOT_READY), with per-chain heights
+ *   /metrics       Prometheus text of this app's registry
+ *   /openapi.json  the OpenAPI 3.1 description of every endpoint
+ */
+import { Router, type Request, type Response } from 'express';
+import type { ApiMetrics } from '../../metrics.js';
+import { chainState, type ChainState } from '../chain-state.js';
+import type { AppDeps, ChainHandle, Clock } from '../deps.js';
+import { ApiError, methodNotAllowed } from '../errors.js';
+import { openApiDocument } from '../openapi.js';
+import { sendError, sendJson } from '../respond.js';
+
+export interface ChainReadiness {
+  chain: string;
+  network: string;
+  configured: boolean;
+  ready: boolean;
+  indexedHeight: number | null;
+  nodeHeight: number | null;
+  lag: number | null;
+  nodeSeenAt: string | null;
+  /** Why the chain does not answer; absent when ready. */
+  reason?: string;
+}
+
+function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
+  const base = { chain: handle.params.chain, network: handle.params.network, configured: handle.configured };
+  switch (state.kind) {
+    case 'unavailable':
+      return { ...base, ready: false, indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, reason: state.reason };
+    case 'empty':
+      return { ...base, ready: false, indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, reason: 'the index has no blocks yet' };
+    case 'syncing':
+    case 'ready': {
+      const s = state.status;
+      const row = {
+        ...base,
+        ready: state.kind === 'ready',
+        indexedHeight: s.tipHeight,
+        nodeHeight: s.nodeHeight,
+        lag: state.lag,
+        nodeSeenAt: s.nodeSeenAt ? s.nodeSeenAt.toISOString() : null,
+      };
+      return state.kind === 'ready' ? row : { ...row, reason: `the index is ${state.lag} blocks behind the node` };
+    }
+  }
+}
+
+/** Per-chain readiness, and the gauges refreshed from it (so /metrics and /ready agree). */
+export function readiness(deps: AppDeps, metrics: ApiMetrics): ChainReadiness[] {
+  return [...deps.chains.values()].map((handle) => {
+    const row = describe(handle, chainState(handle, deps.settings.syncLagBlocks));
+    const labels = { chain: row.chain };
+    metrics.chainReady.set(labels, row.ready ? 1 : 0);
+    if (row.indexedHeight !== null) metrics.indexedHeight.set(labels, row.indexedHeight);
+    if (row.nodeHeight !== null) metrics.nodeHeight.set(labels, row.nodeHeight);
+    return row;
+  });
+}
+
+function only(router: Router, path: string, handler: (req: Request, res: Response) => void | Promise<void>): void {
+  router
+    .route(path)
+    .get(handler)
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
+}
+
+export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Router {
+  // Paths are case-sensitive as documented; only the chain segment is case-insensitive (by parseChain).
+  const router = Router({ caseSensitive: true });
+  const startedAt = clock.now();
+
+  only(router, '/health', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    sendJson(res, 200, { status: 'success', data: { status: 'ok', uptimeSeconds: Math.floor((clock.now() - startedAt) / 1000) } });
+  });
+
+  only(router, '/ready', (_req, res) => {
+    const chains = readiness(deps, metrics).filter((c) => c.configured);
+    const ready = chains.length > 0 && chains.every((c) => c.ready);
+    if (ready) {
+      res.setHeader('Cache-Control', 'no-store');
+      sendJson(res, 200, { status: 'success', data: { ready, chains } });
+      return;
+    }
+    const message = chains.length === 0 ? 'no chain is configured (set ADDRSUM_BTC_RPC_URL or ADDRSUM_LTC_RPC_URL)' : 'not every configured chain is ready';
+    sendError(res, new ApiError('NOT_READY', message, { ready, chains }));
+  });
+
+  only(router, '/metrics', async (_req, res) => {
+    readiness(deps, metrics);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.send(await metrics.registry.metrics());
+  });
+
+  const openapi = JSON.stringify(openApiDocument());
+  only(router, '/openapi.json', (_req, res) => {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.send(openapi);
+  });
+
+  return router;
+}

@@ -1,0 +1,290 @@
+/**
+ * The one configuration of addrsum, parsed once at process start and frozen.
+ *
+ * Sources, lowest to highest precedence:
+ *   1. config/default.toml (every setting, commented; the only place defaults are written),
+ *   2. the TOML file named by ADDRSUM_CONFIG (optional; only the keys it sets),
+ *   3. environment variables (ENV_BINDINGS below; an empty value counts as unset).
+ * Every leaf remembers where it came from, so a bad value is reported as ONE line naming the variable or
+ * file key and what is allowed, e.g. `ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest
+ * (got "mainet")`. Values of secret settings (RPC URLs carry passwords) are never echoed.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { CHAIN_CODES, NETWORK_NAMES, type ChainCode, type NetworkName } from './chain/params.js';
+
+export const DEFAULTS_FILE = fileURLToPath(new URL('../config/default.toml', import.meta.url));
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An integer in [min, max]; one message for every way of getting it wrong. */
+function int(min: number, max: number) {
+  const error = `expected an integer from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+const port = () => int(0, 65535);
+/** TOML has real booleans; environment variables are text and go through z.stringbool(). */
+const bool = () =>
+  z.union([z.boolean(), z.stringbool()], { error: 'expected true or false (also 1/0, yes/no, on/off)' });
+const text = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+
+const rpcUrl = z.string({ error: 'expected an http:// or https:// URL' }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected an http:// or https:// URL, e.g. http://user:pass@127.0.0.1:8332' },
+);
+
+const zmqEndpoint = z
+  .string({ error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' })
+  .regex(/^(tcp:\/\/[^\s:]+:\d{1,5}|ipc:\/\/\S+)$/, { error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' });
+
+const tierLimits = z.strictObject({
+  /** Sustained requests per second (token refill rate). */
+  rate: int(1, 1_000_000),
+  /** Bucket size: how many requests may arrive at once after a quiet period. */
+  burst: int(1, 1_000_000),
+});
+
+const chainConfig = z.strictObject({
+  /** Which network the node runs; addresses of the chain's other networks answer WRONG_NETWORK. */
+  network: z.enum(NETWORK_NAMES as [NetworkName, ...NetworkName[]], {
+    error: `expected one of ${NETWORK_NAMES.join(', ')}`,
+  }),
+  /** Node JSON-RPC endpoint, http://user:pass@host:port. Unset = this chain is not served. Secret. */
+  rpcUrl: rpcUrl.optional(),
+  /** Bitcoin Core `.cookie` file, used for RPC credentials when rpcUrl carries none. */
+  rpcCookieFile: text('a file path').optional(),
+  /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
+  zmq: zmqEndpoint.optional(),
+  /** How often the indexer asks the node for its tip (also the fallback when a ZMQ message is lost). */
+  pollIntervalMs: int(50, 3_600_000),
+  /** How many recent blocks keep undo data; a reorg deeper than this stops the indexer. */
+  undoDepth: int(6, 100_000),
+  /** Blocks fetched from the node in parallel ahead of the one being applied. */
+  prefetch: int(1, 1024),
+  /** Port of the indexer's Prometheus listener (on api.host's interface family: 127.0.0.1 by default). */
+  metricsPort: port(),
+});
+
+export const configSchema = z.strictObject({
+  /** Directory of btc.sqlite, ltc.sqlite and keys.sqlite (relative paths: from the working directory). */
+  dataDir: text('a directory path'),
+  /** pino log level. */
+  logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
+  api: z.strictObject({
+    /** Listen address of the HTTP API. */
+    host: text('a host name or IP address'),
+    /** Listen port of the HTTP API (0 = any free port). */
+    port: port(),
+    /** Serve requests without x-api-key, limited per client IP at the `default` tier. */
+    allowAnonymous: bool(),
+    /** Answer 503 CHAIN_SYNCING while the node is more than this many blocks ahead of the index. */
+    syncLagBlocks: int(0, 1_000_000),
+    /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */
+    trustProxyHops: int(0, 10),
+    /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
+    tiers: z.strictObject({ default: tierLimits, private: tierLimits }),
+  }),
+  chains: z.strictObject({ BTC: chainConfig, LTC: chainConfig }),
+});
+
+type DeepReadonly<T> = T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+export type Config = DeepReadonly<z.infer<typeof configSchema>>;
+export type ChainConfig = Config['chains'][ChainCode];
+export type TierLimits = Config['api']['tiers']['default'];
+
+/** Settings whose values must never appear in output (they can carry passwords). */
+const SECRET_KEYS = new Set(['rpcUrl']);
+
+interface EnvBinding {
+  readonly name: string;
+  readonly path: readonly string[];
+  /** `int` values that look like integers become numbers; anything else stays text for the schema to refuse. */
+  readonly kind: 'text' | 'int';
+}
+
+function chainBindings(chain: ChainCode): EnvBinding[] {
+  const p = (key: string) => ['chains', chain, key];
+  return [
+    { name: `ADDRSUM_${chain}_NETWORK`, path: p('network'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_RPC_URL`, path: p('rpcUrl'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_RPC_COOKIE_FILE`, path: p('rpcCookieFile'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_ZMQ`, path: p('zmq'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_METRICS_PORT`, path: p('metricsPort'), kind: 'int' },
+  ];
+}
+
+/** Applied in this order, so a later binding of the same key wins (per-chain metrics port over the shared one). */
+export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
+  { name: 'ADDRSUM_DATA_DIR', path: ['dataDir'], kind: 'text' },
+  { name: 'ADDRSUM_LOG_LEVEL', path: ['logLevel'], kind: 'text' },
+  { name: 'ADDRSUM_HOST', path: ['api', 'host'], kind: 'text' },
+  { name: 'ADDRSUM_PORT', path: ['api', 'port'], kind: 'int' },
+  { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
+  // One process runs one chain's indexer, so the shared variable sets both chains' ports.
+  ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
+  ...CHAIN_CODES.flatMap(chainBindings),
+]);
+
+/** Every environment variable the code reads (for docs and the docker-compose check). */
+export const ENV_VARIABLES: readonly string[] = Object.freeze([
+  'ADDRSUM_CONFIG',
+  ...new Set(ENV_BINDINGS.map((b) => b.name)),
+]);
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+}
+
+type Table = Record<string, unknown>;
+const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/** Where each leaf came from: dotted path → a label for messages. */
+type Origins = Map<string, string>;
+
+function readToml(file: string, label: string): Table {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${label}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return parseToml(source) as Table;
+  } catch (err) {
+    const e = err as { line?: number; column?: number; message?: string };
+    const what = (e.message ?? 'invalid TOML').split('\n')[0] ?? 'invalid TOML';
+    throw new ConfigError(`${label}: ${file}: ${what} (line ${e.line ?? '?'}, column ${e.column ?? '?'})`);
+  }
+}
+
+function merge(target: Table, source: Table, label: string, origins: Origins, prefix: string[] = []): void {
+  for (const [key, value] of Object.entries(source)) {
+    const at = [...prefix, key];
+    const existing = target[key];
+    if (isTable(value) && isTable(existing)) {
+      merge(existing, value, label, origins, at);
+    } else {
+      target[key] = isTable(value) ? structuredClone(value) : value;
+      markOrigins(value, `${label}: ${at.join('.')}`, origins, at);
+    }
+  }
+}
+
+function markOrigins(value: unknown, label: string, origins: Origins, at: string[]): void {
+  origins.set(at.join('.'), label);
+  if (isTable(value)) {
+    for (const [k, v] of Object.entries(value)) markOrigins(v, `${label}.${k}`, origins, [...at, k]);
+  }
+}
+
+function setPath(target: Table, at: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of at.slice(0, -1)) {
+    const next = node[key];
+    if (!isTable(next)) node[key] = {};
+    node = node[key] as Table;
+  }
+  node[at[at.length - 1] as string] = value;
+}
+
+function getPath(source: unknown, at: readonly PropertyKey[]): unknown {
+  let node = source;
+  for (const key of at) node = isTable(node) ? node[key as string] : undefined;
+  return node;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: Table, origins: Origins): string {
+  const at = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    const key = [...at, issue.keys[0] ?? '?'];
+    const where = origins.get(key.join('.')) ?? key.join('.');
+    return `${where}: unknown setting (check the spelling against config/default.toml)`;
+  }
+  const dotted = at.join('.');
+  const where = origins.get(dotted) ?? dotted;
+  const value = getPath(raw, issue.path);
+  if (value === undefined) return `${where}: missing; ${issue.message}`;
+  const secret = SECRET_KEYS.has(at[at.length - 1] ?? '');
+  return secret ? `${where}: ${issue.message}` : `${where}: ${issue.message} (got ${JSON.stringify(value)})`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export interface LoadConfigOptions {
+  /** Environment to read (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Defaults file (default config/default.toml of this checkout). */
+  readonly defaultsFile?: string;
+}
+
+/** Loads, validates and freezes the configuration; throws ConfigError with a one-line message. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const origins: Origins = new Map();
+  const raw: Table = {};
+  merge(raw, readToml(options.defaultsFile ?? DEFAULTS_FILE, 'config/default.toml'), 'config/default.toml', origins);
+  const file = env.ADDRSUM_CONFIG;
+  if (file !== undefined && file !== '') merge(raw, readToml(file, 'ADDRSUM_CONFIG'), file, origins);
+  for (const binding of ENV_BINDINGS) {
+    const value = env[binding.name];
+    if (value === undefined || value === '') continue;
+    const parsed = binding.kind === 'int' && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value;
+    setPath(raw, binding.path, parsed);
+    origins.set(binding.path.join('.'), binding.name);
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    throw new ConfigError(first ? describeIssue(first, raw, origins) : 'invalid configuration');
+  }
+  return deepFreeze(result.data);
+}
+
+/** For process entries: the config, or the one-line reason on stderr and exit code 1. */
+export function loadConfigOrExit(options?: LoadConfigOptions): Config {
+  try {
+    return loadConfig(options);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`addrsum: invalid configuration: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** A URL safe to print: the password (and user) replaced, path and query kept. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password !== '') url.password = '***';
+    if (url.username !== '') url.username = '***';
+    return url.toString();
+  } catch {
+    return '<unparseable URL>';
+  }
+}
+
+/** Whether this service serves the chain: only chains with a node RPC URL are indexed. */
+export function isChainServed(config: Config, chain: ChainCode): boolean {
+  return config.chains[chain].rpcUrl !== undefined;
+}
+
+export function keysDbPath(config: Config): string {
+  return path.resolve(config.dataDir, 'keys.sqlite');
+}

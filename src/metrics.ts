@@ -1,0 +1,77 @@
+/**
+ * Prometheus metrics of the HTTP API. Each app gets its own Registry (never prom-client's global one),
+ * so tests can build many apps in one process and the indexer keeps its metrics in its own file.
+ * Labels are route templates, statuses, tiers and reasons — never an address, a key or a key id, which
+ * would make the series count unbounded and put identifiers into monitoring.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface ApiMetrics {
+  readonly registry: Registry;
+  /** Finished requests by route template, status code and tier (`none` before authentication). */
+  readonly requests: Counter<'route' | 'status' | 'tier'>;
+  /** Time from request to response end by route template. */
+  readonly latency: Histogram<'route'>;
+  /** 429 answers by tier. */
+  readonly rateLimited: Counter<'tier'>;
+  /** 401 answers by reason: missing, malformed, unknown, revoked. */
+  readonly authFailures: Counter<'reason'>;
+  /** Indexed tip height per chain, read when /metrics is scraped. */
+  readonly indexedHeight: Gauge<'chain'>;
+  /** Node tip height per chain as last seen by the indexer. */
+  readonly nodeHeight: Gauge<'chain'>;
+  /** 1 while the chain answers (index present and within syncLagBlocks of the node), else 0. */
+  readonly chainReady: Gauge<'chain'>;
+}
+
+export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): ApiMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'addrsum_api_' });
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'addrsum_api_requests_total',
+      help: 'HTTP requests answered, by route template, status and tier',
+      labelNames: ['route', 'status', 'tier'],
+      registers,
+    }),
+    latency: new Histogram({
+      name: 'addrsum_api_request_duration_seconds',
+      help: 'Request latency by route template',
+      labelNames: ['route'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'addrsum_api_rate_limited_total',
+      help: 'Requests refused with 429, by tier',
+      labelNames: ['tier'],
+      registers,
+    }),
+    authFailures: new Counter({
+      name: 'addrsum_api_auth_failures_total',
+      help: 'Requests refused with 401, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    indexedHeight: new Gauge({
+      name: 'addrsum_api_chain_indexed_height',
+      help: 'Height of the indexed tip the API answers from, per chain',
+      labelNames: ['chain'],
+      registers,
+    }),
+    nodeHeight: new Gauge({
+      name: 'addrsum_api_chain_node_height',
+      help: 'Node tip height last recorded by the indexer, per chain',
+      labelNames: ['chain'],
+      registers,
+    }),
+    chainReady: new Gauge({
+      name: 'addrsum_api_chain_ready',
+      help: '1 if the chain is answered (index present, lag within syncLagBlocks), else 0',
+      labelNames: ['chain'],
+      registers,
+    }),
+  };
+}

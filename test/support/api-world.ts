@@ -1,0 +1,189 @@
+/**
+ * Builders for API tests: an app over fake chain indexes (balances by script hex, a tip, a node height),
+ * a real key store in a temp directory, a hand-moved clock, captured log lines, and a caller that checks
+ * every response against the app's own /openapi.json.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { Express } from 'express';
+import { pino } from 'pino';
+import request from 'supertest';
+import { createApp } from '../../src/api/app.js';
+import type { AddressSummary, ApiSettings, ChainHandle, IndexStatus, SummarySource } from '../../src/api/deps.js';
+import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
+import { KeyStore } from '../../src/keys/key-store.js';
+import { StoreKeyVerifier } from '../../src/keys/key-verifier.js';
+import type { Tier } from '../../src/keys/tier.js';
+import { createApiMetrics, type ApiMetrics } from '../../src/metrics.js';
+import { OpenApiValidator } from './openapi-validate.js';
+
+export class FakeIndex implements SummarySource {
+  readonly balances = new Map<string, { balanceSats: number; utxoCount: number }>();
+  tipHeight = 100;
+  tipHash = 'ab'.repeat(32);
+  nodeHeight: number | null = 100;
+  nodeSeenAt: Date | null = new Date('2025-01-01T00:00:00Z');
+  /** Nothing indexed yet: summary() and status() answer null. */
+  empty = false;
+  lookups = 0;
+
+  set(scriptHex: string, balanceSats: number, utxoCount: number): void {
+    this.balances.set(scriptHex, { balanceSats, utxoCount });
+  }
+
+  summary(script: Uint8Array): AddressSummary | null {
+    this.lookups += 1;
+    if (this.empty) return null;
+    const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
+    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash };
+  }
+
+  status(): IndexStatus | null {
+    if (this.empty) return null;
+    return { tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight, nodeSeenAt: this.nodeSeenAt };
+  }
+}
+
+export interface WorldOptions {
+  allowAnonymous?: boolean;
+  syncLagBlocks?: number;
+  networks?: Partial<Record<ChainCode, NetworkName>>;
+  /** Chains whose index database "does not exist yet". */
+  missing?: ChainCode[];
+  /** Chains this service is not configured for. */
+  unconfigured?: ChainCode[];
+  /** Use the wall clock instead of the hand-moved one. */
+  realClock?: boolean;
+  tiers?: ApiSettings['tiers'];
+}
+
+export class FakeClock {
+  t = 1_700_000_000_000;
+  now(): number {
+    return this.t;
+  }
+}
+
+export interface World {
+  app: Express;
+  index: Record<ChainCode, FakeIndex>;
+  missing: Set<ChainCode>;
+  clock: FakeClock;
+  metrics: ApiMetrics;
+  logs: string[];
+  keyStore: KeyStore;
+  keysFile: string;
+  createKey(tier: Tier): { key: string; id: string };
+  cleanup(): void;
+}
+
+export function buildWorld(options: WorldOptions = {}): World {
+  const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-api-'));
+  const keysFile = path.join(dir, 'keys.sqlite');
+  const keyStore = KeyStore.open(keysFile);
+  const reader = KeyStore.openReadonly(keysFile);
+  const index: Record<ChainCode, FakeIndex> = { BTC: new FakeIndex(), LTC: new FakeIndex() };
+  const missing = new Set(options.missing ?? []);
+  const unconfigured = new Set(options.unconfigured ?? []);
+  const chains = new Map<ChainCode, ChainHandle>();
+  for (const chain of ['BTC', 'LTC'] as const) {
+    const configured = !unconfigured.has(chain);
+    chains.set(chain, {
+      params: chainParams(chain, options.networks?.[chain] ?? 'mainnet'),
+      configured,
+      acquire: () => {
+        if (!configured) return { ok: false, reason: 'this service is not configured for it' };
+        if (missing.has(chain)) return { ok: false, reason: 'its index does not exist yet' };
+        return { ok: true, source: index[chain] };
+      },
+    });
+  }
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const clock = new FakeClock();
+  const metrics = createApiMetrics();
+  const app = createApp({
+    chains,
+    keys: new StoreKeyVerifier(() => reader),
+    settings: {
+      allowAnonymous: options.allowAnonymous ?? false,
+      syncLagBlocks: options.syncLagBlocks ?? 3,
+      trustProxyHops: 0,
+      tiers: options.tiers ?? { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } },
+    },
+    logger: pino({ level: 'debug' }, sink),
+    metrics,
+    ...(options.realClock ? {} : { clock }),
+  });
+  return {
+    app,
+    index,
+    missing,
+    clock,
+    metrics,
+    logs,
+    keyStore,
+    keysFile,
+    createKey(tier) {
+      const { key, record } = keyStore.create(tier, 'test');
+      return { key, id: record.id };
+    },
+    cleanup() {
+      reader.close();
+      keyStore.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: unknown;
+}
+
+/** Sends one request through supertest and fails on any mismatch with the app's /openapi.json. */
+export class Caller {
+  private validator: OpenApiValidator | null = null;
+  readonly problems: string[] = [];
+  seen = 0;
+
+  constructor(private readonly app: Express) {}
+
+  async send(method: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+    if (!this.validator) {
+      const doc = await request(this.app).get('/openapi.json');
+      this.validator = new OpenApiValidator(doc.body as Record<string, unknown>);
+    }
+    const m = method.toLowerCase() as 'get';
+    let req = request(this.app)[m](url);
+    for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+    const res = await req.buffer(true).parse((r, done) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (c: string) => (text += c));
+      r.on('end', () => done(null, text));
+    });
+    const text = typeof res.body === 'string' ? res.body : '';
+    const answer: Answer = { status: res.status, headers: res.headers as Answer['headers'], text, body: text ? safeJson(text) : undefined };
+    this.seen += 1;
+    this.problems.push(...this.validator.check({ method, path: url.split('?')[0] ?? url, status: res.status, headers: answer.headers, text }));
+    return answer;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * `npm run api` as a process: real config, real ChainReader and key store, lazy pickup of databases
+ * created after start, refusal of an index built for another network, secrets kept out of logs, and a
+ * clean exit 0 on SIGTERM.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressToScript } from '../../src/chain/address.js';
+import { chainParams } from '../../src/chain/params.js';
+import { openApiDocument } from '../../src/api/openapi.js';
+import { KeyStore } from '../../src/keys/key-store.js';
+import { ChainStore } from '../../src/store/chain-store.js';
+import { OpenApiValidator } from '../support/openapi-validate.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-server-'));
+const ADDRESS = 'rltc1qcswcz6dxhm2pgd6amemskh48azmfleqsrgcuyd';
+const env = {
+  ...process.env,
+  ADDRSUM_DATA_DIR: dir,
+  ADDRSUM_HOST: '127.0.0.1',
+  ADDRSUM_PORT: '0',
+  ADDRSUM_LOG_LEVEL: 'info',
+  ADDRSUM_LTC_NETWORK: 'regtest',
+  ADDRSUM_LTC_RPC_URL: 'http://user:hunter2secret@127.0.0.1:1',
+  ADDRSUM_BTC_RPC_URL: 'http://user:hunter2secret@127.0.0.1:2',
+};
+
+const validator = new OpenApiValidator(JSON.parse(JSON.stringify(openApiDocument())) as Record<string, unknown>);
+const problems: string[] = [];
+let child: ChildProcessWithoutNullStreams;
+let port = 0;
+let stdout = '';
+let stderr = '';
+
+function get(pathname: string, headers: Record<string, string> = {}, agent?: http.Agent): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        problems.push(...validator.check({ method: 'GET', path: pathname, status, headers: res.headers, text }));
+        resolve({ status, body: JSON.parse(text) as Record<string, unknown> });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const code = (b: Record<string, unknown>) => (b.code ?? (b.data as { code?: string } | undefined)?.code) as string | undefined;
+
+beforeAll(async () => {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { env });
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 60_000);
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (c) => reject(new Error(`server exited ${c}: ${stderr}`)));
+  });
+});
+
+afterAll(() => {
+  expect(problems).toEqual([]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the API process', () => {
+  it('starts without any database and says why chains do not answer', async () => {
+    expect((await get('/health')).status).toBe(200);
+    const ready = await get('/ready');
+    expect(ready.status).toBe(503);
+    expect(code(ready.body)).toBe('NOT_READY');
+    expect((await get(`/api/v1/LTC/address/${ADDRESS}`)).status).toBe(401);
+  });
+
+  it('picks up keys.sqlite and the chain index once they are created', async () => {
+    const store = KeyStore.open(path.join(dir, 'keys.sqlite'));
+    const { key } = store.create('private', 'server test');
+    store.close();
+    const url = `/api/v1/ltc/address/${ADDRESS}`;
+    const before = await until(() => get(url, { 'x-api-key': key }), (r) => r.status !== 401);
+    expect(before.status).toBe(503);
+    expect(code(before.body)).toBe('CHAIN_UNAVAILABLE');
+
+    const script = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
+    if (!script.ok) throw script.error;
+    const chain = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest' });
+    // Block 1 (the genesis coinbase is never spendable, so Core keeps it out of the UTXO set).
+    chain.applyBlocks([
+      { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
+      {
+        height: 1,
+        hash: Buffer.alloc(32, 1),
+        prevHash: Buffer.alloc(32, 9),
+        txs: [{ txid: Buffer.alloc(32, 2), inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }], outputs: [{ value: 123, script: script.script }], coinbase: true, hogEx: false }],
+      },
+    ]);
+    chain.setNodeHeight(1, new Date());
+    chain.close();
+
+    const after = await until(() => get(url, { 'x-api-key': key }), (r) => r.status === 200);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toMatchObject({ chain: 'LTC', address: ADDRESS, balanceSatoshi: 123, utxoCount: 1, blockHeight: 1, blockHash: '01'.repeat(32) });
+  });
+
+  it('refuses an index built for another network', async () => {
+    const wrong = ChainStore.open(path.join(dir, 'btc.sqlite'), { chain: 'BTC', network: 'regtest' });
+    wrong.close();
+    const store = KeyStore.open(path.join(dir, 'keys.sqlite'));
+    const { key } = store.create('private', '');
+    store.close();
+    await new Promise((r) => setTimeout(r, 1200));
+    const r = await get('/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo', { 'x-api-key': key });
+    expect(r.status).toBe(503);
+    expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
+    expect(stdout).toMatch(/indexes BTC regtest, but this service is configured for BTC mainnet/);
+  });
+
+  it('never logs RPC credentials', () => {
+    expect(stdout + stderr).not.toContain('hunter2secret');
+  });
+
+  it('exits 0 on SIGTERM, also with an idle keep-alive connection open', async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    expect((await get('/health', {}, agent)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const t = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(stdout).toContain('"msg":"stopped"');
+    agent.destroy();
+  });
+
+  it('exits 1 with one line for a bad configuration value', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe('addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")');
+  });
+});

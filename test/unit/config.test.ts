@@ -1,0 +1,185 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, keysDbPath, loadConfig, redactUrl, type Config } from '../../src/config.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+function tomlFile(text: string): string {
+  const file = path.join(dir, `c${files++}.toml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ env });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('defaults', () => {
+  it('are interface.md\'s', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.dataDir).toBe('./data');
+    expect(c.api).toMatchObject({ host: '127.0.0.1', port: 8080, allowAnonymous: false, syncLagBlocks: 3 });
+    expect(c.api.tiers).toEqual({ default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } });
+    for (const chain of ['BTC', 'LTC'] as const) {
+      expect(c.chains[chain]).toMatchObject({ network: 'mainnet', pollIntervalMs: 1000, undoDepth: 288, prefetch: 16 });
+      expect(c.chains[chain].rpcUrl).toBeUndefined();
+      expect(c.chains[chain].zmq).toBeUndefined();
+    }
+    expect(c.chains.BTC.metricsPort).not.toBe(c.chains.LTC.metricsPort);
+    expect(keysDbPath(c)).toBe(path.resolve('data', 'keys.sqlite'));
+  });
+
+  it('are frozen all the way down', () => {
+    const c = loadConfig({ env: {} });
+    expect(Object.isFrozen(c) && Object.isFrozen(c.api.tiers.default) && Object.isFrozen(c.chains.LTC)).toBe(true);
+    expect(() => {
+      (c.api as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('config/default.toml comments every setting', () => {
+    const lines = readFileSync(DEFAULTS_FILE, 'utf8').split('\n');
+    let settings = 0;
+    lines.forEach((line, i) => {
+      if (/^\s*[A-Za-z]+\s*=/.test(line)) {
+        settings += 1;
+        expect(lines[i - 1], `comment above: ${line}`).toMatch(/^\s*#/);
+      }
+    });
+    expect(settings).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe('sources', () => {
+  it('reads every interface.md variable from the environment', () => {
+    const c = loadConfig({
+      env: {
+        ADDRSUM_DATA_DIR: '/var/lib/addrsum',
+        ADDRSUM_HOST: '0.0.0.0',
+        ADDRSUM_PORT: '9999',
+        ADDRSUM_BTC_NETWORK: 'testnet',
+        ADDRSUM_LTC_NETWORK: 'regtest',
+        ADDRSUM_BTC_RPC_URL: 'http://u:p@127.0.0.1:8332',
+        ADDRSUM_LTC_RPC_URL: 'http://127.0.0.1:19443',
+        ADDRSUM_BTC_ZMQ: 'tcp://127.0.0.1:28332',
+        ADDRSUM_LTC_ZMQ: 'tcp://127.0.0.1:28333',
+        ADDRSUM_ALLOW_ANONYMOUS: 'true',
+        ADDRSUM_METRICS_PORT: '9500',
+      },
+    });
+    expect(c.dataDir).toBe('/var/lib/addrsum');
+    expect(c.api).toMatchObject({ host: '0.0.0.0', port: 9999, allowAnonymous: true });
+    expect(c.chains.BTC).toMatchObject({ network: 'testnet', rpcUrl: 'http://u:p@127.0.0.1:8332', zmq: 'tcp://127.0.0.1:28332', metricsPort: 9500 });
+    expect(c.chains.LTC).toMatchObject({ network: 'regtest', rpcUrl: 'http://127.0.0.1:19443', zmq: 'tcp://127.0.0.1:28333', metricsPort: 9500 });
+    for (const name of ['ADDRSUM_CONFIG', 'ADDRSUM_DATA_DIR', 'ADDRSUM_HOST', 'ADDRSUM_PORT', 'ADDRSUM_BTC_NETWORK', 'ADDRSUM_LTC_NETWORK', 'ADDRSUM_BTC_RPC_URL', 'ADDRSUM_LTC_RPC_URL', 'ADDRSUM_BTC_ZMQ', 'ADDRSUM_LTC_ZMQ', 'ADDRSUM_ALLOW_ANONYMOUS', 'ADDRSUM_METRICS_PORT']) {
+      expect(ENV_VARIABLES).toContain(name);
+    }
+  });
+
+  it('layers defaults < ADDRSUM_CONFIG file < environment; a per-chain metrics port beats the shared one', () => {
+    const file = tomlFile('logLevel = "debug"\n[api]\nport = 7000\nsyncLagBlocks = 6\n[api.tiers.default]\nrate = 1\n[chains.LTC]\nnetwork = "testnet"\nrpcCookieFile = "/x/.cookie"\n');
+    const c = loadConfig({ env: { ADDRSUM_CONFIG: file, ADDRSUM_PORT: '7001', ADDRSUM_METRICS_PORT: '9600', ADDRSUM_LTC_METRICS_PORT: '9601' } });
+    expect(c.logLevel).toBe('debug');
+    expect(c.api.port).toBe(7001);
+    expect(c.api.syncLagBlocks).toBe(6);
+    expect(c.api.tiers.default).toEqual({ rate: 1, burst: 10 });
+    expect(c.chains.LTC).toMatchObject({ network: 'testnet', rpcCookieFile: '/x/.cookie', metricsPort: 9601 });
+    expect(c.chains.BTC.metricsPort).toBe(9600);
+  });
+
+  it('treats an empty variable as unset', () => {
+    const c = loadConfig({ env: { ADDRSUM_PORT: '', ADDRSUM_LTC_RPC_URL: '', ADDRSUM_CONFIG: '' } });
+    expect(c.api.port).toBe(8080);
+    expect(c.chains.LTC.rpcUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['on', true],
+    ['false', false],
+    ['0', false],
+    ['off', false],
+  ])('ADDRSUM_ALLOW_ANONYMOUS=%s → %s', (value, expected) => {
+    expect(loadConfig({ env: { ADDRSUM_ALLOW_ANONYMOUS: value } }).api.allowAnonymous).toBe(expected);
+  });
+});
+
+describe('invalid values stop the process with one line naming the key', () => {
+  it.each<[Record<string, string>, string]>([
+    [{ ADDRSUM_LTC_NETWORK: 'mainet' }, 'ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")'],
+    [{ ADDRSUM_BTC_NETWORK: 'signet' }, 'ADDRSUM_BTC_NETWORK: expected one of mainnet, testnet, regtest (got "signet")'],
+    [{ ADDRSUM_PORT: '80x' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got "80x")'],
+    [{ ADDRSUM_PORT: '70000' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got 70000)'],
+    [{ ADDRSUM_ALLOW_ANONYMOUS: 'sure' }, 'ADDRSUM_ALLOW_ANONYMOUS: expected true or false (also 1/0, yes/no, on/off) (got "sure")'],
+    [{ ADDRSUM_BTC_ZMQ: 'localhost:28332' }, 'ADDRSUM_BTC_ZMQ: expected a ZMQ endpoint such as tcp://127.0.0.1:28332 (got "localhost:28332")'],
+    [{ ADDRSUM_METRICS_PORT: '-1' }, 'ADDRSUM_METRICS_PORT: expected an integer from 0 to 65535 (got "-1")'],
+    [{ ADDRSUM_LOG_LEVEL: 'loud' }, 'ADDRSUM_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    [{ ADDRSUM_CONFIG: '/nonexistent/addrsum.toml' }, 'ADDRSUM_CONFIG: cannot read /nonexistent/addrsum.toml (ENOENT)'],
+  ])('%j', (env, message) => {
+    expect(errorOf(env)).toBe(message);
+  });
+
+  it('names the file and key for bad file values, unknown keys and TOML syntax', () => {
+    const bad = tomlFile('[api]\nsyncLagBlocks = -2\n');
+    expect(errorOf({ ADDRSUM_CONFIG: bad })).toBe(`${bad}: api.syncLagBlocks: expected an integer from 0 to 1000000 (got -2)`);
+    const typo = tomlFile('[chains.LTC]\nnetwrk = "testnet"\n');
+    expect(errorOf({ ADDRSUM_CONFIG: typo })).toBe(`${typo}: chains.LTC.netwrk: unknown setting (check the spelling against config/default.toml)`);
+    const chain = tomlFile('[chains.DOGE]\nnetwork = "mainnet"\n');
+    expect(errorOf({ ADDRSUM_CONFIG: chain })).toContain('chains.DOGE: unknown setting');
+    const syntax = tomlFile('[api\nport = 1\n');
+    expect(errorOf({ ADDRSUM_CONFIG: syntax })).toMatch(new RegExp(`^ADDRSUM_CONFIG: ${syntax}: .*\\(line \\d+, column \\d+\\)$`));
+    const tier = tomlFile('[api.tiers.private]\nburst = 0\n');
+    expect(errorOf({ ADDRSUM_CONFIG: tier })).toBe(`${tier}: api.tiers.private.burst: expected an integer from 1 to 1000000 (got 0)`);
+  });
+
+  it('never prints an RPC URL, which may carry a password', () => {
+    const message = errorOf({ ADDRSUM_BTC_RPC_URL: 'ftp://user:hunter2@127.0.0.1:8332' });
+    expect(message).toMatch(/^ADDRSUM_BTC_RPC_URL: expected an http/);
+    expect(message).not.toContain('hunter2');
+    const file = tomlFile('[chains.LTC]\nrpcUrl = "nope://a:hunter2@x"\n');
+    expect(errorOf({ ADDRSUM_CONFIG: file })).not.toContain('hunter2');
+  });
+
+  it('a process entry prints the line and exits 1', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/keys/cli.ts', 'list'], {
+      env: { ...process.env, ADDRSUM_LTC_NETWORK: 'mainet', ADDRSUM_DATA_DIR: dir },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")',
+    ]);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides credentials and keeps the rest', () => {
+    expect(redactUrl('http://user:hunter2@127.0.0.1:8332/wallet/x')).toBe('http://***:***@127.0.0.1:8332/wallet/x');
+    expect(redactUrl('http://127.0.0.1:8332')).toBe('http://127.0.0.1:8332/');
+    expect(redactUrl('not a url hunter2')).toBe('<unparseable URL>');
+  });
+});
+
+// Compile-time check: the parsed type is readonly.
+const _readonly = (c: Config) => {
+  // @ts-expect-error api.port is readonly
+  c.api.port = 1;
+};
+void _readonly;
