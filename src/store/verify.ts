@@ -1,0 +1,138 @@
+/**
+ * Offline checks of a chain database (`npm run verify`): recompute every aggregate from the UTXO table
+ * and check the chain bookkeeping. Each function reads one snapshot (one read transaction), so it can
+ * run on a copy opened read-only while the indexer keeps writing.
+ *
+ * The recomputation is a GROUP BY over all UTXOs sorted by script key (SQLite's sorter spills to temp
+ * files on big tables), merge-joined in key order with `scripts` — constant memory in JS.
+ */
+import type { Db } from './db.js';
+
+export interface AggregateValues {
+  balance: number;
+  utxoCount: number;
+}
+
+export interface AggregateDifference {
+  /** Hex of the 16-byte script key. */
+  scriptKey: string;
+  /** What `scripts` holds (null: no row). */
+  stored: AggregateValues | null;
+  /** What the UTXOs add up to (null: no UTXO of that script). */
+  computed: AggregateValues | null;
+}
+
+export interface AggregateReport {
+  /** The first `maxDifferences` differences, in script-key order. */
+  differences: AggregateDifference[];
+  differenceCount: number;
+  /** Rows in `scripts`. */
+  scripts: number;
+  /** Rows in `utxos` and the sum of their values. */
+  utxos: number;
+  amount: number;
+}
+
+interface KeyedRow {
+  script_key: Buffer;
+  balance: number;
+  utxo_count: number;
+}
+
+export function verifyAggregates(db: Db, opts: { maxDifferences?: number } = {}): AggregateReport {
+  const max = opts.maxDifferences ?? 1000;
+  const computedStmt = db.prepare<[], KeyedRow>(
+    'SELECT script_key, SUM(value) AS balance, COUNT(*) AS utxo_count FROM utxos GROUP BY script_key ORDER BY script_key',
+  );
+  const storedStmt = db.prepare<[], KeyedRow>('SELECT script_key, balance, utxo_count FROM scripts ORDER BY script_key');
+  return db.transaction(() => {
+    const report: AggregateReport = { differences: [], differenceCount: 0, scripts: 0, utxos: 0, amount: 0 };
+    const note = (key: Buffer, stored: KeyedRow | null, computed: KeyedRow | null): void => {
+      report.differenceCount++;
+      if (report.differences.length < max) {
+        report.differences.push({ scriptKey: key.toString('hex'), stored: values(stored), computed: values(computed) });
+      }
+    };
+    const computedIt = computedStmt.iterate();
+    const storedIt = storedStmt.iterate();
+    let c = computedIt.next();
+    let s = storedIt.next();
+    while (!c.done || !s.done) {
+      const cmp = c.done ? 1 : s.done ? -1 : Buffer.compare(c.value.script_key, s.value.script_key);
+      if (cmp <= 0) {
+        report.utxos += c.value!.utxo_count;
+        report.amount += c.value!.balance;
+      }
+      if (cmp >= 0) report.scripts++;
+      if (cmp < 0) {
+        note(c.value!.script_key, null, c.value!);
+        c = computedIt.next();
+      } else if (cmp > 0) {
+        note(s.value!.script_key, s.value!, null);
+        s = storedIt.next();
+      } else {
+        if (c.value!.balance !== s.value!.balance || c.value!.utxo_count !== s.value!.utxo_count) {
+          note(c.value!.script_key, s.value!, c.value!);
+        }
+        c = computedIt.next();
+        s = storedIt.next();
+      }
+    }
+    return report;
+  })();
+}
+
+function values(row: KeyedRow | null): AggregateValues | null {
+  return row && { balance: row.balance, utxoCount: row.utxo_count };
+}
+
+/**
+ * Chain bookkeeping: blocks 0..tip all present and linked by prev_hash, meta's tip = the last block,
+ * undo rows only at or below the tip, meta's running totals = the sums over `scripts`.
+ * Returns human-readable problems; empty means consistent.
+ */
+export function verifyChain(db: Db): string[] {
+  return db.transaction(() => {
+    const problems: string[] = [];
+    const meta = new Map(
+      (db.prepare('SELECT key, value FROM meta').all() as { key: string; value: unknown }[]).map((r) => [r.key, r.value]),
+    );
+    const blocks = db.prepare('SELECT COUNT(*) AS n, MIN(height) AS lo, MAX(height) AS hi FROM blocks').get() as {
+      n: number;
+      lo: number | null;
+      hi: number | null;
+    };
+    const tipHeight = meta.get('tip_height');
+    const tipHash = meta.get('tip_hash');
+    if (blocks.n === 0) {
+      if (tipHeight !== undefined) problems.push(`meta tip_height ${String(tipHeight)} but no blocks`);
+    } else {
+      if (blocks.lo !== 0 || blocks.hi !== blocks.n - 1) problems.push(`blocks are not exactly heights 0..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
+      if (tipHeight !== blocks.hi) problems.push(`meta tip_height ${String(tipHeight)} is not the last block ${String(blocks.hi)}`);
+      const lastHash = db.prepare('SELECT hash FROM blocks WHERE height = ?').pluck().get(blocks.hi) as Buffer;
+      if (!(tipHash instanceof Buffer) || !tipHash.equals(lastHash)) problems.push('meta tip_hash is not the hash of the last block');
+      const unlinked = db
+        .prepare('SELECT COUNT(*) FROM blocks AS b JOIN blocks AS p ON p.height = b.height - 1 WHERE b.prev_hash != p.hash')
+        .pluck()
+        .get() as number;
+      if (unlinked > 0) problems.push(`${unlinked} blocks whose prev_hash is not the hash of the block below`);
+    }
+    const strayUndo = db.prepare('SELECT COUNT(*) FROM undo WHERE height > ?').pluck().get(blocks.hi ?? -1) as number;
+    if (strayUndo > 0) problems.push(`${strayUndo} undo rows above the tip`);
+    const sums = db.prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts').get() as {
+      scripts: number;
+      utxos: number;
+      amount: number;
+    };
+    const totals: [string, number][] = [
+      ['utxo_count', sums.utxos],
+      ['utxo_amount', sums.amount],
+      ['script_count', sums.scripts],
+    ];
+    for (const [key, value] of totals) {
+      const stored = meta.get(key) ?? 0;
+      if (stored !== value) problems.push(`meta ${key} ${String(stored)} differs from the sum over scripts ${value}`);
+    }
+    return problems;
+  })();
+}

@@ -1,0 +1,83 @@
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ChainReader } from '../../src/store/chain-reader.js';
+import { ChainStore, StoreError } from '../../src/store/chain-store.js';
+import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/migrate.js';
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(StoreError);
+    return (err as StoreError).code;
+  }
+  return 'no error';
+}
+
+describe('migrations', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'addrsum-migrate-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SCHEMA_VERSION is the highest migration file, numbered from 1 without gaps', () => {
+    const migrations = listMigrations();
+    expect(migrations.map((m) => m.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    expect(migrations[0]!.name).toBe('init');
+  });
+
+  it('applies every file once, records the version, and is idempotent', () => {
+    const db = new Database(':memory:');
+    expect(readSchemaVersion(db)).toBe(0);
+    expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
+    expect(migrate(db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(['blocks', 'meta', 'scripts', 'undo', 'utxos']);
+    // No index beyond the primary keys (disk budget).
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('a failing migration leaves the previous version intact', () => {
+    for (const m of listMigrations()) copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
+    const next = String(SCHEMA_VERSION + 1).padStart(4, '0');
+    writeFileSync(join(dir, `${next}_broken.sql`), 'CREATE TABLE extra (x INTEGER);\nTHIS IS NOT SQL;');
+    const db = new Database(':memory:');
+    expect(() => migrate(db, dir)).toThrow();
+    expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'extra'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('refuses gaps and bad names in the migrations directory', () => {
+    writeFileSync(join(dir, '0001_a.sql'), 'SELECT 1;');
+    writeFileSync(join(dir, '0003_c.sql'), 'SELECT 1;');
+    expect(code(() => listMigrations(dir))).toBe('BAD_MIGRATIONS');
+    rmSync(join(dir, '0003_c.sql'));
+    writeFileSync(join(dir, '2_b.sql'), 'SELECT 1;');
+    expect(code(() => listMigrations(dir))).toBe('BAD_MIGRATIONS');
+  });
+
+  it('writer and reader refuse a newer schema; the reader refuses an uninitialised one', () => {
+    const path = join(dir, 'x.sqlite');
+    ChainStore.open(path, { chain: 'LTC', network: 'mainnet' }).close();
+    const raw = new Database(path);
+    raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION + 1);
+    raw.close();
+    expect(code(() => ChainStore.open(path, { chain: 'LTC', network: 'mainnet' }))).toBe('SCHEMA_TOO_NEW');
+    expect(code(() => ChainReader.open(path))).toBe('SCHEMA_TOO_NEW');
+    const raw2 = new Database(path);
+    raw2.prepare("UPDATE meta SET value = 0 WHERE key = 'schema_version'").run();
+    raw2.close();
+    expect(code(() => ChainReader.open(path))).toBe('NOT_INITIALIZED');
+    const empty = join(dir, 'empty.sqlite');
+    new Database(empty).close();
+    expect(code(() => ChainReader.open(empty))).toBe('NOT_INITIALIZED');
+    expect(MIGRATIONS_DIR).toMatch(/migrations\/?$/);
+  });
+});
