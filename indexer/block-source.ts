@@ -1,0 +1,20 @@
+/**
+ * What the sync loop needs from a node. The process wires it to NodeClient with retries already
+ * applied, so a call either succeeds, fails fatally, or rejects because shutdown began.
+ */
+export interface BlockSource {
+  getBlockCount(): Promise<number>;
+  getBlockHash(height: number): Promise<string>;
+  /** Whether a block (display hex) is in the node's active chain; false when unknown or stale. */
+  isInActiveChain(hash: string): Promise<boolean>;
+  /** Raw block bytes as the node serializes them (MWEB data included). */
+  getBlock(hash: string): Promise<Buffer>;
+}
+
+/**
+ * The node's chain moved under a running fetch (e.g. a height is now past its tip after a reorg to a
+ * shorter branch). Not an error: the loop commits what links and reconciles again.
+ */
+export class ChainChanged extends Error {
+  readonly code = 'CHAIN_CHANGED';
+}

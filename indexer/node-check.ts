@@ -1,0 +1,40 @@
+import { chainParams, type ChainCode, type NetworkName } from '../src/chain/params.js';
+import type { BlockSource } from './block-source.js';
+import type { ChainInfo } from './node-client.js';
+
+/** Bitcoin Core's chain names (CBaseChainParams) for our network names. */
+const CORE_CHAIN_NAMES: Record<NetworkName, readonly string[]> = {
+  mainnet: ['main'],
+  testnet: ['test'],
+  regtest: ['regtest'],
+};
+
+export class NodeMismatch extends Error {
+  readonly code = 'NODE_MISMATCH';
+}
+
+/**
+ * Refuses to index a node of another chain or network: its blocks would parse fine and silently fill
+ * the database with the wrong coin's balances. Checked once at start (and the genesis hash settles it).
+ */
+export async function checkNode(
+  chain: ChainCode,
+  network: NetworkName,
+  info: Pick<ChainInfo, 'chain'>,
+  source: Pick<BlockSource, 'getBlockHash'>,
+): Promise<void> {
+  const params = chainParams(chain, network);
+  if (!CORE_CHAIN_NAMES[network].includes(info.chain)) {
+    throw new NodeMismatch(
+      `the node runs chain "${info.chain}" but ${chain} is configured for ${network} ` +
+        `(set ADDRSUM_${chain}_NETWORK or point ADDRSUM_${chain}_RPC_URL at a ${params.label} node)`,
+    );
+  }
+  const genesis = await source.getBlockHash(0);
+  if (genesis !== params.genesisHash) {
+    throw new NodeMismatch(
+      `the node's genesis block ${genesis} is not ${params.label}'s (${params.genesisHash}): ` +
+        `is ADDRSUM_${chain}_RPC_URL pointing at the other coin's node?`,
+    );
+  }
+}

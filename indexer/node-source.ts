@@ -1,0 +1,26 @@
+import { ChainChanged, type BlockSource } from './block-source.js';
+import type { IndexerMetrics } from './metrics.js';
+import { NodeError, withRetry, type NodeClient, type NodeLog } from './node-client.js';
+
+/**
+ * The sync loop's view of a node: every call retried with backoff while the node is down, warming up
+ * or refusing our password (the process never exits on those), until shutdown aborts the wait.
+ */
+export function retryingSource(client: NodeClient, log: NodeLog, metrics: IndexerMetrics, signal: AbortSignal): BlockSource {
+  const retry = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+    withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
+  return {
+    getBlockCount: () => retry('getblockcount', () => client.getBlockCount()),
+    getBlockHash: async (height) => {
+      try {
+        return await retry('getblockhash', () => client.getBlockHash(height));
+      } catch (err) {
+        // Past the node's tip: its chain got shorter (invalidateblock, reorg) since we asked its height.
+        if (err instanceof NodeError && err.code === 'NOT_FOUND') throw new ChainChanged(err.message, { cause: err });
+        throw err;
+      }
+    },
+    isInActiveChain: (hash) => retry('getblockheader', () => client.isInActiveChain(hash)),
+    getBlock: (hash) => retry('getblock', () => client.getBlock(hash)),
+  };
+}

@@ -1,0 +1,158 @@
+import type { BlockToApply, Tip } from '../src/store/chain-store.js';
+import { toDisplayHex } from '../src/chain/hash.js';
+import { BlockFetcher } from './block-fetcher.js';
+import { ChainChanged, type BlockSource } from './block-source.js';
+import type { IndexerMetrics } from './metrics.js';
+import { Progress } from './progress.js';
+import { Wake } from './wake.js';
+
+/** The part of ChainStore the sync loop drives. */
+export interface SyncStore {
+  tip(): Tip | null;
+  applyBlocks(blocks: BlockToApply[]): void;
+  rollbackTip(): Tip | null;
+  setNodeHeight(height: number, at: Date): void;
+}
+
+export interface SyncLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface SyncOptions {
+  pollIntervalMs: number;
+  prefetch: number;
+  undoDepth: number;
+  /** Commit a catch-up batch once it holds this many transactions (bounded memory, bounded loss on kill). */
+  batchTxs?: number;
+  progressEveryMs?: number;
+}
+
+export class ReorgTooDeep extends Error {
+  readonly code = 'REORG_TOO_DEEP';
+}
+
+/**
+ * Keeps the store equal to the node's active chain: roll back while our tip is not in it, then roll
+ * forward. Every step is one store transaction, so a kill between steps leaves a consistent index
+ * (bcoin's order: write, set tip in the same write, commit, then move on).
+ */
+export class Syncer {
+  readonly wake = new Wake();
+  private readonly progress: Progress;
+  private readonly batchTxs: number;
+
+  constructor(
+    private readonly store: SyncStore,
+    private readonly source: BlockSource,
+    private readonly opts: SyncOptions,
+    private readonly log: SyncLog,
+    private readonly metrics: IndexerMetrics,
+  ) {
+    this.progress = new Progress(opts.progressEveryMs ?? 5000);
+    this.batchTxs = opts.batchTxs ?? 20_000;
+  }
+
+  /** Follows the node until `signal` aborts. Rejects only on a fatal error. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const behind = await this.syncOnce(signal);
+      if (!behind) await this.wake.wait(this.opts.pollIntervalMs, signal);
+    }
+  }
+
+  /** One pass: reconcile with the node and catch up. Returns true when another pass is due at once. */
+  async syncOnce(signal: AbortSignal): Promise<boolean> {
+    const nodeHeight = await this.source.getBlockCount();
+    this.store.setNodeHeight(nodeHeight, new Date());
+    await this.reconcile();
+    const tip = this.store.tip();
+    this.metrics.setHeights(tip?.height ?? null, nodeHeight);
+    const from = tip ? tip.height + 1 : 0;
+    if (from > nodeHeight || signal.aborted) return false;
+    return this.catchUp(from, nodeHeight, signal);
+  }
+
+  /** Rolls back while our tip is not in the node's active chain (a reorg, or blocks the node invalidated). */
+  private async reconcile(): Promise<void> {
+    let depth = 0;
+    for (let tip = this.store.tip(); tip; tip = this.store.tip()) {
+      if (await this.source.isInActiveChain(toDisplayHex(tip.hash))) break;
+      if (depth >= this.opts.undoDepth) {
+        throw new ReorgTooDeep(
+          `reorg deeper than the undo window (${this.opts.undoDepth} blocks) below height ${tip.height}: ` +
+            'stop the indexer, delete this chain\'s database file and start again to re-index ' +
+            '(raise undoDepth to survive deeper reorgs)',
+        );
+      }
+      this.store.rollbackTip();
+      depth++;
+      this.metrics.reorgBlocks.inc();
+      this.log.warn({ height: tip.height, hash: toDisplayHex(tip.hash) }, 'rolled back a block that left the node\'s chain');
+    }
+    if (depth > 0) this.metrics.reorgs.inc();
+  }
+
+  private async catchUp(from: number, to: number, signal: AbortSignal): Promise<boolean> {
+    const fetcher = new BlockFetcher(this.source, from, to, this.opts.prefetch);
+    let batch: BlockToApply[] = [];
+    let batchTxs = 0;
+    try {
+      while (!fetcher.done() && !signal.aborted) {
+        let block: BlockToApply;
+        try {
+          block = await fetcher.next();
+        } catch (err) {
+          if (!(err instanceof ChainChanged)) throw err;
+          this.commit(batch, batchTxs, to);
+          return true;
+        }
+        const tip = this.store.tip();
+        const linked = batch.length > 0 ? batch[batch.length - 1]!.hash : tip?.hash;
+        if (linked && !block.prevHash.equals(linked)) {
+          // The node switched branches while we fetched: commit what links, then reconcile again.
+          this.commit(batch, batchTxs, to);
+          return true;
+        }
+        batch.push(block);
+        batchTxs += block.txs.length;
+        if (batchTxs >= this.batchTxs || fetcher.done() || !fetcher.ready()) {
+          this.commit(batch, batchTxs, to);
+          batch = [];
+          batchTxs = 0;
+        }
+      }
+      this.commit(batch, batchTxs, to);
+      return false;
+    } finally {
+      fetcher.stop();
+    }
+  }
+
+  private commit(batch: BlockToApply[], txs: number, nodeHeight: number): void {
+    if (batch.length === 0) return;
+    const started = process.hrtime.bigint();
+    this.store.applyBlocks(batch);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
+    this.metrics.blocksApplied.inc(batch.length);
+    const height = batch[batch.length - 1]!.height;
+    this.metrics.setHeights(height, nodeHeight);
+    const line = this.progress.record({ height, nodeHeight, txs });
+    if (line && nodeHeight - height > 0) {
+      this.log.info(
+        {
+          height: line.height,
+          nodeHeight: line.nodeHeight,
+          percent: Number(line.percent.toFixed(2)),
+          blocksPerSec: Number(line.blocksPerSec.toFixed(1)),
+          txPerSec: Number(line.txPerSec.toFixed(0)),
+          etaSeconds: line.etaSeconds,
+        },
+        `catching up: ${line.height}/${line.nodeHeight} (${line.percent.toFixed(2)}%), ` +
+          `${line.blocksPerSec.toFixed(1)} blocks/s, ${line.txPerSec.toFixed(0)} tx/s, ` +
+          `ETA ${line.etaSeconds === null ? '?' : `${line.etaSeconds}s`}`,
+      );
+    }
+  }
+}

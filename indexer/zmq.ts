@@ -1,0 +1,37 @@
+import { Subscriber } from 'zeromq';
+
+export interface ZmqLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Subscribes to a node's `hashblock` ZMQ topic and calls `onBlock` for every message. The payload is
+ * not trusted or even needed: it only wakes the sync loop, which asks the node over RPC what changed.
+ * Messages are [topic, 32-byte hash, 4-byte LE sequence] (Bitcoin Core's zmq/zmqpublishnotifier.cpp).
+ * Resolves when `signal` aborts; ZeroMQ reconnects to a restarting node by itself.
+ */
+export async function followHashBlocks(
+  endpoint: string,
+  onBlock: (hashHex: string) => void,
+  log: ZmqLog,
+  signal: AbortSignal,
+): Promise<void> {
+  const socket = new Subscriber();
+  const close = (): void => socket.close();
+  signal.addEventListener('abort', close, { once: true });
+  try {
+    socket.connect(endpoint);
+    socket.subscribe('hashblock');
+    log.info({ endpoint }, 'listening for ZMQ hashblock notifications');
+    for await (const [topic, body] of socket) {
+      if (topic?.toString() !== 'hashblock' || body?.length !== 32) continue;
+      onBlock(body.toString('hex'));
+    }
+  } catch (err) {
+    if (!signal.aborted) log.warn({ endpoint, err: String(err) }, 'ZMQ subscription ended; polling continues');
+  } finally {
+    signal.removeEventListener('abort', close);
+    if (!socket.closed) socket.close();
+  }
+}

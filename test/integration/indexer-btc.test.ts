@@ -1,0 +1,138 @@
+/**
+ * The real indexer process on the BTC network, following a chain this test builds with bitcoinjs-lib
+ * (signed spends of every address kind) and serves through a bitcoind stand-in. Expected balances come
+ * from the builder's own UTXO model, never from our code.
+ */
+import { spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressToScript } from '../../src/chain/address.js';
+import { chainParams } from '../../src/chain/params.js';
+import { chainDbPath } from '../../src/store/paths.js';
+import { BtcChain } from '../support/btc-chain.js';
+import { startFakeNode, type FakeNode } from '../support/fake-node.js';
+import { checkIndex, indexedTip, type Expected } from '../support/index-check.js';
+import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
+
+const params = chainParams('BTC', 'regtest');
+
+function expectations(chain: BtcChain): Expected[] {
+  const out: Expected[] = [];
+  for (const a of chain.addresses()) {
+    const decoded = addressToScript(params, a.address);
+    if (!decoded.ok) throw new Error(`builder address ${a.address} does not decode: ${decoded.error.message}`);
+    const b = chain.balanceOf(decoded.script.toString('hex'));
+    out.push({ label: `${a.kind} ${a.address}`, script: decoded.script, sats: b.sats, utxos: b.utxos });
+  }
+  for (const s of chain.scripts()) {
+    const b = chain.balanceOf(s.script);
+    out.push({ label: `${s.kind} script ${s.script.slice(0, 40)}`, script: Buffer.from(s.script, 'hex'), sats: b.sats, utxos: b.utxos });
+  }
+  return out;
+}
+
+function expectIndexEquals(dbPath: string, chain: BtcChain): void {
+  const report = checkIndex(dbPath, expectations(chain));
+  expect(report.tipHash).toBe(chain.tip.hash);
+  expect(report.tipHeight).toBe(chain.tipHeight);
+  expect(report.mismatches).toEqual([]);
+  expect(report.totals).toEqual(chain.totals());
+  expect(report.aggregateDifferences).toBe(0);
+  expect(report.chainProblems).toEqual([]);
+}
+
+function runVerify(dataDir: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'indexer/verify-cli.ts', '--chain', 'BTC'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+describe('BTC indexer against a built chain', () => {
+  const chain = new BtcChain('indexer-btc');
+  let node: FakeNode;
+  let dataDir: string;
+  let dbPath: string;
+  let indexer: IndexerProcess | undefined;
+
+  beforeAll(async () => {
+    chain.mine(260, { txsPerBlock: 4 });
+    node = await startFakeNode(chain);
+    dataDir = await makeDataDir();
+    dbPath = chainDbPath(dataDir, 'BTC');
+  });
+
+  afterAll(async () => {
+    indexer?.kill('SIGKILL');
+    await node?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const atTip = () => indexedTip(dbPath)?.hash === chain.tip.hash;
+
+  it('catches up despite being SIGKILLed at random moments, then matches the chain to the satoshi', async () => {
+    let kills = 0;
+    // Kill at random points while it catches up, at least five times, then let it finish.
+    while (kills < 5) {
+      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, toml: 'prefetch = 4' });
+      await sleep(400 + Math.floor(Math.random() * 900));
+      if (atTip()) break;
+      indexer.kill('SIGKILL');
+      await indexer.exited;
+      kills++;
+      if (indexedTip(dbPath)) expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+    }
+    expect(kills).toBeGreaterThanOrEqual(5);
+    indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url });
+    await waitFor('initial catch-up', atTip, 90_000, indexer);
+    expectIndexEquals(dbPath, chain);
+  });
+
+  it('follows new blocks at the tip', async () => {
+    chain.mine(6, { txsPerBlock: 5 });
+    await waitFor('tip following', atTip, 30_000, indexer);
+    expectIndexEquals(dbPath, chain);
+  });
+
+  it('rolls back a reorg and applies the competing branch', async () => {
+    for (const depth of [3, 6]) {
+      chain.reorg(depth, { txsPerBlock: 5 });
+      await waitFor(`reorg of ${depth}`, atTip, 30_000, indexer);
+      expectIndexEquals(dbPath, chain);
+    }
+    expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+  });
+
+  it('refuses a second indexer on the same database with a clear message', async () => {
+    const second = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url });
+    const code = await second.exited;
+    expect(code).toBe(1);
+    expect(second.output()).toMatch(/already|lock/i);
+    expect(second.output()).not.toMatch(/\n\s+at .*\(/); // no stack trace
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    indexer!.kill('SIGTERM');
+    expect(await indexer!.exited).toBe(0);
+    expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+  });
+
+  it('keeps retrying with a clear message when the RPC password is wrong', async () => {
+    const badUrl = node.url.replace(/:[^:@/]+@/, ':wrong@');
+    const dir = await makeDataDir();
+    const bad = await startIndexer({ chain: 'BTC', dataDir: dir, rpcUrl: badUrl });
+    try {
+      await waitFor('an AUTH retry line', () => /AUTH/.test(bad.output()), 20_000, bad);
+      expect(bad.child.exitCode).toBeNull();
+      expect(bad.output()).not.toContain('wrong@');
+      expect(bad.output()).not.toMatch(/\n\s+at .*\(/);
+    } finally {
+      bad.kill('SIGTERM');
+      expect(await bad.exited).toBe(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
