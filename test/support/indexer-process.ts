@@ -86,3 +86,21 @@ export async function waitFor(
   }
   throw new Error(`timed out waiting for ${what}${indexer ? `\nindexer output:\n${indexer.output().slice(-4000)}` : ''}`);
 }
+
+/**
+ * SIGKILLs the indexer at a random moment after it has committed at least one more batch, i.e. while
+ * it is busy catching up. Returns false (without killing) when it reached the tip first.
+ */
+export async function killMidCatchUp(
+  indexer: IndexerProcess,
+  height: () => number | null,
+  atTip: () => boolean | Promise<boolean>,
+): Promise<boolean> {
+  const before = height() ?? -1;
+  await waitFor('the indexer to apply blocks', async () => (height() ?? -1) > before || (await atTip()), 60_000, indexer);
+  await sleep(Math.floor(Math.random() * 150));
+  if (await atTip()) return false;
+  indexer.kill('SIGKILL');
+  await indexer.exited;
+  return true;
+}
