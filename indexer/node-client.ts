@@ -137,7 +137,10 @@ export class NodeClient {
     }
     if (json === null || typeof json !== 'object' || !('result' in json) || !('error' in json)) {
       if (reply.status !== 200) throw fromHttpStatus(reply.status, text, this.safeUrl, method);
-      throw new NodeError('BAD_RESPONSE', `node at ${this.safeUrl} sent a reply to ${method} that is not JSON-RPC`, false, {
+      // An empty or cut-off JSON reply is what a node shutting down sends: transient (every call we make
+      // is a read, so retrying is safe). Anything else (an HTML page, ...) means the URL is not a node.
+      const cutOff = /^\s*(\{|$)/.test(text);
+      throw new NodeError('BAD_RESPONSE', `node at ${this.safeUrl} sent a reply to ${method} that is not JSON-RPC`, cutOff, {
         httpStatus: reply.status,
         request: method,
       });

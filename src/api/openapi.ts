@@ -132,7 +132,7 @@ function addressResponses(): Json {
     304: response('Not modified: If-None-Match matched the current ETag. No body.', null, headers(['ETag', ...LIMITS], ['Cache-Control'])),
     400: response('Not an address of this chain and network (code says which way), or a malformed URL.', failSchema(addressCodes), headers([], [...LIMITS, 'Cache-Control'])),
     401: response('MISSING_API_KEY (no x-api-key and anonymous access off) or INVALID_API_KEY (unknown, malformed or revoked).', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
-    404: response('UNKNOWN_CHAIN: the chain segment is not BTC or LTC (any case).', failSchema(['UNKNOWN_CHAIN']), headers([], ['Cache-Control'])),
+    404: response('UNKNOWN_CHAIN: the chain segment is not BTC or LTC (any case). NOT_FOUND: the address segment is empty.', failSchema(['UNKNOWN_CHAIN', 'NOT_FOUND']), headers([], ['Cache-Control'])),
     429: response('Over the tier\'s limit.', failSchema(['RATE_LIMITED']), headers(['Retry-After', ...LIMITS], ['Cache-Control'])),
     500: internalError,
     503: response(

@@ -132,18 +132,27 @@ describe('NodeClient JSON-RPC', () => {
     expect(isRetryable(other)).toBe(false);
   });
 
-  it('treats 5xx without JSON as transient BAD_RESPONSE and 200 garbage as fatal BAD_RESPONSE', async () => {
+  it('treats 5xx without JSON and cut-off replies as transient BAD_RESPONSE, 200 garbage as fatal', async () => {
     let n = 0;
     const node = await fakeNode((_s, res) => {
-      if (n++ === 0) {
+      const i = n++;
+      if (i === 0) {
         res.writeHead(503);
         res.end('Work queue depth exceeded');
+      } else if (i === 1) {
+        res.writeHead(200);
+        res.end('{"result":12,"err');
+      } else if (i === 2) {
+        res.writeHead(200);
+        res.end('');
       } else {
         res.writeHead(200);
         res.end('<html>hello</html>');
       }
     });
     const c = client(node.port);
+    expect(await rejection(c.getBlockCount())).toMatchObject({ code: 'BAD_RESPONSE', transient: true });
+    expect(await rejection(c.getBlockCount())).toMatchObject({ code: 'BAD_RESPONSE', transient: true });
     expect(await rejection(c.getBlockCount())).toMatchObject({ code: 'BAD_RESPONSE', transient: true });
     expect(await rejection(c.getBlockCount())).toMatchObject({ code: 'BAD_RESPONSE', transient: false });
   });
