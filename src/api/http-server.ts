@@ -54,7 +54,15 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
       requestTimeout: options.requestTimeoutMs ?? 300_000,
       connectionsCheckingInterval: options.checkIntervalMs ?? 30_000,
     },
-    app,
+    (req, res) => {
+      // Express's URL parsing (Node's url.parse) treats `//x…` as a protocol-relative URL with no path,
+      // skipping every middleware for its HTML 404, and sometimes reads `\` as `/`. Escape both so
+      // such paths route like any other text: to NOT_FOUND, or into the address check.
+      if (req.url !== undefined && (req.url.startsWith('//') || req.url.includes('\\'))) {
+        req.url = req.url.replace(/^\/\//, '/%2F').replaceAll('\\', '%5C');
+      }
+      app(req, res);
+    },
   );
 
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {

@@ -8,10 +8,16 @@ import { ApiError, jsendBody } from './errors.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Not res.send(): it would answer 304 to any `If-None-Match: *`, also on /health or an error. The one
+ * conditional answer (the address summary's ETag) is decided by its route. Node drops the body for HEAD.
+ */
 export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = stringifyWithCoins(body);
   res.status(status);
   res.setHeader('Content-Type', JSON_TYPE);
-  res.send(stringifyWithCoins(body));
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 export function sendError(res: Response, err: ApiError): void {

@@ -156,7 +156,7 @@ describe('the OpenAPI response checker used by every API test', () => {
   });
 
   it('catches a missing required header, a wrong code, an undocumented status and a body on HEAD', () => {
-    const fail = '{"status":"fail","data":{"code":"NOT_FOUND","message":"x"}}';
+    const fail = '{"status":"fail","data":{"code":"RATE_LIMITED","message":"x"}}';
     expect(v.check({ method: 'GET', path, status: 404, headers: { 'content-type': json }, text: fail }).join()).toContain('X-Request-Id');
     expect(v.check({ method: 'GET', path, status: 404, headers: { 'x-request-id': 'a', 'content-type': json }, text: fail }).join()).toContain('allowed values');
     expect(v.check({ method: 'GET', path, status: 418, headers: { 'x-request-id': 'a' }, text: '' })).toHaveLength(1);

@@ -1,0 +1,351 @@
+/**
+ * Cross-checks of docker-compose.yml, config/prometheus.yml and the Dockerfile against the code's own
+ * configuration (src/config.ts): each check returns the problems it finds, one readable line each, so a
+ * test asserts an empty list and a broken file names what is wrong.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { CHAIN_CODES, type ChainCode } from '../../src/chain/params.js';
+import { ConfigError, ENV_VARIABLES, loadConfig, type Config } from '../../src/config.js';
+import {
+  argv,
+  composeSchema,
+  daemonFlags,
+  durationSeconds,
+  environmentOf,
+  interpolate,
+  mounts,
+  variableReferences,
+  portMappings,
+  prometheusSchema,
+  type ComposeModel,
+  type PrometheusModel,
+  type Service,
+} from './compose-model.js';
+
+export interface Stack {
+  readonly compose: ComposeModel;
+  readonly prometheus: PrometheusModel;
+  readonly dockerfile: string;
+  readonly repoRoot: string;
+}
+
+export function buildStack(rawCompose: unknown, rawPrometheus: unknown, dockerfile: string, env: Record<string, string>, repoRoot: string): Stack {
+  return {
+    compose: composeSchema.parse(interpolate(rawCompose, env)),
+    prometheus: prometheusSchema.parse(rawPrometheus),
+    dockerfile,
+    repoRoot,
+  };
+}
+
+export interface AddrsumService {
+  readonly name: string;
+  readonly service: Service;
+  readonly env: Record<string, string>;
+  readonly args: string[];
+  readonly role: 'api' | 'indexer' | 'unknown';
+  readonly chain: ChainCode | undefined;
+  readonly config: Config | undefined;
+  readonly configError: string | undefined;
+}
+
+/** Services built from this repository (`build:`), i.e. running our code. */
+export function addrsumServices(stack: Stack): AddrsumService[] {
+  return Object.entries(stack.compose.services)
+    .filter(([, s]) => s.build !== undefined)
+    .map(([name, service]) => {
+      const env = environmentOf(service);
+      const args = argv(service.command);
+      const role = args.includes('indexer/main.ts') ? 'indexer' : args.includes('src/api/server.ts') ? 'api' : 'unknown';
+      const chainArg = args[args.indexOf('--chain') + 1];
+      const chain = CHAIN_CODES.find((c) => c === chainArg);
+      let config: Config | undefined;
+      let configError: string | undefined;
+      try {
+        config = loadConfig({ env });
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        configError = err.message;
+      }
+      return { name, service, env, args, role, chain: role === 'indexer' ? chain : undefined, config, configError };
+    });
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const ANY_HOST = new Set(['0.0.0.0', '*', '::', '[::]']);
+/** Read by libraries, not by src/config.ts (express switches to production behaviour). */
+const LIBRARY_ENV = new Set(['NODE_ENV']);
+
+export function checkEnvironment(stack: Stack): string[] {
+  const known = new Set(ENV_VARIABLES);
+  const problems = addrsumServices(stack).flatMap((s) =>
+    Object.keys(s.env)
+      .filter((k) => !known.has(k))
+      .map((k) => `${s.name}: sets ${k}, which the code does not read (src/config.ts ENV_VARIABLES)`),
+  );
+  for (const m of stack.dockerfile.matchAll(/^ENV\s+((?:.*\\\n)*.*)$/gm)) {
+    for (const [, key] of (m[1] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)=/g)) {
+      if (key && !known.has(key) && !LIBRARY_ENV.has(key)) problems.push(`Dockerfile: ENV ${key} is not read by the code`);
+    }
+  }
+  return problems;
+}
+
+export function checkConfigs(stack: Stack): string[] {
+  return addrsumServices(stack).flatMap((s) => (s.configError === undefined ? [] : [`${s.name}: invalid configuration: ${s.configError}`]));
+}
+
+export function checkProcesses(stack: Stack): string[] {
+  const services = addrsumServices(stack);
+  const problems: string[] = [];
+  const apis = services.filter((s) => s.role === 'api');
+  if (apis.length !== 1) problems.push(`expected one API service, found ${apis.length}`);
+  for (const s of services.filter((x) => x.role === 'unknown')) problems.push(`${s.name}: command runs neither the API nor an indexer`);
+  for (const chain of CHAIN_CODES) {
+    const indexers = services.filter((s) => s.role === 'indexer' && s.chain === chain);
+    if (indexers.length !== 1) problems.push(`expected one ${chain} indexer, found ${indexers.length}`);
+  }
+  for (const s of services) {
+    if (s.role === 'indexer' && s.chain === undefined) problems.push(`${s.name}: indexer without a valid --chain`);
+    if (s.role === 'indexer' && s.chain && s.config && s.config.chains[s.chain].rpcUrl === undefined) {
+      problems.push(`${s.name}: --chain ${s.chain} but ADDRSUM_${s.chain}_RPC_URL is unset (the indexer would exit)`);
+    }
+    for (const entry of s.args.filter((a) => a.endsWith('.ts'))) {
+      if (!existsSync(path.join(stack.repoRoot, entry))) problems.push(`${s.name}: entry ${entry} does not exist`);
+      const top = entry.split('/')[0] ?? '';
+      if (!new RegExp(`^COPY\\s+${top}\\s`, 'm').test(stack.dockerfile)) problems.push(`${s.name}: the Dockerfile does not copy ${top}/`);
+    }
+  }
+  return problems;
+}
+
+function ipv4(text: string): number | undefined {
+  const parts = text.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;
+  return parts.reduce((acc, p) => acc * 256 + p, 0);
+}
+
+/** Whether CIDR `outer` contains every address of CIDR `inner` (IPv4; a bare address is a /32). */
+export function cidrContains(outer: string, inner: string): boolean {
+  const parse = (c: string) => {
+    const [addr, bits] = c.split('/');
+    return { base: ipv4(addr ?? ''), bits: bits === undefined ? 32 : Number(bits) };
+  };
+  const o = parse(outer);
+  const i = parse(inner);
+  if (o.base === undefined || i.base === undefined || !(o.bits >= 0 && o.bits <= 32) || o.bits > i.bits) return false;
+  const size = 2 ** (32 - o.bits);
+  return Math.floor(o.base / size) === Math.floor(i.base / size);
+}
+
+const CHAIN_NAMES: Readonly<Record<string, string>> = { main: 'mainnet', test: 'testnet', regtest: 'regtest' };
+
+/** The node's network from its chain-selection flags (Bitcoin Core ArgsManager::GetChainTypeString). */
+function nodeNetwork(flags: Map<string, string[]>): string {
+  const last = (k: string) => flags.get(k)?.at(-1);
+  const chain = last('chain');
+  if (chain !== undefined) return CHAIN_NAMES[chain] ?? `chain=${chain}`;
+  if (last('regtest') === '1') return 'regtest';
+  if (last('testnet') === '1') return 'testnet';
+  if (last('signet') === '1' || last('testnet4') === '1') return 'unsupported';
+  return 'mainnet';
+}
+
+const DAEMON_HINT: Record<ChainCode, string> = { BTC: 'bitcoin', LTC: 'litecoin' };
+
+/** Each served chain's RPC URL names a node service whose flags accept exactly those credentials. */
+export function checkRpc(stack: Stack): string[] {
+  const problems: string[] = [];
+  const subnets = (stack.compose.networks?.default?.ipam?.config ?? []).flatMap((c) => (c.subnet ? [c.subnet] : []));
+  if (subnets.length === 0) problems.push('networks.default has no fixed ipam subnet, so no -rpcallowip can be checked against it');
+  const nodeOf = new Map<ChainCode, string>();
+  for (const s of addrsumServices(stack)) {
+    for (const chain of CHAIN_CODES) {
+      const chainConfig = s.config?.chains[chain];
+      if (chainConfig?.rpcUrl === undefined) continue;
+      const where = `${s.name}: ADDRSUM_${chain}_RPC_URL`;
+      const url = new URL(chainConfig.rpcUrl);
+      const node = stack.compose.services[url.hostname];
+      if (node === undefined) {
+        problems.push(`${where} names host ${url.hostname}, which is no service`);
+        continue;
+      }
+      const seen = nodeOf.get(chain);
+      if (seen !== undefined && seen !== url.hostname) problems.push(`${where} names ${url.hostname}, another service names ${seen}`);
+      nodeOf.set(chain, url.hostname);
+      if (!(node.image ?? '').includes(DAEMON_HINT[chain])) problems.push(`${where} names ${url.hostname}, whose image is not a ${DAEMON_HINT[chain]} node`);
+      const flags = daemonFlags(argv(node.command));
+      const last = (k: string) => flags.get(k)?.at(-1);
+      for (const flag of ['server', 'rest']) if (last(flag) !== '1') problems.push(`${url.hostname}: -${flag}=1 is missing`);
+      if (last('rpcport') !== url.port) problems.push(`${where} uses port ${url.port || '(none)'}, ${url.hostname} has -rpcport=${last('rpcport') ?? '(unset)'}`);
+      if (last('rpcuser') !== decodeURIComponent(url.username)) problems.push(`${where} user differs from ${url.hostname}'s -rpcuser`);
+      if (last('rpcpassword') !== decodeURIComponent(url.password)) problems.push(`${where} password differs from ${url.hostname}'s -rpcpassword`);
+      const binds = flags.get('rpcbind') ?? [];
+      if (!binds.some((b) => !LOOPBACK.has(b.replace(/:\d+$/, '')))) problems.push(`${url.hostname}: no -rpcbind beyond loopback, other containers cannot call it`);
+      const allowed = flags.get('rpcallowip') ?? [];
+      for (const subnet of subnets) {
+        if (!allowed.some((a) => cidrContains(a, subnet))) problems.push(`${url.hostname}: no -rpcallowip covers the compose network ${subnet}`);
+      }
+      const network = nodeNetwork(flags);
+      if (network !== chainConfig.network) problems.push(`${where}: ${s.name} expects ${chainConfig.network}, ${url.hostname} runs ${network}`);
+    }
+  }
+  return [...new Set(problems)];
+}
+
+/** Each indexer's ZMQ endpoint is its own node's zmqpubhashblock listener. */
+export function checkZmq(stack: Stack): string[] {
+  const problems: string[] = [];
+  for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer' && x.chain)) {
+    const chain = s.chain as ChainCode;
+    const chainConfig = s.config?.chains[chain];
+    if (chainConfig === undefined) continue;
+    if (chainConfig.zmq === undefined) {
+      problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ is unset (the indexer would poll only)`);
+      continue;
+    }
+    const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(chainConfig.zmq);
+    const rpcHost = chainConfig.rpcUrl ? new URL(chainConfig.rpcUrl).hostname : undefined;
+    if (!m) {
+      problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} is not tcp://host:port`);
+      continue;
+    }
+    const [, host, port] = m;
+    if (host !== rpcHost) problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ names ${host}, its RPC URL names ${rpcHost ?? '(none)'}`);
+    const node = host === undefined ? undefined : stack.compose.services[host];
+    const pubs = node ? (daemonFlags(argv(node.command)).get('zmqpubhashblock') ?? []) : [];
+    const listening = pubs.some((p) => {
+      const pm = /^tcp:\/\/(.+):(\d+)$/.exec(p);
+      return pm !== null && pm[2] === port && (ANY_HOST.has(pm[1] ?? '') || pm[1] === host);
+    });
+    if (!listening) problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} matches no -zmqpubhashblock of ${host} (${pubs.join(', ') || 'none'})`);
+  }
+  return problems;
+}
+
+function healthcheckText(service: Service): string {
+  return argv(service.healthcheck?.test).join(' ');
+}
+
+/** The API listens on all interfaces at ADDRSUM_PORT, which is the published port's target and the probe's. */
+export function checkApiPort(stack: Stack): string[] {
+  const problems: string[] = [];
+  for (const s of addrsumServices(stack).filter((x) => x.role === 'api' && x.config)) {
+    const { host, port } = (s.config as Config).api;
+    if (LOOPBACK.has(host)) problems.push(`${s.name}: ADDRSUM_HOST ${host} is loopback, unreachable through the published port`);
+    const maps = portMappings(s.service);
+    if (!maps.some((m) => m.target === port)) problems.push(`${s.name}: no port mapping targets ADDRSUM_PORT ${port} (${maps.map((m) => m.target).join(', ') || 'none'})`);
+    if (!healthcheckText(s.service).includes(`:${port}/health`)) problems.push(`${s.name}: healthcheck does not probe /health on port ${port}`);
+  }
+  return problems;
+}
+
+/** Where Prometheus must find each addrsum process: service name → host:port. */
+function metricsEndpoints(stack: Stack): Map<string, string> {
+  const endpoints = new Map<string, string>();
+  for (const s of addrsumServices(stack)) {
+    if (!s.config) continue;
+    if (s.role === 'api') endpoints.set(s.name, `${s.name}:${s.config.api.port}`);
+    if (s.role === 'indexer' && s.chain) endpoints.set(s.name, `${s.name}:${s.config.chains[s.chain].metricsPort}`);
+  }
+  return endpoints;
+}
+
+export function checkPrometheus(stack: Stack): string[] {
+  const problems: string[] = [];
+  const expected = metricsEndpoints(stack);
+  const jobs = stack.prometheus.scrape_configs;
+  const targets = jobs.flatMap((j) => (j.static_configs ?? []).flatMap((c) => c.targets.map((t) => ({ job: j, target: t }))));
+  for (const [name, endpoint] of expected) {
+    const hit = targets.find((t) => t.target === endpoint);
+    if (!hit) problems.push(`config/prometheus.yml does not scrape ${name} at ${endpoint}`);
+    else if ((hit.job.metrics_path ?? '/metrics') !== '/metrics') problems.push(`job ${hit.job.job_name}: metrics_path is not /metrics`);
+  }
+  const wanted = new Set(expected.values());
+  for (const { target } of targets) {
+    const host = target.replace(/:\d+$/, '');
+    if (!LOOPBACK.has(host) && !wanted.has(target)) problems.push(`config/prometheus.yml scrapes ${target}, which no service listens on`);
+  }
+  for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer' && x.config && x.chain)) {
+    const config = s.config as Config;
+    if (LOOPBACK.has(config.api.host)) problems.push(`${s.name}: ADDRSUM_HOST ${config.api.host} is loopback, Prometheus cannot reach its metrics`);
+    const port = config.chains[s.chain as ChainCode].metricsPort;
+    if (!healthcheckText(s.service).includes(`:${port}/metrics`)) problems.push(`${s.name}: healthcheck does not probe /metrics on port ${port}`);
+  }
+  const prom = Object.entries(stack.compose.services).find(([, svc]) => (svc.image ?? '').startsWith('prom/prometheus:'));
+  if (!prom) return [...problems, 'no prom/prometheus service'];
+  const configFile = argv(prom[1].command).find((a) => a.startsWith('--config.file='))?.slice('--config.file='.length) ?? '/etc/prometheus/prometheus.yml';
+  const mount = mounts(prom[1]).find((m) => m.target === configFile);
+  if (!mount || path.normalize(mount.source) !== path.normalize('./config/prometheus.yml')) {
+    problems.push(`${prom[0]}: ./config/prometheus.yml is not mounted at --config.file ${configFile}`);
+  }
+  return problems;
+}
+
+/** Indexers (writers) and the API (reader) share one named volume at the one ADDRSUM_DATA_DIR. */
+export function checkDataVolume(stack: Stack): string[] {
+  const problems: string[] = [];
+  const services = addrsumServices(stack).filter((s) => s.config);
+  const dirs = new Set(services.map((s) => (s.config as Config).dataDir));
+  if (dirs.size !== 1) problems.push(`addrsum services disagree on ADDRSUM_DATA_DIR: ${[...dirs].join(', ')}`);
+  const sources = new Set<string>();
+  for (const s of services) {
+    const dir = (s.config as Config).dataDir;
+    const mount = mounts(s.service).find((m) => m.target === dir);
+    if (!mount) problems.push(`${s.name}: nothing is mounted at ADDRSUM_DATA_DIR ${dir}`);
+    else if (!Object.hasOwn(stack.compose.volumes ?? {}, mount.source)) problems.push(`${s.name}: ${mount.source} at ${dir} is not a named volume`);
+    else if (mount.readOnly) problems.push(`${s.name}: the data volume is read-only (WAL readers write the -shm file)`);
+    if (mount) sources.add(mount.source);
+  }
+  if (sources.size > 1) problems.push(`addrsum services mount different data volumes: ${[...sources].join(', ')}`);
+  return problems;
+}
+
+/** Images by public name with a pinned tag, restarts, probes, and shutdown time for what must flush. */
+export function checkOperations(stack: Stack): string[] {
+  const problems: string[] = [];
+  const nodes = new Set(addrsumServices(stack).flatMap((s) => CHAIN_CODES.flatMap((c) => (s.config?.chains[c].rpcUrl ? [new URL(s.config.chains[c].rpcUrl).hostname] : []))));
+  const refs = [...stack.dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: 'Dockerfile', ref: m[1] ?? '' }));
+  for (const [name, svc] of Object.entries(stack.compose.services)) {
+    if (svc.image === undefined) problems.push(`${name}: no image name`);
+    else refs.push({ where: name, ref: svc.image });
+    if (!['always', 'unless-stopped'].includes(svc.restart ?? '')) problems.push(`${name}: restart policy is ${svc.restart ?? 'none'}`);
+    if (svc.healthcheck?.test === undefined) problems.push(`${name}: no healthcheck`);
+  }
+  for (const { where, ref } of refs) {
+    const first = ref.split('/')[0] ?? '';
+    if (ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')) problems.push(`${where}: image ${ref} names a registry host`);
+    const tag = /:([^/:]+)$/.exec(ref)?.[1];
+    if (tag === undefined || tag === 'latest') problems.push(`${where}: image ${ref} is not pinned to a version tag`);
+  }
+  for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer')) {
+    if (!(durationSeconds(s.service.stop_grace_period) >= 60)) problems.push(`${s.name}: stop_grace_period ${s.service.stop_grace_period ?? '10s (default)'} is under 60s`);
+  }
+  for (const name of nodes) {
+    const svc = stack.compose.services[name];
+    if (svc && !(durationSeconds(svc.stop_grace_period) >= 120)) problems.push(`${name}: stop_grace_period ${svc.stop_grace_period ?? '10s (default)'} is under 120s`);
+  }
+  const user = [...stack.dockerfile.matchAll(/^USER\s+(\S+)/gm)].at(-1)?.[1];
+  if (user === undefined || user === 'root' || user === '0') problems.push(`Dockerfile: the image runs as ${user ?? 'root'}`);
+  if (/npm ci[^\n]*--ignore-scripts/.test(stack.dockerfile) || !/npm ci/.test(stack.dockerfile)) problems.push('Dockerfile: npm ci with install scripts is missing');
+  return problems;
+}
+
+const SECRET_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*:\?[^}]*\}$/;
+
+/** Secrets come from .env and fail loudly when missing: `${NAME:?message}`, never a literal. */
+export function checkSecrets(rawCompose: unknown): string[] {
+  const problems = variableReferences(rawCompose)
+    .filter((r) => /PASSWORD|SECRET|TOKEN/.test(r.name) && r.op !== ':?')
+    .map((r) => `\${${r.name}} is used without :? (a missing secret must stop docker compose)`);
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      const password = /^-rpcpassword=(.*)$/s.exec(v)?.[1] ?? /^https?:\/\/[^:@/]*:([^@]*)@/.exec(v)?.[1];
+      if (password !== undefined && !SECRET_REFERENCE.test(password)) problems.push(`a password is written literally: ${v.replace(password, '<literal>')}`);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
+  };
+  walk(rawCompose);
+  return [...new Set(problems)];
+}

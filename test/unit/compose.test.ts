@@ -1,0 +1,183 @@
+/**
+ * docker-compose.yml without a Docker engine: the file is valid against the official compose-spec JSON
+ * schema (test/fixtures/compose-spec), and its services agree with the code's configuration — every
+ * variable is one src/config.ts reads and loads cleanly, RPC URLs and ZMQ endpoints name the nodes'
+ * listeners and credentials, the API's published port and Prometheus' targets are the configured ports.
+ * Each check is also run against a deliberately broken copy, to prove it can fail.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  buildStack,
+  checkApiPort,
+  checkConfigs,
+  checkDataVolume,
+  checkEnvironment,
+  checkOperations,
+  checkPrometheus,
+  checkProcesses,
+  checkRpc,
+  checkSecrets,
+  checkZmq,
+  cidrContains,
+  type Stack,
+} from '../support/compose-checks.js';
+import { interpolate, InterpolationError, interpolateString } from '../support/compose-model.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A directory holding none of the entry files: as if they were renamed and the compose file missed it. */
+const NO_ENTRIES_ROOT = `${ROOT}test/fixtures/compose-spec/`;
+const read = (file: string) => readFileSync(`${ROOT}${file}`, 'utf8');
+
+const RAW_COMPOSE: unknown = parse(read('docker-compose.yml'));
+const RAW_PROMETHEUS: unknown = parse(read('config/prometheus.yml'));
+const DOCKERFILE = read('Dockerfile');
+/** What an operator's .env holds (URL-safe, as the compose file's header asks). */
+const DOT_ENV = { BTC_RPC_PASSWORD: 'btc0test0secret', LTC_RPC_PASSWORD: 'ltc0test0secret' };
+
+/**
+ * The compose-spec schema is draft 2019-09 but still carries draft-04 `id` members, which Ajv 8 refuses
+ * ("use $id"). They are labels only here — every $ref is a local `#/definitions/...` pointer — so they
+ * are dropped. Union types are the schema's style, hence allowUnionTypes; strictTypes is off because the
+ * schema is not ours to tidy.
+ */
+function composeValidator() {
+  const dropIds = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(dropIds)
+      : typeof v === 'object' && v !== null
+        ? Object.fromEntries(Object.entries(v).filter(([k, x]) => !(k === 'id' && typeof x === 'string')).map(([k, x]) => [k, dropIds(x)]))
+        : v;
+  const schema = dropIds(JSON.parse(read('test/fixtures/compose-spec/compose-spec.json'))) as object;
+  const ajv = new Ajv2019({ allErrors: true, allowUnionTypes: true, strictTypes: false });
+  // compose-go's "expose" format: a port or range with an optional protocol.
+  ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+  return ajv.compile(schema);
+}
+const validateCompose = composeValidator();
+
+function schemaErrors(doc: unknown): string[] {
+  return validateCompose(doc) ? [] : (validateCompose.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+}
+
+const stackOf = (raw: unknown = RAW_COMPOSE, prometheus: unknown = RAW_PROMETHEUS, dockerfile = DOCKERFILE): Stack =>
+  buildStack(raw, prometheus, dockerfile, DOT_ENV, ROOT);
+
+type Json = Record<string, unknown>;
+/** A deep copy of `doc` with the value at `at` replaced by `update(old)`. */
+function edited(doc: unknown, at: readonly string[], update: (old: unknown) => unknown): unknown {
+  const copy = structuredClone(doc) as Json;
+  let node = copy;
+  for (const key of at.slice(0, -1)) node = node[key] as Json;
+  const last = at[at.length - 1] as string;
+  node[last] = update(node[last]);
+  return copy;
+}
+const setEnv = (service: string, key: string, value: string) => edited(RAW_COMPOSE, ['services', service, 'environment', key], () => value);
+const mapFlag = (service: string, flag: string, value: string | null) =>
+  edited(RAW_COMPOSE, ['services', service, 'command'], (cmd) =>
+    (cmd as string[]).flatMap((a) => (a.startsWith(`-${flag}=`) ? (value === null ? [] : [`-${flag}=${value}`]) : [a])),
+  );
+
+const CHECKS = {
+  environment: checkEnvironment,
+  configs: checkConfigs,
+  processes: checkProcesses,
+  rpc: checkRpc,
+  zmq: checkZmq,
+  apiPort: checkApiPort,
+  prometheus: checkPrometheus,
+  dataVolume: checkDataVolume,
+  operations: checkOperations,
+} as const;
+
+describe('docker-compose.yml', () => {
+  it('is valid against the compose-spec schema, as written and after interpolation', () => {
+    expect(schemaErrors(RAW_COMPOSE)).toEqual([]);
+    expect(schemaErrors(interpolate(RAW_COMPOSE, DOT_ENV))).toEqual([]);
+  });
+
+  it('stops with the variable named when an RPC password is missing or empty', () => {
+    expect(() => interpolate(RAW_COMPOSE, { LTC_RPC_PASSWORD: 'x' })).toThrow(/^BTC_RPC_PASSWORD: set BTC_RPC_PASSWORD in \.env/);
+    expect(() => interpolate(RAW_COMPOSE, { BTC_RPC_PASSWORD: 'x', LTC_RPC_PASSWORD: '' })).toThrow(InterpolationError);
+    expect(checkSecrets(RAW_COMPOSE)).toEqual([]);
+  });
+
+  it.each(Object.entries(CHECKS))('agrees with the code: %s', (_name, check) => {
+    expect(check(stackOf())).toEqual([]);
+  });
+
+  it('reads ports with the code\'s precedence: the per-chain metrics port wins over ADDRSUM_METRICS_PORT', () => {
+    expect(checkPrometheus(stackOf(setEnv('indexer-ltc', 'ADDRSUM_METRICS_PORT', '9500')))).toEqual([]);
+  });
+});
+
+/** Each check against a copy broken on purpose: [what, check, broken stack, expected problem]. */
+const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
+  ['a misspelt variable', 'environment', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRIC_PORT', '9410')), /indexer-btc: sets ADDRSUM_BTC_METRIC_PORT/],
+  ['a variable no code reads in the Dockerfile', 'environment', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, `${DOCKERFILE}\nENV ADDRSUM_TIMEOUT=5\n`), /Dockerfile: ENV ADDRSUM_TIMEOUT/],
+  ['a value the config refuses', 'configs', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_NETWORK', 'mainet')), /indexer-ltc: .*ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest/],
+  ['an indexer without its chain', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', '--import', 'tsx', 'indexer/main.ts', '--chain', 'BTC'])), /expected one LTC indexer, found 0/],
+  ['a command running neither process', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['node', 'src/api/main.ts'])), /api: command runs neither/],
+  ['an entry file renamed in the repository', 'processes', () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT), /indexer-btc: entry indexer\/main\.ts does not exist/],
+  ['an entry directory the image lacks', 'processes', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY indexer .*$/m, '')), /indexer-ltc: the Dockerfile does not copy indexer\//],
+  ['an RPC URL on the P2P port', 'rpc', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8333')), /uses port 8333, bitcoind has -rpcport=8332/],
+  ['an RPC URL naming no service', 'rpc', () => stackOf(setEnv('api', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoin:9332')), /names host litecoin, which is no service/],
+  ['RPC URLs naming the other chain\'s node', 'rpc', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')), /whose image is not a litecoin node/],
+  ['other RPC credentials on the node', 'rpc', () => stackOf(mapFlag('bitcoind', 'rpcuser', 'admin')), /user differs from bitcoind's -rpcuser/],
+  ['an rpcallowip outside the compose network', 'rpc', () => stackOf(mapFlag('litecoind', 'rpcallowip', '10.59.0.0/24')), /litecoind: no -rpcallowip covers the compose network 10\.58\.0\.0\/24/],
+  ['a node without REST', 'rpc', () => stackOf(mapFlag('litecoind', 'rest', null)), /litecoind: -rest=1 is missing/],
+  ['a node on another network', 'rpc', () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'command'], (c) => [...(c as string[]), '-testnet=1'])), /expects mainnet, bitcoind runs testnet/],
+  ['a ZMQ port the node does not publish on', 'zmq', () => stackOf(mapFlag('bitcoind', 'zmqpubhashblock', 'tcp://0.0.0.0:28334')), /ADDRSUM_BTC_ZMQ tcp:\/\/bitcoind:28332 matches no -zmqpubhashblock/],
+  ['a ZMQ endpoint on the other node', 'zmq', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_ZMQ', 'tcp://bitcoind:28333')), /ADDRSUM_LTC_ZMQ names bitcoind, its RPC URL names litecoind/],
+  ['an API port that is not published', 'apiPort', () => stackOf(setEnv('api', 'ADDRSUM_PORT', '8081')), /no port mapping targets ADDRSUM_PORT 8081/],
+  ['an API bound to loopback', 'apiPort', () => stackOf(setEnv('api', 'ADDRSUM_HOST', '127.0.0.1')), /ADDRSUM_HOST 127\.0\.0\.1 is loopback/],
+  ['a moved indexer metrics port', 'prometheus', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRICS_PORT', '9412')), /does not scrape indexer-btc at indexer-btc:9412/],
+  ['a stale scrape target', 'prometheus', () => stackOf(RAW_COMPOSE, edited(RAW_PROMETHEUS, ['scrape_configs'], (jobs) => [...(jobs as unknown[]), { job_name: 'old', static_configs: [{ targets: ['indexer:9400'] }] }])), /scrapes indexer:9400, which no service listens on/],
+  ['indexer metrics on loopback', 'prometheus', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_HOST', '127.0.0.1')), /indexer-ltc: ADDRSUM_HOST 127\.0\.0\.1 is loopback/],
+  ['an API on another volume', 'dataVolume', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'volumes'], () => ['api-data:/data'])), /api: api-data at \/data is not a named volume/],
+  ['a data directory outside the volume', 'dataVolume', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_DATA_DIR', '/var/lib/addrsum')), /disagree on ADDRSUM_DATA_DIR/],
+  ['a registry host in an image name', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'image'], () => 'localhost:5000/bitcoin:28.1')), /bitcoind: image localhost:5000\/bitcoin:28\.1 names a registry host/],
+  ['the default stop grace period', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc'], (s) => ({ ...(s as Json), stop_grace_period: undefined }))), /indexer-btc: stop_grace_period 10s \(default\) is under 60s/],
+  ['an image running as root', 'operations', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^USER node$/m, 'USER root')), /Dockerfile: the image runs as root/],
+];
+
+describe('each check catches a broken file', () => {
+  it.each(BROKEN)('%s (%s)', (_what, check, broken, expected) => {
+    const problems = CHECKS[check](broken());
+    expect(problems.some((p) => expected.test(p)), problems.join('\n')).toBe(true);
+  });
+
+  it('refuses a schema violation', () => {
+    const broken = edited(RAW_COMPOSE, ['services', 'api'], (s) => ({ ...(s as Json), restart_policy: 'always' }));
+    expect(schemaErrors(broken)).toContain('/services/api must NOT have additional properties');
+  });
+
+  it('refuses a literal password and a secret without :?', () => {
+    expect(checkSecrets(mapFlag('litecoind', 'rpcpassword', 'hunter2'))).toEqual(['a password is written literally: -rpcpassword=<literal>']);
+    expect(checkSecrets(setEnv('api', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD}@bitcoind:8332'))).toEqual([
+      '${BTC_RPC_PASSWORD} is used without :? (a missing secret must stop docker compose)',
+      'a password is written literally: http://addrsum:<literal>@bitcoind:8332',
+    ]);
+  });
+});
+
+describe('compose helpers', () => {
+  it('interpolates as Compose does', () => {
+    const env = { A: 'a', EMPTY: '' };
+    expect(interpolateString('$A ${A} $${A} ${B:-d} ${EMPTY:-d} ${EMPTY-d} ${A:+x} ${B+x}', env)).toBe('a a ${A} d d  x ');
+    expect(() => interpolateString('${B:?need B}', env)).toThrow('B: need B');
+    expect(() => interpolateString('${EMPTY?x}', env)).not.toThrow();
+    expect(() => interpolateString('cost: 5$', env)).toThrow(/invalid interpolation/);
+  });
+
+  it('compares CIDR ranges', () => {
+    expect(cidrContains('10.58.0.0/16', '10.58.3.0/24')).toBe(true);
+    expect(cidrContains('10.58.0.0/24', '10.58.0.0/16')).toBe(false);
+    expect(cidrContains('10.58.0.0/24', '10.59.0.0/24')).toBe(false);
+    expect(cidrContains('0.0.0.0/0', '192.168.1.7')).toBe(true);
+  });
+});
