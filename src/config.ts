@@ -31,16 +31,18 @@ const bool = () =>
   z.union([z.boolean(), z.stringbool()], { error: 'expected true or false (also 1/0, yes/no, on/off)' });
 const text = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 
-const rpcUrl = z.string({ error: 'expected an http:// or https:// URL' }).refine(
+// Bitcoin/Litecoin Core's RPC server speaks plain HTTP only (no TLS), so https:// is refused here rather
+// than failing later inside the node client.
+const rpcUrl = z.string({ error: 'expected an http:// URL' }).refine(
   (value) => {
     try {
       const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+      return url.protocol === 'http:' && url.hostname !== '';
     } catch {
       return false;
     }
   },
-  { error: 'expected an http:// or https:// URL, e.g. http://user:pass@127.0.0.1:8332' },
+  { error: 'expected an http:// URL (the node has no TLS), e.g. http://user:pass@127.0.0.1:8332' },
 );
 
 const zmqEndpoint = z
@@ -61,7 +63,7 @@ const chainConfig = z.strictObject({
   }),
   /** Node JSON-RPC endpoint, http://user:pass@host:port. Unset = this chain is not served. Secret. */
   rpcUrl: rpcUrl.optional(),
-  /** Bitcoin Core `.cookie` file, used for RPC credentials when rpcUrl carries none. */
+  /** Bitcoin Core `.cookie` file; when set, its credentials are used instead of any in rpcUrl. */
   rpcCookieFile: text('a file path').optional(),
   /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
   zmq: zmqEndpoint.optional(),

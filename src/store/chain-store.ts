@@ -16,6 +16,8 @@
  * whatever the number of UTXOs behind it. No index exists beyond the primary keys: measured ≈ 64 bytes per
  * utxos row and ≈ 26 per scripts row after VACUUM (test/unit/store-size.test.ts).
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
@@ -78,13 +80,15 @@ export class ChainStore {
   }
 
   /**
-   * Opens (creating and migrating if needed) a chain database for writing. Throws StoreError LOCKED when
+   * Opens (creating it and its directory, and migrating, if needed) a chain database for writing. Throws StoreError LOCKED when
    * another writer holds it, CHAIN_MISMATCH when it was made for another chain or network.
    */
   static open(path: string, opts: ChainStoreOptions): ChainStore {
     const undoDepth = opts.undoDepth ?? DEFAULT_UNDO_DEPTH;
     if (!Number.isSafeInteger(undoDepth) || undoDepth < 0) throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
     const inMemory = path === ':memory:' || path === '';
+    // The writer owns the data directory: a first start on a fresh machine creates it.
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     const lock = inMemory ? null : WriterLock.acquire(path, () => describeWriter(path));
     let db: Db | undefined;
     try {

@@ -152,6 +152,8 @@ describe('invalid values stop the process with one line naming the key', () => {
     const message = errorOf({ ADDRSUM_BTC_RPC_URL: 'ftp://user:hunter2@127.0.0.1:8332' });
     expect(message).toMatch(/^ADDRSUM_BTC_RPC_URL: expected an http/);
     expect(message).not.toContain('hunter2');
+    // The node's RPC server has no TLS: https:// is refused at start, not deep inside the node client.
+    expect(errorOf({ ADDRSUM_LTC_RPC_URL: 'https://u:hunter2@127.0.0.1:9332' })).toMatch(/^ADDRSUM_LTC_RPC_URL: expected an http:\/\/ URL \(the node has no TLS\)/);
     const file = tomlFile('[chains.LTC]\nrpcUrl = "nope://a:hunter2@x"\n');
     expect(errorOf({ ADDRSUM_CONFIG: file })).not.toContain('hunter2');
   });

@@ -33,6 +33,13 @@ describe('one writer per database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('the first writer on a fresh machine creates the data directory', () => {
+    const nested = join(dir, 'data', 'nested', 'ltc.sqlite');
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+    ChainStore.open(nested, OPTS).close();
+    expect(existsSync(nested)).toBe(true);
+  });
+
   it('a second writer in the same process gets LOCKED naming the file; closing releases it', () => {
     const first = ChainStore.open(path, OPTS);
     const err = lockedError(() => ChainStore.open(path, OPTS));
