@@ -60,7 +60,7 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
     const syncer = new Syncer(
       store,
       source,
-      { pollIntervalMs: chainConfig.pollIntervalMs, prefetch: chainConfig.prefetch, undoDepth: chainConfig.undoDepth },
+      { pollIntervalMs: chainConfig.pollIntervalMs, prefetch: chainConfig.prefetch, commitIntervalMs: chainConfig.commitIntervalMs, undoDepth: chainConfig.undoDepth },
       log,
       metrics,
     );

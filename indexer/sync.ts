@@ -25,6 +25,8 @@ export interface SyncOptions {
   undoDepth: number;
   /** Commit a catch-up batch once it holds this many transactions (bounded memory, bounded loss on kill). */
   batchTxs?: number;
+  /** Commit a smaller batch when it is this old and the next block is not here yet (default 1000). */
+  commitIntervalMs?: number;
   progressEveryMs?: number;
 }
 
@@ -41,6 +43,7 @@ export class Syncer {
   readonly wake = new Wake();
   private readonly progress: Progress;
   private readonly batchTxs: number;
+  private readonly commitIntervalMs: number;
 
   constructor(
     private readonly store: SyncStore,
@@ -51,6 +54,7 @@ export class Syncer {
   ) {
     this.progress = new Progress(opts.progressEveryMs ?? 5000);
     this.batchTxs = opts.batchTxs ?? 20_000;
+    this.commitIntervalMs = opts.commitIntervalMs ?? 1000;
   }
 
   /** Follows the node until `signal` aborts. Rejects only on a fatal error. */
@@ -97,6 +101,7 @@ export class Syncer {
     const fetcher = new BlockFetcher(this.source, from, to, this.opts.prefetch);
     let batch: BlockToApply[] = [];
     let batchTxs = 0;
+    let batchStarted = 0;
     try {
       while (!fetcher.done() && !signal.aborted) {
         let block: BlockToApply;
@@ -114,9 +119,13 @@ export class Syncer {
           this.commit(batch, batchTxs, to);
           return true;
         }
+        if (batch.length === 0) batchStarted = performance.now();
         batch.push(block);
         batchTxs += block.txs.length;
-        if (batchTxs >= this.batchTxs || fetcher.done() || !fetcher.ready()) {
+        // ready() is often false for a moment even with blocks in flight (their replies not yet read), so
+        // "the next block is late" alone would commit nearly every block; commits are what catch-up pays for.
+        const late = !fetcher.ready() && performance.now() - batchStarted >= this.commitIntervalMs;
+        if (batchTxs >= this.batchTxs || fetcher.done() || late) {
           this.commit(batch, batchTxs, to);
           batch = [];
           batchTxs = 0;

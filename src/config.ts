@@ -73,6 +73,11 @@ const chainConfig = z.strictObject({
   undoDepth: int(6, 100_000),
   /** Blocks fetched from the node in parallel ahead of the one being applied. */
   prefetch: int(1, 1024),
+  /**
+   * During catch-up, a batch is committed early (before batchTxs) only when it is at least this old and
+   * the next block has not arrived: fewer, larger transactions; at most this much work lost on a kill.
+   */
+  commitIntervalMs: int(0, 600_000),
   /** Port of the indexer's Prometheus listener (on api.host's interface family: 127.0.0.1 by default). */
   metricsPort: port(),
 });

@@ -59,7 +59,8 @@ describe('BTC indexer against a built chain', () => {
 
   beforeAll(async () => {
     chain.mine(260, { txsPerBlock: 4 });
-    node = await startFakeNode(chain);
+    // Slow enough block reads that catch-up outlasts five kill-and-restart rounds on a fast machine.
+    node = await startFakeNode(chain, { blockDelayMs: 10 });
     dataDir = await makeDataDir();
     dbPath = chainDbPath(dataDir, 'BTC');
   });
@@ -76,7 +77,7 @@ describe('BTC indexer against a built chain', () => {
     let kills = 0;
     // Kill at random points while it catches up, at least five times, then let it finish.
     while (kills < 5) {
-      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, toml: 'prefetch = 1' });
+      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, toml: 'prefetch = 1\ncommitIntervalMs = 0' });
       if (!(await killMidCatchUp(indexer, () => indexedTip(dbPath)?.height ?? null, atTip))) break;
       kills++;
       expect(runVerify(dataDir)).toMatchObject({ status: 0 });
@@ -85,6 +86,8 @@ describe('BTC indexer against a built chain', () => {
     indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url });
     await waitFor('initial catch-up', atTip, 90_000, indexer);
     expectIndexEquals(dbPath, chain);
+    // The stand-in serves REST like `bitcoind -rest=1`, so blocks must have come as raw bytes over it.
+    expect(node.calls.get('rest:block') ?? 0).toBeGreaterThanOrEqual(chain.tip.height);
   });
 
   it('follows new blocks at the tip', async () => {

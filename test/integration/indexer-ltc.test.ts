@@ -103,7 +103,7 @@ describe('LTC indexer and API against a real litecoind', () => {
   it('catches up while being SIGKILLed at random moments and then equals the node', async () => {
     let kills = 0;
     while (kills < 5) {
-      indexer = await startIndexer({ chain: 'LTC', dataDir, rpcUrl: node.rpcUrl, toml: 'prefetch = 1' });
+      indexer = await startIndexer({ chain: 'LTC', dataDir, rpcUrl: node.rpcUrl, toml: 'prefetch = 1\ncommitIntervalMs = 0' });
       if (!(await killMidCatchUp(indexer, () => indexedTip(dbPath)?.height ?? null, atNodeTip))) break;
       kills++;
     }

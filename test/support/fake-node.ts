@@ -17,6 +17,8 @@ import { callRpc, RPC_IN_WARMUP, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_
 export interface FakeNodeOptions {
   /** Serve `/rest/…` (bitcoind `-rest`). Default true. */
   restEnabled?: boolean;
+  /** Answer each block request (REST or `getblock`) this many ms late, like a node reading from disk. */
+  blockDelayMs?: number;
   /** RPC credentials. Defaults `user` / `pass`. */
   user?: string;
   pass?: string;
@@ -55,6 +57,9 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
   const user = opts.user ?? 'user';
   const pass = opts.pass ?? 'pass';
   const restEnabled = opts.restEnabled ?? true;
+  const blockDelay = opts.blockDelayMs ?? 0;
+  /** Runs `reply` now, or after blockDelay when it answers with a block. */
+  const answerBlock = (reply: () => void): void => void (blockDelay > 0 ? setTimeout(reply, blockDelay) : reply());
   const expectedAuth = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   const calls = new Map<string, number>();
   const count = (name: string): void => void calls.set(name, (calls.get(name) ?? 0) + 1);
@@ -92,6 +97,12 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
       res.end(body);
     };
     if (!restEnabled || req.method !== 'GET') return text(404, '');
+    if (req.url === '/rest/chaininfo.json') {
+      count('rest:chaininfo');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(`${JSON.stringify(callRpc(chain, 'getblockchaininfo', []))}\n`);
+      return;
+    }
     const m = /^\/rest\/block\/([^/.]*)\.(bin|hex)$/.exec(req.url ?? '');
     if (!m) return text(404, '');
     const [, hash = '', format] = m;
@@ -99,9 +110,11 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
     if (!/^[0-9a-f]{64}$/.test(hash)) return text(400, `Invalid hash: ${hash}`);
     const found = chain.lookup(hash);
     if (!found) return text(404, `${hash} not found`);
-    if (format === 'hex') return text(200, `${found.block.raw.toString('hex')}\n`);
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
-    res.end(found.block.raw);
+    answerBlock(() => {
+      if (format === 'hex') return text(200, `${found.block.raw.toString('hex')}\n`);
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(found.block.raw);
+    });
   };
 
   const handleRpc = (req: IncomingMessage, res: ServerResponse, body: string): void => {
@@ -148,7 +161,8 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
       return;
     }
     const reply = single(request);
-    send(res, reply.status, reply.body);
+    if (request.method === 'getblock') answerBlock(() => send(res, reply.status, reply.body));
+    else send(res, reply.status, reply.body);
   };
 
   const server = createServer((req, res) => {
