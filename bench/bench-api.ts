@@ -1,0 +1,62 @@
+/**
+ * The real API process (src/api/server.ts, as `npm run api` runs it) on a benchmark data dir, with a
+ * private-tier key whose limits are raised far above what one sequential client sends (limits are not
+ * what these benchmarks measure), and a lean keep-alive HTTP client for it.
+ */
+import http from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { KeyStore } from '../src/keys/key-store.js';
+import { startApi, type ApiProcess } from '../test/support/api-process.js';
+import { trackChild } from './emergency.js';
+
+export interface AddressAnswer {
+  balanceSatoshi: number;
+  utxoCount: number;
+  blockHeight: number;
+  blockHash: string;
+}
+
+export interface BenchApi {
+  readonly api: ApiProcess;
+  /** GET /api/v1/LTC/address/{address}; `ms` from sending the request to the end of the body. */
+  address(address: string): Promise<{ ms: number; data: AddressAnswer }>;
+  /** Closes the client's connection and stops the API. */
+  stop(): Promise<void>;
+}
+
+export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<BenchApi> {
+  const keys = KeyStore.open(`${dataDir}/keys.sqlite`);
+  const apiKey = keys.create('private', 'bench').key;
+  keys.close();
+  const config = `${dataDir}/api.toml`;
+  await writeFile(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
+  const api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dataDir, ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: rpcUrl });
+  trackChild(api.child);
+  const { hostname, port } = new URL(api.url);
+  // node:http with one kept-alive socket: measures the server, not a heavyweight client (fetch adds ~0.3 ms).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (path: string): Promise<{ status: number; text: string; ms: number }> =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const req = http.request({ host: hostname, port, path, agent, headers: { 'x-api-key': apiKey } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  return {
+    api,
+    async address(address) {
+      const r = await get(`/api/v1/LTC/address/${encodeURIComponent(address)}`);
+      if (r.status !== 200) throw new Error(`API answered ${r.status}: ${r.text}`);
+      return { ms: r.ms, data: (JSON.parse(r.text) as { data: AddressAnswer }).data };
+    },
+    async stop() {
+      agent.destroy();
+      await api.stop();
+    },
+  };
+}

@@ -1,0 +1,399 @@
+/**
+ * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/api/server.ts, auth and
+ * limits on, a private-tier key whose limits are raised for the run, an LTC ltc.sqlite on disk written
+ * through ChainStore) against a bare node:http server answering the same body, in the same run.
+ *
+ *   npx tsx bench/request.ts
+ *
+ * autocannon runs in this process, the API in one child and the references (bare node:http; Express 5
+ * with one route, for information) in another. Rounds rotate which server goes first; figures are medians
+ * over rounds. The report (end of file) states the setup in full. Goal: API req/s ≥ 0.8× the bare server's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ParsedTx } from '../src/chain/block-parser.js';
+import { chainParams } from '../src/chain/params.js';
+import { scriptToAddress } from '../src/chain/address.js';
+import { KeyStore } from '../src/keys/key-store.js';
+import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
+import { chainDbPath } from '../src/store/paths.js';
+import { machineLine, median, today, writeSection } from './report.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const GOAL = 0.8;
+const CONNECTIONS = 10;
+const SECONDS = 8;
+const WARMUP_SECONDS = 2;
+const ROUNDS = 3;
+const RAISED_LIMIT = 1_000_000;
+const UTXOS = 4_000;
+const SCRIPTS = 1_000;
+/** UTXOs of the address the benchmark asks for. */
+const TARGET_UTXOS = 7;
+
+// autocannon ships no types; this is the part of its programmatic API used here.
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  throughput: { total: number };
+}
+interface AutocannonInstance {
+  on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+}
+type Autocannon = (
+  opts: { url: string; connections: number; duration: number; headers?: Record<string, string> },
+  done: (err: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** One server's figures: medians over rounds. */
+export interface LoadFigures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  bytesPerResponse: number;
+  /** Server CPU seconds per second of load (Linux /proc; null elsewhere). */
+  serverCpu: number | null;
+  /** Totals over the timed rounds. */
+  responses: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface RequestBenchResult {
+  /** bare is the goal's reference; express is informative (the framework's floor). */
+  api: LoadFigures;
+  bare: LoadFigures;
+  express: LoadFigures;
+  /** api/bare req/s: of the medians, and the range over rounds. */
+  ratio: number;
+  ratioMin: number;
+  ratioMax: number;
+  load: number; // 1-minute load average when the run started
+  goalMet: boolean;
+}
+
+type Target = { pid: number | undefined; url: string; headers: Record<string, string> };
+
+/** CPU µs per request: server CPU seconds per second ÷ requests per second. */
+const usPerRequest = (f: LoadFigures): string => (f.serverCpu === null ? '?' : ((f.serverCpu / f.rps) * 1e6).toFixed(0));
+
+/** What a CPU profile of the API under this load showed (node --cpu-prof on the API process, 8 s). */
+function profileNote(r: RequestBenchResult): string {
+  return `- CPU per request (server CPU ÷ req/s): API ≈ ${usPerRequest(r.api)} µs, Express floor ≈ ${usPerRequest(r.express)} µs, bare ≈ ${usPerRequest(r.bare)} µs.
+  Where the API's goes (\`node --cpu-prof\` of the API process under this load): writing the response, headers
+  and all, ≈ 20 % (half of it the socket writev, where loopback TCP also runs the receiving side); the key
+  check ≈ 14 % (one SELECT per request on keys.sqlite, a rollback-journal file, so every read takes and
+  drops a shared lock and re-checks the file header); Express and router dispatch ≈ 12 % self; address
+  decoding ≈ 10 %, 6 points of it a failed base58 attempt on a bech32 address (bitcoinjs throws, and
+  building the exception's stack is the cost); the two chain reads (\`status()\` for the lag check, then
+  \`summary()\`) ≈ 10 %; GC ≈ 7 %; the log line ≈ 3 %; token bucket and metrics < 1 %.
+- What would close the gap: not Express — its floor here is itself ≈ ${(r.express.rps / r.bare.rps).toFixed(2)}× of the bare server, under
+  the goal before any work is done. Getting near would take answering this route from a plain \`node:http\`
+  handler, plus: key checks cached in memory and reloaded when keys.sqlite changes (\`PRAGMA data_version\`
+  or its mtime, polled every few hundred ms: a revocation then takes that long, not one request, to apply),
+  one SQL statement for status and summary together, bech32 tried before base58 when the string starts
+  with the chain's HRP, and no per-request info line (or a sampled one). Even so, one SQLite read
+  (≈ 5 µs, \`ChainReader.summary()\` in the heavy section) is already ≈ 40 % of the bare server's whole budget
+  per request, so 0.8× is out of reach for any handler that reads the index; ≈ 0.3–0.5× is a realistic
+  ceiling on this machine.`;
+}
+
+const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
+const p2wpkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), sha(seed).subarray(0, 20)]);
+
+/** An LTC mainnet index with UTXOS outputs over SCRIPTS scripts; returns the target address and its sums. */
+function buildIndex(dataDir: string): { address: string; balance: number; tipHeight: number } {
+  const store = ChainStore.open(chainDbPath(dataDir, 'LTC'), { chain: 'LTC', network: 'mainnet' });
+  try {
+    const nullInput = [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }];
+    const coinbase = (n: number, outputs: ParsedTx['outputs']): ParsedTx =>
+      ({ txid: sha(`request-bench tx ${n}`), inputs: nullInput, outputs, coinbase: true, hogEx: false });
+    const target = p2wpkh('request-bench target');
+    const scripts = Array.from({ length: SCRIPTS }, (_, i) => p2wpkh(`request-bench script ${i}`));
+    let balance = 0;
+    const blocks: BlockToApply[] = [];
+    let prev: Buffer = Buffer.alloc(32);
+    const addBlock = (txs: ParsedTx[]): void => {
+      const hash = sha(`request-bench block ${blocks.length}`);
+      blocks.push({ height: blocks.length, hash, prevHash: prev, txs });
+      prev = hash;
+    };
+    addBlock([coinbase(0, [{ script: target, value: 50_0000_0000 }])]); // genesis: never connected
+    const perBlock = 100;
+    const stride = Math.floor(UTXOS / TARGET_UTXOS);
+    for (let made = 0, tx = 1; made < UTXOS; tx++) {
+      const outputs: ParsedTx['outputs'] = [];
+      for (let o = 0; o < perBlock && made < UTXOS; o++, made++) {
+        const isTarget = made % stride === 0 && made / stride < TARGET_UTXOS;
+        const value = 10_000 + ((made * 7919) % 5_000_000);
+        if (isTarget) balance += value;
+        outputs.push({ script: isTarget ? target : scripts[made % SCRIPTS]!, value });
+      }
+      addBlock([coinbase(tx, outputs)]);
+    }
+    store.applyBlocks(blocks);
+    const tip = store.tip()!;
+    // The indexer records the node's height; level with the tip, the API answers (not CHAIN_SYNCING).
+    store.setNodeHeight(tip.height, new Date());
+    return { address: scriptToAddress(chainParams('LTC', 'mainnet'), target)!, balance, tipHeight: tip.height };
+  } finally {
+    store.close();
+  }
+}
+
+async function startApi(dir: string): Promise<{ child: ChildProcess; url: string }> {
+  const configFile = path.join(dir, 'bench.toml');
+  writeFileSync(configFile, `[api.tiers.private]\nrate = ${RAISED_LIMIT}\nburst = ${RAISED_LIMIT}\n`);
+  const logFile = path.join(dir, 'api.log');
+  const fd = openSync(logFile, 'w');
+  // Our environment minus every ADDRSUM_* variable, plus the run's. The RPC URL makes LTC a served chain;
+  // the API itself never talks to the node.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ADDRSUM_')));
+  Object.assign(env, { ADDRSUM_CONFIG: configFile, ADDRSUM_DATA_DIR: dir, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0' });
+  Object.assign(env, { ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(readFileSync(logFile, 'utf8'));
+    if (m) return { child, url: `http://127.0.0.1:${m[1]}` };
+    if (child.exitCode !== null) break;
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`request bench: the API did not start:\n${readFileSync(logFile, 'utf8')}`);
+}
+
+/**
+ * The references, in one child process on two ports: a bare node:http server and a minimal Express 5 app
+ * with the API's route pattern, both answering the fixed body with Content-Type and Content-Length only.
+ * The Express one is not the goal's reference; it shows how much of the gap is the framework's floor.
+ */
+const REFERENCE_SERVERS = `
+const http = require('node:http');
+const express = require('express');
+const body = Buffer.from(process.env.BENCH_BODY, 'utf8');
+const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length };
+const answer = (req, res) => res.writeHead(200, headers).end(body);
+const bare = http.createServer(answer);
+const app = express();
+app.get('/api/v1/:chain/address/:address', answer);
+const framed = http.createServer(app);
+bare.listen(0, '127.0.0.1', () => framed.listen(0, '127.0.0.1', () =>
+  process.stdout.write(JSON.stringify({ bare: bare.address().port, express: framed.address().port }) + '\\n')));
+`;
+
+async function startReferences(body: string): Promise<{ child: ChildProcess; bare: string; express: string }> {
+  const child = spawn(process.execPath, ['--input-type=commonjs', '-e', REFERENCE_SERVERS], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, BENCH_BODY: body },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ports = await new Promise<{ bare: number; express: number }>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(JSON.parse(out) as { bare: number; express: number });
+    });
+    child.on('exit', (code) => reject(new Error(`request bench: reference servers exited (${String(code)})`)));
+  });
+  return { child, bare: `http://127.0.0.1:${ports.bare}`, express: `http://127.0.0.1:${ports.express}` };
+}
+
+/** utime + stime of a process in seconds, from /proc (Linux, USER_HZ = 100); null elsewhere. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
+}
+
+function load(target: Target, seconds: number): Promise<LoadFigures> {
+  const times: number[] = [];
+  let non2xx = 0;
+  const cpu0 = cpuSeconds(target.pid);
+  return new Promise((resolve, reject) => {
+    const opts = { url: target.url, connections: CONNECTIONS, duration: seconds, headers: target.headers };
+    const instance = autocannon(opts, (err, result) => {
+      if (err) return reject(err);
+      const cpu1 = cpuSeconds(target.pid);
+      times.sort((a, b) => a - b);
+      resolve({
+        rps: times.length / result.duration,
+        p50Ms: percentile(times, 0.5),
+        p99Ms: percentile(times, 0.99),
+        bytesPerResponse: result.throughput.total / Math.max(1, times.length),
+        serverCpu: cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / result.duration,
+        responses: times.length,
+        non2xx,
+        errors: result.errors + result.timeouts,
+      });
+    });
+    instance.on('response', (_client, status, _bytes, ms) => {
+      times.push(ms);
+      if (status < 200 || status > 299) non2xx++;
+    });
+  });
+}
+
+function summarize(rounds: readonly LoadFigures[]): LoadFigures {
+  const cpu = rounds.map((r) => r.serverCpu).filter((c): c is number => c !== null);
+  const total = (f: (r: LoadFigures) => number): number => rounds.reduce((s, r) => s + f(r), 0);
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    bytesPerResponse: median(rounds.map((r) => r.bytesPerResponse)),
+    serverCpu: cpu.length === rounds.length ? median(cpu) : null,
+    responses: total((r) => r.responses),
+    non2xx: total((r) => r.non2xx),
+    errors: total((r) => r.errors),
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function createKey(dir: string): string {
+  const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
+  const { key } = keys.create('private', 'request bench');
+  keys.close();
+  return key;
+}
+
+/** The API must answer right, with auth and limits in force, before its speed means anything. Returns the body. */
+async function checkApi(api: Target, expected: { balance: number; tipHeight: number }): Promise<string> {
+  const refused = await fetch(api.url);
+  if (refused.status !== 401) throw new Error(`request bench: without a key the API answered ${refused.status}, not 401`);
+  const ok = await fetch(api.url, { headers: api.headers });
+  const body = await ok.text();
+  const data = (JSON.parse(body) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;
+  if (ok.status !== 200 || data?.balanceSatoshi !== expected.balance || data.utxoCount !== TARGET_UTXOS || data.blockHeight !== expected.tipHeight) {
+    throw new Error(`request bench: unexpected answer ${ok.status} ${body}`);
+  }
+  const limit = ok.headers.get('ratelimit-limit');
+  if (limit !== String(RAISED_LIMIT)) throw new Error(`request bench: RateLimit-Limit is ${limit}: the raised private tier is not in force`);
+  return body;
+}
+
+export async function runRequestBench(opts: { write?: boolean } = {}): Promise<RequestBenchResult> {
+  const load1 = loadavg()[0] ?? 0;
+  const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-bench-request-'));
+  const children: ChildProcess[] = [];
+  try {
+    const index = buildIndex(dir);
+    const headers = { 'x-api-key': createKey(dir) };
+    const route = `/api/v1/LTC/address/${index.address}`;
+    const apiServer = await startApi(dir);
+    children.push(apiServer.child);
+    const api: Target = { pid: apiServer.child.pid, url: apiServer.url + route, headers };
+    const body = await checkApi(api, index);
+    const refs = await startReferences(body);
+    children.push(refs.child);
+    const bare: Target = { pid: refs.child.pid, url: refs.bare + route, headers };
+    const express: Target = { pid: refs.child.pid, url: refs.express + route, headers };
+    for (const t of [bare, express]) {
+      const res = await fetch(t.url);
+      if (res.status !== 200 || (await res.text()) !== body) throw new Error(`request bench: ${t.url} answers differently`);
+    }
+
+    const targets = [api, bare, express];
+    for (const t of targets) await load(t, WARMUP_SECONDS);
+    const rounds: LoadFigures[][] = targets.map(() => []);
+    for (let r = 0; r < ROUNDS; r++) {
+      // Rotate who goes first, so no server always runs right after another's load.
+      for (let k = 0; k < targets.length; k++) {
+        const i = (k + r) % targets.length;
+        rounds[i]!.push(await load(targets[i]!, SECONDS));
+      }
+    }
+    const [apiFig, bareFig, expressFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures];
+    const ratios = rounds[0]!.map((a, i) => a.rps / rounds[1]![i]!.rps);
+    const ratio = apiFig.rps / bareFig.rps;
+    const result: RequestBenchResult = {
+      api: apiFig,
+      bare: bareFig,
+      express: expressFig,
+      ratio,
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      load: load1,
+      goalMet: ratio >= GOAL && apiFig.non2xx === 0 && apiFig.errors === 0,
+    };
+
+    const line = (name: string, f: LoadFigures): string =>
+      `  ${name.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50Ms.toFixed(2)} ms  p99 ${f.p99Ms.toFixed(2)} ms  ` +
+      `server CPU ${f.serverCpu?.toFixed(2) ?? '?'} s/s  non-2xx ${f.non2xx}/${f.responses}  errors ${f.errors}`;
+    console.log(`request: ${CONNECTIONS} connections, ${ROUNDS} rotated rounds of ${SECONDS} s per server`);
+    console.log([line('api', apiFig), line('bare', bareFig), line('express', expressFig)].join('\n'));
+    console.log(`  ratio api/bare ${ratio.toFixed(2)}× (per-round ${result.ratioMin.toFixed(2)}–${result.ratioMax.toFixed(2)}×)`);
+    console.log(`  goal ≥ ${GOAL}×: ${result.goalMet ? 'MET' : 'NOT MET'}`);
+
+    if (opts.write !== false) writeSection('request', report(result, index.address, body.length));
+    return result;
+  } finally {
+    for (const child of children) await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(r: RequestBenchResult, address: string, bodyBytes: number): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const row = (name: string, f: LoadFigures, vs: string): string =>
+    `| ${name} | ${n(Math.round(f.rps))} | ${f.p50Ms.toFixed(2)} | ${f.p99Ms.toFixed(2)} | ${f.bytesPerResponse.toFixed(0)} | ` +
+    `${f.serverCpu === null ? '–' : f.serverCpu.toFixed(2)} | ${f.non2xx} of ${n(f.responses)} | ${vs} |`;
+  return `## request — address summary over HTTP, API vs bare node:http
+
+\`GET /api/v1/LTC/address/${address}\` (${TARGET_UTXOS} UTXOs) on the real API process (\`src/api/server.ts\`), against a
+bare \`node:http\` server answering the same ${bodyBytes}-byte JSON body. ${CONNECTIONS} connections, keep-alive, no pipelining.
+
+| server | req/s (median of ${ROUNDS}) | p50 ms | p99 ms | bytes/response | server CPU s/s | non-2xx | vs reference |
+|---|---|---|---|---|---|---|---|
+${row('API: auth + limits + SQLite lookup + info log line', r.api, `**${r.ratio.toFixed(2)}×**`)}
+${row('reference: bare `node:http`, fixed body', r.bare, '1.00×')}
+${row('informative: Express 5, one route, fixed body', r.express, `${(r.express.rps / r.bare.rps).toFixed(2)}×`)}
+
+**Ratio ${r.ratio.toFixed(2)}×** of the bare server's req/s (per-round ratios ${r.ratioMin.toFixed(2)}–${r.ratioMax.toFixed(2)}×). Goal ≥ ${GOAL}×:
+**${r.goalMet ? 'met' : 'not met'}**. Socket errors and timeouts: API ${r.api.errors}, bare ${r.bare.errors}, Express ${r.express.errors}.
+
+- Command: \`npm run bench -- request\` or \`npx tsx bench/request.ts\` (${ROUNDS} rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s
+  warm-up of each; the server that goes first rotates; figures are medians over rounds, non-2xx totals).
+- Measured ${today()} on ${machineLine()};
+  1-minute load average ${r.load.toFixed(2)} at the start (other work on this shared machine shows there).
+- API setup: started as \`npm run api\` does (\`node --import tsx src/api/server.ts\`), configured by
+  config/default.toml + an \`ADDRSUM_CONFIG\` file raising the \`private\` tier to ${n(RAISED_LIMIT)}/s (burst ${n(RAISED_LIMIT)})
+  + \`ADDRSUM_*\` variables. Every request carries a \`private\` key from a real keys.sqlite (digest lookup per
+  request, no cache), passes the token bucket, and reads an LTC mainnet ltc.sqlite on disk holding
+  ${n(UTXOS)} UTXOs over ${n(SCRIPTS + 1)} scripts, written through \`ChainStore.applyBlocks\`. Log level info (the default): one
+  JSON line per request, to a file. Checked before timing: no key → 401; with the key → 200 with the written
+  balance, UTXO count and tip, and \`RateLimit-Limit: ${RAISED_LIMIT}\`.
+- Load: autocannon 9 in the benchmark process; the API in one child process, the two references in another
+  (each idle while another is measured). On 2 cores the load generator and the server under test get about
+  one core each ("server CPU" = CPU seconds the server used per second of load): the API is held back by
+  its own CPU, the bare server as much by the generator's, so the true gap is if anything wider. The
+  references send 2 headers; the API also sends X-Request-Id, ETag, Cache-Control, RateLimit-* and
+  X-Content-Type-Options. Latencies are per response (autocannon's \`response\` event), not its 1 ms histogram.
+${profileNote(r)}`;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runRequestBench();
+}
