@@ -3,7 +3,8 @@
  * applied, so a call either succeeds, fails fatally, or rejects because shutdown began.
  */
 export interface BlockSource {
-  getBlockCount(): Promise<number>;
+  /** The node's validated height (`blocks`) and the height of the best header it knows (`headers`). */
+  getTipHeights(): Promise<{ blocks: number; headers: number }>;
   getBlockHash(height: number): Promise<string>;
   /** Whether a block (display hex) is in the node's active chain; false when unknown or stale. */
   isInActiveChain(hash: string): Promise<boolean>;

@@ -10,7 +10,10 @@ export function retryingSource(client: NodeClient, log: NodeLog, metrics: Indexe
   const retry = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
     withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
   return {
-    getBlockCount: () => retry('getblockcount', () => client.getBlockCount()),
+    getTipHeights: async () => {
+      const { blocks, headers } = await retry('getblockchaininfo', () => client.getChainInfo());
+      return { blocks, headers };
+    },
     getBlockHash: async (height) => {
       try {
         return await retry('getblockhash', () => client.getBlockHash(height));

@@ -44,6 +44,8 @@ export class Syncer {
   private readonly progress: Progress;
   private readonly batchTxs: number;
   private readonly commitIntervalMs: number;
+  /** The height of the node's best known header chain, as last asked (≥ its validated height). */
+  private chainHeight = 0;
 
   constructor(
     private readonly store: SyncStore,
@@ -67,11 +69,14 @@ export class Syncer {
 
   /** One pass: reconcile with the node and catch up. Returns true when another pass is due at once. */
   async syncOnce(signal: AbortSignal): Promise<boolean> {
-    const nodeHeight = await this.source.getBlockCount();
-    this.store.setNodeHeight(nodeHeight, new Date());
+    const { blocks: nodeHeight, headers } = await this.source.getTipHeights();
+    // A node still in its own initial download has headers far past its blocks. Publishing the header
+    // height makes the API answer CHAIN_SYNCING then, instead of balances from a tip the network has left.
+    this.chainHeight = Math.max(nodeHeight, headers);
+    this.store.setNodeHeight(this.chainHeight, new Date());
     await this.reconcile();
     const tip = this.store.tip();
-    this.metrics.setHeights(tip?.height ?? null, nodeHeight);
+    this.metrics.setHeights(tip?.height ?? null, this.chainHeight);
     const from = tip ? tip.height + 1 : 0;
     if (from > nodeHeight || signal.aborted) return false;
     return this.catchUp(from, nodeHeight, signal);
@@ -146,7 +151,7 @@ export class Syncer {
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);
     const height = batch[batch.length - 1]!.height;
-    this.metrics.setHeights(height, nodeHeight);
+    this.metrics.setHeights(height, Math.max(nodeHeight, this.chainHeight));
     const line = this.progress.record({ height, nodeHeight, txs });
     if (line && nodeHeight - height > 0) {
       this.log.info(

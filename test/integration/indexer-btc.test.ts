@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
+import { ChainReader } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
@@ -103,6 +104,24 @@ describe('BTC indexer against a built chain', () => {
       expectIndexEquals(dbPath, chain);
     }
     expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+  });
+
+  it('publishes the node\'s header height while the node is still downloading blocks', async () => {
+    const nodeHeight = () => {
+      const reader = ChainReader.open(dbPath);
+      try {
+        return reader.status()?.nodeHeight;
+      } finally {
+        reader.close();
+      }
+    };
+    node.setHeadersAhead(50);
+    chain.mine(1, { txsPerBlock: 2 });
+    // The indexer follows the blocks the node has, and records the header height for the API's lag check.
+    await waitFor('the header height', () => nodeHeight() === chain.tipHeight + 50, 30_000, indexer);
+    expect(indexedTip(dbPath)?.hash).toBe(chain.tip.hash);
+    node.setHeadersAhead(0);
+    await waitFor('the block height again', () => nodeHeight() === chain.tipHeight, 30_000, indexer);
   });
 
   it('refuses a second indexer on the same database with a clear message', async () => {

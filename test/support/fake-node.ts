@@ -36,6 +36,8 @@ export interface FakeNode {
   readonly requests: number;
   /** Calls per RPC method name, plus `rest:block` for REST block fetches. */
   readonly calls: ReadonlyMap<string, number>;
+  /** Report `headers` this many blocks past the tip, like a node in its initial block download. */
+  setHeadersAhead(blocks: number): void;
   /** The next `count` RPC requests (after auth) fail as `mode`; REST is unaffected. */
   failNext(count: number, mode?: FailureMode): void;
   close(): Promise<void>;
@@ -66,6 +68,7 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
   let requests = 0;
   let failures = 0;
   let failureMode: FailureMode = 'warmup';
+  let headersAhead = 0;
 
   /** One JSON-RPC object → reply object and the HTTP status Core would use if it stood alone. */
   const single = (req: RpcRequest): Reply => {
@@ -75,6 +78,7 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
       if (typeof req.method !== 'string') throw new RpcError(RPC_INVALID_REQUEST, 'Method must be a string');
       count(req.method);
       const result = callRpc(chain, req.method, req.params);
+      if (req.method === 'getblockchaininfo') (result as { headers: number }).headers += headersAhead;
       return { status: 200, body: v2 ? { jsonrpc: '2.0', result, id } : { result, error: null, id } };
     } catch (err) {
       if (!(err instanceof RpcError)) throw err;
@@ -192,6 +196,9 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
       return requests;
     },
     calls,
+    setHeadersAhead(blocks: number) {
+      headersAhead = blocks;
+    },
     failNext(n: number, mode: FailureMode = 'warmup') {
       failures = n;
       failureMode = mode;
