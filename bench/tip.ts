@@ -198,7 +198,7 @@ ${row('ZMQ `hashblock` wake-up (and the same polling)', r.zmq, `every sample ≤
   [\`hashblock\`, 32-byte hash, 4-byte little-endian sequence] on a ZeroMQ PUB socket named by
   \`ADDRSUM_LTC_ZMQ\`. A node with \`-zmqpubhashblock\` publishes while connecting the block, slightly earlier.
 - Polling waits for the next tick of the indexer's timer, on average half the interval, then does the same
-  work as a ZMQ wake-up: \`getblockcount\`, check our tip is still in the node's chain, fetch and parse the
+  work as a ZMQ wake-up: \`getblockchaininfo\`, check our tip is still in the node's chain, fetch and parse the
   block, one SQLite commit. The ZMQ figure is that work plus the API read.
 - In each mode, the API's answer for the last sample's address (balance, UTXO count, block hash)
   ${r.answerMatchesNode ? 'equals' : '**differs from**'} the node's \`scantxoutset\`.
