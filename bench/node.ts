@@ -271,7 +271,8 @@ function whereTheTimeGoes(r: NodeBenchResult): string {
      (the writer in a worker thread, or the fetcher with a deeper queue filled while the writer works) the
      whole would approach ${s2(overlapped)} s plus ~0.5 s of process start, ${s2((overlapped + 0.5) / re)}× the node.
   3. Smaller: script keys are hashed with one \`node:crypto\` call per output (~0.4 s here), and deeper
-     prefetch helps fetching (64 in flight: ~40 % faster).
+     prefetch helps fetching (64 in flight: ~40 % faster), but only with the node's \`rpcworkqueue\` raised to
+     match: Core queues at most 16 HTTP requests by default and answers the rest 503.
 `;
 }
 
