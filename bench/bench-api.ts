@@ -24,6 +24,28 @@ export interface BenchApi {
   stop(): Promise<void>;
 }
 
+export interface TimedAnswer {
+  status: number;
+  text: string;
+  /** From sending the request to the end of the body. */
+  ms: number;
+}
+
+/** GET over `agent` (node:http, kept alive: measures the server, not a heavyweight client; fetch adds ~0.3 ms). */
+export function timedGet(agent: http.Agent, host: string, port: number | string, path: string, headers: http.OutgoingHttpHeaders): Promise<TimedAnswer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request({ host, port, path, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<BenchApi> {
   const keys = KeyStore.open(`${dataDir}/keys.sqlite`);
   const apiKey = keys.create('private', 'bench').key;
@@ -33,20 +55,8 @@ export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<Be
   const api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dataDir, ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: rpcUrl });
   trackChild(api.child);
   const { hostname, port } = new URL(api.url);
-  // node:http with one kept-alive socket: measures the server, not a heavyweight client (fetch adds ~0.3 ms).
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (path: string): Promise<{ status: number; text: string; ms: number }> =>
-    new Promise((resolve, reject) => {
-      const started = performance.now();
-      const req = http.request({ host: hostname, port, path, agent, headers: { 'x-api-key': apiKey } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const get = (path: string): Promise<TimedAnswer> => timedGet(agent, hostname, port, path, { 'x-api-key': apiKey });
   return {
     api,
     async address(address) {

@@ -12,7 +12,6 @@
  * keep-alive connection, heavy and light requests interleaved; also ChainReader.summary() called directly.
  * Goal: heavy p99 ≤ 2× light p99 over HTTP.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,10 +36,13 @@ import { SCHEMA_VERSION } from '../src/store/migrate.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { WriterLock } from '../src/store/writer-lock.js';
-import { machineLine, today, writeSection } from './report.js';
+import { SeededRng } from '../test/support/seeded-rng.js';
+import { timedGet, type TimedAnswer } from './bench-api.js';
+import { machineLine, percentile, today, writeSection } from './report.js';
+import { p2pkh, p2wpkh, SyntheticChain } from './synthetic-chain.js';
 
 /** Bump when the generated data changes: the cache is keyed by it. */
-const VERSION = 'heavy-v1';
+const VERSION = 'heavy-v2';
 const CACHE_DIR = fileURLToPath(new URL(`../data/bench/${VERSION}-schema${SCHEMA_VERSION}/`, import.meta.url));
 const HEAVY_UTXOS = 1_000_000;
 const LIGHT_SCRIPTS = 100_000;
@@ -92,22 +94,8 @@ export interface HeavyBenchResult {
   goalMet: boolean;
 }
 
-const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
-const p2wpkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), sha(seed).subarray(0, 20)]);
-const p2pkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), sha(seed).subarray(0, 20), Buffer.from([0x88, 0xac])]);
 const makeLightScript = (i: number): Buffer => (i % 2 ? p2pkh(`${VERSION} light ${i}`) : p2wpkh(`${VERSION} light ${i}`));
 const lightCount = (i: number): number => 1 + (i % 3);
-
-/** mulberry32, for a deterministic shuffle. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const removeDb = (file: string): void => ['', '-wal', '-shm', '.lock'].forEach((x) => rmSync(file + x, { force: true }));
 
@@ -125,9 +113,9 @@ function buildIndex(dir: string): Expected {
   // One slot per light UTXO, shuffled so a script's UTXOs land in different blocks.
   const slots: number[] = [];
   for (let i = 0; i < LIGHT_SCRIPTS; i++) for (let c = lightCount(i); c > 0; c--) slots.push(i);
-  const random = rng(7);
+  const rng = new SeededRng(`${VERSION} shuffle`);
   for (let i = slots.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = rng.int(i + 1);
     [slots[i], slots[j]] = [slots[j]!, slots[i]!];
   }
   const lightUtxos = slots.length;
@@ -140,17 +128,9 @@ function buildIndex(dir: string): Expected {
   const store = ChainStore.open(building, { chain: 'LTC', network: 'mainnet', undoDepth: 1 });
   let expected: Expected;
   try {
-    const nullInput = [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }];
-    let prev: Buffer = Buffer.alloc(32);
-    let height = 0;
-    const block = (txs: ParsedTx[]): BlockToApply => {
-      const hash = sha(`${VERSION} block ${height}`);
-      const b = { height: height++, hash, prevHash: prev, txs };
-      prev = hash;
-      return b;
-    };
+    const chain = new SyntheticChain(VERSION);
     // Genesis: its outputs are never connected (Core's ConnectBlock), as on a real chain.
-    store.applyBlocks([block([{ txid: sha(`${VERSION} genesis`), inputs: nullInput, outputs: [{ script: heavy, value: 50e8 }], coinbase: true, hogEx: false }])]);
+    store.applyBlocks([chain.block([chain.tx('genesis', [{ script: heavy, value: 50e8 }], true)])]);
     let k = 0;
     let light = 0;
     let tx = 0;
@@ -179,10 +159,9 @@ function buildIndex(dir: string): Expected {
             }
           }
           // The first transaction of a block is its coinbase, as in a real block.
-          const first = t === 0;
-          txs.push({ txid: sha(`${VERSION} tx ${tx}`), inputs: first ? nullInput : [], outputs, coinbase: first, hogEx: false });
+          txs.push(chain.tx(`tx ${tx}`, outputs, t === 0));
         }
-        batch.push(block(txs));
+        batch.push(chain.block(txs));
       }
       store.applyBlocks(batch);
     }
@@ -223,10 +202,6 @@ function cachedIndex(dir: string): Expected | null {
   }
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
-}
-
 function figures(heavy: number[], light: number[]): LatencyFigures {
   heavy.sort((a, b) => a - b);
   light.sort((a, b) => a - b);
@@ -234,25 +209,13 @@ function figures(heavy: number[], light: number[]): LatencyFigures {
   return { ...f, ratio: f.heavyP99 / f.lightP99 };
 }
 
-type Answer = { status: number; body: string; ms: number };
+const get = (agent: http.Agent, port: number, urlPath: string, key: string): Promise<TimedAnswer> =>
+  timedGet(agent, '127.0.0.1', port, urlPath, { 'x-api-key': key });
 
-function get(agent: http.Agent, port: number, urlPath: string, key: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent, headers: { 'x-api-key': key } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - t0 }));
-    });
-    req.on('error', reject);
-  });
-}
-
-function checkAnswer(answer: Answer, facts: ScriptFacts, tipHeight: number): void {
-  const data = (JSON.parse(answer.body) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;
+function checkAnswer(answer: TimedAnswer, facts: ScriptFacts, tipHeight: number): void {
+  const data = (JSON.parse(answer.text) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;
   if (answer.status !== 200 || data?.balanceSatoshi !== facts.balance || data.utxoCount !== facts.utxos || data.blockHeight !== tipHeight) {
-    throw new Error(`heavy bench: ${facts.address} answered ${answer.status} ${answer.body}; expected ${facts.balance} sat in ${facts.utxos} UTXOs`);
+    throw new Error(`heavy bench: ${facts.address} answered ${answer.status} ${answer.text}; expected ${facts.balance} sat in ${facts.utxos} UTXOs`);
   }
 }
 
@@ -319,7 +282,7 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     for (let i = 0; i < WARMUP + HTTP_SAMPLES; i++) {
       for (const [p, into] of alternate(i, [heavyPath, heavyMs] as const, [lightPath, lightMs] as const)) {
         const answer = await get(agent, port, p, key);
-        if (answer.status !== 200) throw new Error(`heavy bench: ${p} answered ${answer.status} ${answer.body}`);
+        if (answer.status !== 200) throw new Error(`heavy bench: ${p} answered ${answer.status} ${answer.text}`);
         if (i >= WARMUP) into.push(answer.ms);
       }
     }

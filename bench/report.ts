@@ -51,6 +51,11 @@ export function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
+/** The p-th quantile (0..1) of ascending `sorted`: the smallest value with at least p of the samples at or below it. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
+}
+
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;

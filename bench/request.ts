@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,7 +22,8 @@ import { scriptToAddress } from '../src/chain/address.js';
 import { KeyStore } from '../src/keys/key-store.js';
 import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { machineLine, median, today, writeSection } from './report.js';
+import { machineLine, median, percentile, today, writeSection } from './report.js';
+import { p2wpkh, SyntheticChain } from './synthetic-chain.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GOAL = 0.8;
@@ -106,27 +106,17 @@ function profileNote(r: RequestBenchResult): string {
   ceiling on this machine.`;
 }
 
-const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
-const p2wpkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), sha(seed).subarray(0, 20)]);
-
 /** An LTC mainnet index with UTXOS outputs over SCRIPTS scripts; returns the target address and its sums. */
 function buildIndex(dataDir: string): { address: string; balance: number; tipHeight: number } {
   const store = ChainStore.open(chainDbPath(dataDir, 'LTC'), { chain: 'LTC', network: 'mainnet' });
   try {
-    const nullInput = [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }];
-    const coinbase = (n: number, outputs: ParsedTx['outputs']): ParsedTx =>
-      ({ txid: sha(`request-bench tx ${n}`), inputs: nullInput, outputs, coinbase: true, hogEx: false });
+    const chain = new SyntheticChain('request-bench');
     const target = p2wpkh('request-bench target');
     const scripts = Array.from({ length: SCRIPTS }, (_, i) => p2wpkh(`request-bench script ${i}`));
     let balance = 0;
     const blocks: BlockToApply[] = [];
-    let prev: Buffer = Buffer.alloc(32);
-    const addBlock = (txs: ParsedTx[]): void => {
-      const hash = sha(`request-bench block ${blocks.length}`);
-      blocks.push({ height: blocks.length, hash, prevHash: prev, txs });
-      prev = hash;
-    };
-    addBlock([coinbase(0, [{ script: target, value: 50_0000_0000 }])]); // genesis: never connected
+    const addBlock = (txs: ParsedTx[]): void => void blocks.push(chain.block(txs));
+    addBlock([chain.tx('tx 0', [{ script: target, value: 50_0000_0000 }], true)]); // genesis: never connected
     const perBlock = 100;
     const stride = Math.floor(UTXOS / TARGET_UTXOS);
     for (let made = 0, tx = 1; made < UTXOS; tx++) {
@@ -137,7 +127,7 @@ function buildIndex(dataDir: string): { address: string; balance: number; tipHei
         if (isTarget) balance += value;
         outputs.push({ script: isTarget ? target : scripts[made % SCRIPTS]!, value });
       }
-      addBlock([coinbase(tx, outputs)]);
+      addBlock([chain.tx(`tx ${tx}`, outputs, true)]);
     }
     store.applyBlocks(blocks);
     const tip = store.tip()!;
@@ -216,10 +206,6 @@ function cpuSeconds(pid: number | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
 }
 
 function load(target: Target, seconds: number): Promise<LoadFigures> {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { median, replaceSection, writeSection } from '../../bench/report.js';
+import { median, percentile, replaceSection, writeSection } from '../../bench/report.js';
 
 describe('bench/report.ts: rewriting one section of BENCHMARKS.md', () => {
   const doc = '# Benchmarks\n\nintro\n\n<!-- bench:a -->\nold a\n<!-- /bench:a -->\n\n<!-- bench:b -->\nold b\n<!-- /bench:b -->\n';
@@ -48,5 +48,14 @@ describe('bench/report.ts: rewriting one section of BENCHMARKS.md', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+
+  it('percentile: the smallest sample with at least p of the samples at or below it', () => {
+    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(sorted, 0.5)).toBe(50);
+    expect(percentile(sorted, 0.99)).toBe(99);
+    expect(percentile(sorted, 1)).toBe(100);
+    expect(percentile([7], 0.99)).toBe(7);
+    expect(percentile([], 0.5)).toBeNaN();
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * Synthetic blocks for benchmarks that build an index straight through ChainStore (no node): a chain of
+ * hash-linked blocks whose hashes and txids derive from a label, so a build is the same every time.
+ */
+import { createHash } from 'node:crypto';
+import type { ParsedTx } from '../src/chain/block-parser.js';
+import type { BlockToApply } from '../src/store/chain-store.js';
+
+export const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
+export const p2wpkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), sha(seed).subarray(0, 20)]);
+export const p2pkh = (seed: string): Buffer =>
+  Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), sha(seed).subarray(0, 20), Buffer.from([0x88, 0xac])]);
+
+const NULL_INPUT: ParsedTx['inputs'] = [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }];
+
+export class SyntheticChain {
+  private prev: Buffer = Buffer.alloc(32);
+  private nextHeight = 0;
+
+  constructor(private readonly label: string) {}
+
+  /** The next block, linked to the previous one (height 0 first: like any genesis, its outputs never count). */
+  block(txs: ParsedTx[]): BlockToApply {
+    const height = this.nextHeight++;
+    const hash = sha(`${this.label} block ${height}`);
+    const block = { height, hash, prevHash: this.prev, txs };
+    this.prev = hash;
+    return block;
+  }
+
+  /** A transaction with txid from `name`: a coinbase, or one with no inputs (pure creation of outputs). */
+  tx(name: string, outputs: ParsedTx['outputs'], coinbase: boolean): ParsedTx {
+    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs, coinbase, hogEx: false };
+  }
+}
