@@ -15,11 +15,10 @@
  * publishes while connecting the block, a little earlier than this. Samples are spaced by random pauses
  * so they fall at random points of the poll timer. Goal: with ZMQ, every sample ≤ 1 s.
  */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Publisher } from 'zeromq';
 import { scriptToAddress } from '../src/chain/address.js';
 import { parseCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
@@ -28,7 +27,7 @@ import { chainDbPath } from '../src/store/paths.js';
 import { indexedTip } from '../test/support/index-check.js';
 import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../test/support/indexer-process.js';
 import type { Litecoind } from '../test/support/litecoind.js';
-import { freePort } from '../test/support/ports.js';
+import { HashBlockPublisher } from '../test/support/hashblock-publisher.js';
 import { SeededRng } from '../test/support/seeded-rng.js';
 import { startBenchApi, type BenchApi } from './bench-api.js';
 import { startBenchNode } from './bench-chain.js';
@@ -65,24 +64,6 @@ function freshAddress(rng: SeededRng): string {
   return scriptToAddress(PARAMS, Buffer.concat([Buffer.from([0x00, 0x14]), rng.bytes(20)]))!;
 }
 
-/** Stands in for the node's zmqpubhashblock (see the header). */
-class HashBlockPublisher {
-  private readonly socket = new Publisher();
-  private sequence = 0;
-  constructor(readonly endpoint: string) {}
-  async bind(): Promise<void> {
-    await this.socket.bind(this.endpoint);
-  }
-  async publish(hashHex: string): Promise<void> {
-    const seq = Buffer.alloc(4);
-    seq.writeUInt32LE(this.sequence++ >>> 0);
-    await this.socket.send(['hashblock', Buffer.from(hashHex, 'hex'), seq]);
-  }
-  close(): void {
-    this.socket.close();
-  }
-}
-
 async function sample(node: Litecoind, api: BenchApi, address: string, publisher: HashBlockPublisher | null): Promise<number> {
   const [hash] = await node.cli<string[]>('generatetoaddress', 1, address);
   const started = performance.now();
@@ -105,20 +86,18 @@ async function matchesNode(node: Litecoind, api: BenchApi, address: string): Pro
   return answer.balanceSatoshi === parseCoins(scan.total_amount) && answer.utxoCount === scan.unspents.length && answer.blockHash === scan.bestblock;
 }
 
-async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: string, rng: SeededRng, log: (l: string) => void): Promise<ModeFigures> {
+async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: string, pollIntervalMs: number, rng: SeededRng, log: (l: string) => void): Promise<ModeFigures> {
   const dbPath = chainDbPath(dataDir, 'LTC');
-  // Only the network: the poll interval and everything else stay at config/default.toml's values.
-  const config = `${dataDir}/indexer-tip.toml`;
-  await writeFile(config, '[chains.LTC]\nnetwork = "regtest"\n');
-  const publisher = mode === 'zmq' ? new HashBlockPublisher(`tcp://127.0.0.1:${await freePort()}`) : null;
+  let publisher: HashBlockPublisher | null = null;
   let indexer: IndexerProcess | undefined;
   try {
-    await publisher?.bind();
+    if (mode === 'zmq') publisher = await HashBlockPublisher.bind();
     indexer = await startIndexer({
       chain: 'LTC',
       dataDir,
       rpcUrl: node.rpcUrl,
-      env: { ADDRSUM_CONFIG: config, ...(publisher && { ADDRSUM_LTC_ZMQ: publisher.endpoint }) },
+      pollIntervalMs,
+      ...(publisher && { env: { ADDRSUM_LTC_ZMQ: publisher.endpoint } }),
     });
     trackChild(indexer.child);
     const ix = indexer;
@@ -157,8 +136,8 @@ export async function runTipBench(opts: { write?: boolean; log?: (line: string) 
     const pollIntervalMs = loadConfig({ env: {} }).chains.LTC.pollIntervalMs; // config/default.toml's
     log(`tip: ${SAMPLES} samples per mode after ${WARMUP} warm-up, indexer poll interval ${pollIntervalMs} ms (default)`);
     const rng = new SeededRng('bench-tip');
-    const polling = await runMode('polling', bench.node, api, dataDir, rng, log);
-    const zmq = await runMode('zmq', bench.node, api, dataDir, rng, log);
+    const polling = await runMode('polling', bench.node, api, dataDir, pollIntervalMs, rng, log);
+    const zmq = await runMode('zmq', bench.node, api, dataDir, pollIntervalMs, rng, log);
 
     const answerMatchesNode = polling.answerMatchesNode && zmq.answerMatchesNode;
 

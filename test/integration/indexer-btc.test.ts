@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
@@ -12,6 +13,7 @@ import { ChainReader } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
+import { HashBlockPublisher } from '../support/hashblock-publisher.js';
 import { checkIndex, indexedTip, type Expected } from '../support/index-check.js';
 import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
 
@@ -104,6 +106,43 @@ describe('BTC indexer against a built chain', () => {
       expectIndexEquals(dbPath, chain);
     }
     expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+  });
+
+  it('wakes within 1 s on a ZMQ hashblock from a real zeromq socket, and polling still catches a lost one', async () => {
+    indexer!.kill('SIGTERM');
+    await indexer!.exited;
+    const publisher = await HashBlockPublisher.bind();
+    try {
+      // A poll interval far longer than the test: only the ZMQ message can wake the indexer.
+      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, pollIntervalMs: 600_000, env: { ADDRSUM_BTC_ZMQ: publisher.endpoint } });
+      await publisher.subscriberConnected();
+      await waitFor('start-up sync', atTip, 30_000, indexer);
+      await sleep(300); // the SUB socket's subscription reaches the PUB side just after it connects
+
+      chain.mine(1, { txsPerBlock: 3 });
+      await sleep(1500);
+      expect(atTip(), 'no notification, no poll: the new block must still be unindexed').toBe(false);
+      const published = performance.now();
+      await publisher.publish(chain.tip.hash);
+      await waitFor('the ZMQ wake-up', atTip, 10_000, indexer);
+      expect(performance.now() - published).toBeLessThan(1000);
+      expectIndexEquals(dbPath, chain);
+    } finally {
+      publisher.close();
+    }
+    // ZMQ configured, but the message is lost (here: never sent): the poll timer still finds the block.
+    indexer.kill('SIGTERM');
+    await indexer.exited;
+    const silent = await HashBlockPublisher.bind();
+    try {
+      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, pollIntervalMs: 300, env: { ADDRSUM_BTC_ZMQ: silent.endpoint } });
+      await waitFor('start-up sync', atTip, 30_000, indexer);
+      chain.mine(1, { txsPerBlock: 3 });
+      await waitFor('the poll to find the block', atTip, 10_000, indexer);
+      expectIndexEquals(dbPath, chain);
+    } finally {
+      silent.close();
+    }
   });
 
   it('publishes the node\'s header height while the node is still downloading blocks', async () => {

@@ -16,6 +16,8 @@ export interface IndexerEnv {
   chain: ChainCode;
   dataDir: string;
   rpcUrl: string;
+  /** How often the indexer polls its node; default 100 ms, so tests do not wait on the timer. */
+  pollIntervalMs?: number;
   /** Extra TOML appended to the per-run config file (e.g. a smaller undo depth). */
   toml?: string;
   env?: Record<string, string>;
@@ -40,7 +42,7 @@ export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
   const configFile = join(opts.dataDir, `indexer-${opts.chain}.toml`);
   await writeFile(
     configFile,
-    `[chains.${opts.chain}]\nnetwork = "regtest"\npollIntervalMs = 100\n${opts.toml ?? ''}\n`,
+    `[chains.${opts.chain}]\nnetwork = "regtest"\npollIntervalMs = ${opts.pollIntervalMs ?? 100}\n${opts.toml ?? ''}\n`,
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts', '--chain', opts.chain], {
     cwd: REPO_ROOT,
