@@ -75,14 +75,19 @@ export async function stopIndexer(indexer: IndexerProcess): Promise<void> {
   }
 }
 
+/** Copies a chain database with its WAL (if any): the two files are one database until checkpointed. */
+export async function copyIndex(from: string, to: string): Promise<void> {
+  await copyFile(from, to);
+  if (existsSync(`${from}-wal`)) await copyFile(`${from}-wal`, `${to}-wal`);
+}
+
 /** Copies an index built by indexFromScratch() into the cache (replacing any older one). */
 export async function saveBenchIndex(dataDir: string, note: object): Promise<void> {
   const dir = indexCacheDir();
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const from = chainDbPath(dataDir, 'LTC');
-  await copyFile(from, benchIndexPath());
-  if (existsSync(`${from}-wal`)) await copyFile(`${from}-wal`, `${benchIndexPath()}-wal`);
+  await copyIndex(from, benchIndexPath());
   await writeFile(join(dir, 'bench-index.json'), `${JSON.stringify({ chainVersion: CHAIN_VERSION, builtAt: new Date().toISOString(), ...note }, null, 2)}\n`);
 }
 

@@ -10,13 +10,13 @@
  * LevelDB, compressed coins) for the same chain. Goal: ≤ 100 bytes per UTXO.
  */
 import Database from 'better-sqlite3';
-import { copyFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chainCacheDir, ensureBenchChain, type BenchChain } from './bench-chain.js';
-import { ensureBenchIndex } from './bench-index.js';
+import { copyIndex, ensureBenchIndex } from './bench-index.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, today, writeSection } from './report.js';
 
@@ -71,8 +71,7 @@ export async function runDiskBench(opts: { write?: boolean; log?: (line: string)
   trackDir(tmp);
   try {
     const copy = join(tmp, 'ltc.sqlite');
-    await copyFile(source, copy);
-    if (existsSync(`${source}-wal`)) await copyFile(`${source}-wal`, `${copy}-wal`);
+    await copyIndex(source, copy);
     const walBytesBefore = await sizeOf(`${copy}-wal`);
     const vacuumed = join(tmp, 'vacuumed.sqlite');
     const db = new Database(copy);

@@ -1,15 +1,14 @@
 /**
  * Where bench/node.ts's indexing time goes, measured in-process on the same node: the real sync loop
  * (indexer/sync.ts Syncer, as indexer/main.ts drives it) with its commits counted and timed, and the
- * same block fetcher and store committing every 20,000 transactions (what Syncer's `batchTxs` intends),
- * and the fetcher alone (RPC + REST + parse, no SQLite). None includes process start. A diagnostic only: the goal figure is the real indexer process.
+ * fetcher alone (RPC + REST + parse, no SQLite). None includes process start. A diagnostic only: the goal figure is the real indexer process.
  */
 import { BlockFetcher } from '../indexer/block-fetcher.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
 import { NodeClient } from '../indexer/node-client.js';
 import { retryingSource } from '../indexer/node-source.js';
 import { Syncer } from '../indexer/sync.js';
-import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
+import { ChainStore } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { makeDataDir } from '../test/support/indexer-process.js';
 import type { Litecoind } from '../test/support/litecoind.js';
@@ -23,7 +22,6 @@ export interface IndexingProfile {
   applySeconds: number;
 }
 
-const BATCH_TXS = 20_000;
 const PREFETCH = 16;
 const quiet = { info: () => undefined, warn: () => undefined };
 
@@ -65,30 +63,6 @@ export function profileSyncLoop(node: Litecoind, height: number): Promise<Indexi
     const metrics = new IndexerMetrics('LTC', false);
     const syncer = new Syncer(store, retryingSource(client, quiet, metrics, signal), { pollIntervalMs: 1000, prefetch: PREFETCH, undoDepth: 288 }, quiet, metrics);
     while ((store.tip()?.height ?? -1) < height) await syncer.syncOnce(signal);
-  });
-}
-
-/** The same fetcher and store, committing every BATCH_TXS transactions and at the end. */
-export function profileBatched(node: Litecoind, height: number): Promise<IndexingProfile> {
-  return profile(node, async (store, client, signal) => {
-    const source = retryingSource(client, quiet, new IndexerMetrics('LTC', false), signal);
-    const fetcher = new BlockFetcher(source, 0, height, PREFETCH);
-    try {
-      let batch: BlockToApply[] = [];
-      let txs = 0;
-      while (!fetcher.done()) {
-        const block = await fetcher.next();
-        batch.push(block);
-        txs += block.txs.length;
-        if (txs >= BATCH_TXS || fetcher.done()) {
-          store.applyBlocks(batch);
-          batch = [];
-          txs = 0;
-        }
-      }
-    } finally {
-      fetcher.stop();
-    }
   });
 }
 

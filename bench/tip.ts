@@ -15,12 +15,9 @@
  * publishes while connecting the block, a little earlier than this. Samples are spaced by random pauses
  * so they fall at random points of the poll timer. Goal: with ZMQ, every sample ≤ 1 s.
  */
-import { copyFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { scriptToAddress } from '../src/chain/address.js';
-import { parseCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
 import { loadConfig } from '../src/config.js';
 import { chainDbPath } from '../src/store/paths.js';
@@ -28,10 +25,11 @@ import { indexedTip } from '../test/support/index-check.js';
 import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../test/support/indexer-process.js';
 import type { Litecoind } from '../test/support/litecoind.js';
 import { HashBlockPublisher } from '../test/support/hashblock-publisher.js';
+import { scanAddresses } from '../test/support/regtest-scan.js';
 import { SeededRng } from '../test/support/seeded-rng.js';
 import { startBenchApi, type BenchApi } from './bench-api.js';
 import { startBenchNode } from './bench-chain.js';
-import { ensureBenchIndex, removeIndexDir, stopIndexer } from './bench-index.js';
+import { copyIndex, ensureBenchIndex, removeIndexDir, stopIndexer } from './bench-index.js';
 import { trackChild, trackDir } from './emergency.js';
 import { machineLine, median, today, writeSection } from './report.js';
 
@@ -82,8 +80,9 @@ async function sample(node: Litecoind, api: BenchApi, address: string, publisher
 /** The API's answer for `address` equals the node's scantxoutset (both at the same tip). */
 async function matchesNode(node: Litecoind, api: BenchApi, address: string): Promise<boolean> {
   const answer = (await api.address(address)).data;
-  const scan = await node.cliExact<{ total_amount: string; unspents: unknown[]; bestblock: string }>('scantxoutset', 'start', [`addr(${address})`]);
-  return answer.balanceSatoshi === parseCoins(scan.total_amount) && answer.utxoCount === scan.unspents.length && answer.blockHash === scan.bestblock;
+  const scan = await scanAddresses(node, [address]);
+  const figures = scan.get(address);
+  return answer.balanceSatoshi === figures?.sats && answer.utxoCount === figures.utxos && answer.blockHash === scan.bestBlock;
 }
 
 async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: string, pollIntervalMs: number, rng: SeededRng, log: (l: string) => void): Promise<ModeFigures> {
@@ -130,8 +129,7 @@ export async function runTipBench(opts: { write?: boolean; log?: (line: string) 
   let api: BenchApi | undefined;
   try {
     const dbPath = chainDbPath(dataDir, 'LTC');
-    await copyFile(cachedIndex, dbPath);
-    if (existsSync(`${cachedIndex}-wal`)) await copyFile(`${cachedIndex}-wal`, `${dbPath}-wal`);
+    await copyIndex(cachedIndex, dbPath);
     api = await startBenchApi(dataDir, bench.node.rpcUrl);
     const pollIntervalMs = loadConfig({ env: {} }).chains.LTC.pollIntervalMs; // config/default.toml's
     log(`tip: ${SAMPLES} samples per mode after ${WARMUP} warm-up, indexer poll interval ${pollIntervalMs} ms (default)`);
