@@ -16,7 +16,7 @@ import { parseBlock } from '../src/chain/block-parser.js';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { machineLine, median, today, writeSection } from './report.js';
 
-const BLOCK_PATH = fileURLToPath(new URL('../../shared/testdata/ltc/mainnet-block-878439.raw', import.meta.url));
+const BLOCK_PATH = fileURLToPath(new URL('../test/fixtures/blocks/ltc-mainnet-878439.raw', import.meta.url));
 const GOAL = 3;
 const ROUNDS = 15;
 const MS_PER_SIDE = 500;
@@ -97,7 +97,7 @@ export function runParseBench(opts: { write?: boolean } = {}): ParseBenchResult 
 function report(r: ParseBenchResult, bytes: number): string {
   return `## parse — block parsing with txids
 
-Litecoin mainnet block 878439 (\`../shared/testdata/ltc/mainnet-block-878439.raw\`, ${bytes.toLocaleString('en-US')}
+Litecoin mainnet block 878439 (\`test/fixtures/blocks/ltc-mainnet-878439.raw\`, ${bytes.toLocaleString('en-US')}
 bytes, 3,808 transactions, pre-MWEB: the same format as Bitcoin's, so both parsers read it).
 
 | parser | what one call does | MB/s (median of ${ROUNDS} rounds) |

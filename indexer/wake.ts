@@ -1,6 +1,6 @@
 /**
  * Wakes the sync loop. ZMQ notifications and timers only say "look again": the loop always compares
- * its tip with the node's chain, so a lost or duplicated notification costs nothing (STYLE.md #6).
+ * its tip with the node's chain, so a lost or duplicated notification costs nothing (docs/architecture.md, rule 3).
  */
 export class Wake {
   private pending = false;

@@ -70,7 +70,7 @@ export async function chooseShowcase(node: RegtestNode, manifest: ChainManifest)
     .sort((x, y) => figures(y).utxos - figures(x).utxos)[0];
   add('a native segwit P2WPKH address (rltc1q…) holding several UTXOs', several ?? richest(['p2wpkh']));
 
-  // Peg-outs are the HogEx's outputs 1..n (ltc-mweb.md): coins leaving MWEB for ordinary addresses.
+  // Peg-outs are the HogEx's outputs 1..n (docs/ltc-mweb.md): coins leaving MWEB for ordinary addresses.
   const pegOutBlock = await node.cli<HogExBlock>('getblock', manifest.blocks.pegOut, 2);
   const hogEx = pegOutBlock.tx[pegOutBlock.tx.length - 1];
   const recipients = (hogEx?.vout.slice(1) ?? []).map((o) => o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0]);

@@ -1,5 +1,5 @@
 /**
- * Every failure the API can answer, as a typed value: a stable `code` (interface.md's table, plus a few
+ * Every failure the API can answer, as a typed value: a stable `code` (README's error table, plus a few
  * HTTP-level additions) and its status. One error middleware renders them as JSend:
  *   4xx → {"status":"fail","data":{"code","message",...data}}
  *   5xx → {"status":"error","code","message","data"?}

@@ -2,18 +2,16 @@
  * Bitcoin Core's and Litecoin Core's key_io vectors (test/fixtures/key_io/README.md), checked the way
  * their key_io_tests.cpp does, plus addresses and validateaddress answers from a real Litecoin Core node.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addressToScript, scriptToAddress } from '../../src/chain/address.js';
 import { chainParams, NETWORK_NAMES, type ChainCode, type NetworkName } from '../../src/chain/params.js';
-
-const FIXTURES = new URL('../fixtures/key_io/', import.meta.url);
+import { readJsonFixture } from '../support/fixtures.js';
 
 type ValidMeta = { chain: string; isPrivkey: boolean; tryCaseFlip?: boolean };
 type ValidVector = [string, string, ValidMeta];
 
 function load<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as T;
+  return readJsonFixture<T>(`key_io/${name}`);
 }
 
 /** Core chain names → our networks; testnet4 and signet share testnet3's versions and HRP `tb`. */

@@ -3,30 +3,26 @@
  * ParseError or returns exactly the original transactions — never another error, never a hang, never
  * a silently different block.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseBlock, parseTransaction, ParseError, type ParsedTx } from '../../src/chain/block-parser.js';
+import { listFixtures, readFixture, readHexFixture, readJsonFixture } from '../support/fixtures.js';
 
-const TESTDATA = new URL('../../../shared/testdata/', import.meta.url);
-const regtestDir = new URL('ltc/regtest-blocks/', TESTDATA);
 
 interface Sample {
   name: string;
   raw: Buffer;
 }
 
-const btc = (JSON.parse(readFileSync(new URL('btc/testnet3-blocks.json', TESTDATA), 'utf8')) as { height: number; hex: string }[]).map(
+const btc = readJsonFixture<{ height: number; hex: string }[]>('blocks/btc-testnet3-blocks.json').map(
   (b): Sample => ({ name: `btc-${b.height}`, raw: Buffer.from(b.hex, 'hex') }),
 );
-const ltcRegtest = readdirSync(regtestDir)
-  .filter((f) => f.endsWith('.hex'))
-  .map((f): Sample => ({ name: f, raw: Buffer.from(readFileSync(new URL(f, regtestDir), 'utf8').trim(), 'hex') }));
+const ltcRegtest = listFixtures('blocks/ltc-regtest/', '.hex').map(
+  (f): Sample => ({ name: f, raw: readHexFixture(`blocks/ltc-regtest/${f}`) }),
+);
 const smallBlocks = [...btc, ...ltcRegtest];
-const bigBlock: Sample = { name: 'ltc-878439', raw: readFileSync(new URL('ltc/mainnet-block-878439.raw', TESTDATA)) };
-const mempoolTxs = (
-  JSON.parse(readFileSync(new URL('../fixtures/ltc-mempool/mweb-txs.json', import.meta.url), 'utf8')) as { txs: { name: string; hex: string }[] }
-).txs.map((t): Sample => ({ name: t.name, raw: Buffer.from(t.hex, 'hex') }));
+const bigBlock: Sample = { name: 'ltc-878439', raw: readFixture('blocks/ltc-mainnet-878439.raw') };
+const mempoolTxs = readJsonFixture<{ txs: { name: string; hex: string }[] }>('ltc-mempool/mweb-txs.json').txs.map((t): Sample => ({ name: t.name, raw: Buffer.from(t.hex, 'hex') }));
 
 /** What must survive any corruption that still parses: the txids and the transparent data they commit to. */
 function fingerprint(txs: ParsedTx[]): string {

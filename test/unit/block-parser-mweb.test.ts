@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseTransaction, ParseError, type ParseErrorCode } from '../../src/chain/block-parser.js';
 import { blake3 } from '@noble/hashes/blake3';
 import { sha256d, toDisplayHex } from '../../src/chain/hash.js';
+import { readJsonFixture } from '../support/fixtures.js';
 
-const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8')) as unknown;
+const fixture = (path: string) => readJsonFixture<unknown>(path);
 
 interface MempoolTx {
   name: string;

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Block, Transaction } from 'bitcoinjs-lib';
 import {
@@ -10,9 +9,8 @@ import {
   type ParseErrorCode,
 } from '../../src/chain/block-parser.js';
 import { sha256d, toDisplayHex } from '../../src/chain/hash.js';
+import { listFixtures, readFixture, readHexFixture, readJsonFixture } from '../support/fixtures.js';
 
-const TESTDATA = new URL('../../../shared/testdata/', import.meta.url);
-const read = (path: string) => readFileSync(new URL(path, TESTDATA));
 
 interface BtcBlock {
   height: number;
@@ -28,12 +26,9 @@ interface ExpectedBlock {
   outputs: { value_sat: number; script: string; type: string }[][];
 }
 
-const btcBlocks = JSON.parse(read('btc/testnet3-blocks.json').toString('utf8')) as BtcBlock[];
-const ltcBlock = read('ltc/mainnet-block-878439.raw');
-const regtestExpected = JSON.parse(read('ltc/regtest-blocks/expected.json').toString('utf8')) as Record<
-  string,
-  ExpectedBlock
->;
+const btcBlocks = readJsonFixture<BtcBlock[]>('blocks/btc-testnet3-blocks.json');
+const ltcBlock = readFixture('blocks/ltc-mainnet-878439.raw');
+const regtestExpected = readJsonFixture<Record<string, ExpectedBlock>>('blocks/ltc-regtest/expected.json');
 
 function expectParseError(fn: () => unknown, code: ParseErrorCode): ParseError {
   try {
@@ -113,8 +108,7 @@ describe('parseBlock: Litecoin mainnet block 878439', () => {
 });
 
 describe('parseBlock: Litecoin regtest blocks (MWEB), against what litecoind reported', () => {
-  const dir = new URL('ltc/regtest-blocks/', TESTDATA);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.hex'));
+  const files = listFixtures('blocks/ltc-regtest/', '.hex');
 
   it('has a file for every expected block', () => {
     expect(files.map((f) => f.replace(/\.hex$/, '')).sort()).toEqual(Object.keys(regtestExpected).sort());
@@ -124,7 +118,7 @@ describe('parseBlock: Litecoin regtest blocks (MWEB), against what litecoind rep
     const name = f.replace(/\.hex$/, '');
     it(name, () => {
       const exp = regtestExpected[name]!;
-      const raw = Buffer.from(readFileSync(new URL(f, dir), 'utf8').trim(), 'hex');
+      const raw = readHexFixture(`blocks/ltc-regtest/${f}`);
       const parsed = parseBlock(raw);
       expect(toDisplayHex(parsed.header.hash)).toBe(exp.hash);
       expect(toDisplayHex(parsed.header.merkleRoot)).toBe(exp.merkleroot);

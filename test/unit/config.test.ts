@@ -28,7 +28,7 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe('defaults', () => {
-  it('are interface.md\'s', () => {
+  it('are the operator contract defaults (README: Configuration)', () => {
     const c = loadConfig({ env: {} });
     expect(c.dataDir).toBe('./data');
     expect(c.api).toMatchObject({ host: '127.0.0.1', port: 8080, allowAnonymous: false, syncLagBlocks: 3 });
@@ -64,7 +64,7 @@ describe('defaults', () => {
 });
 
 describe('sources', () => {
-  it('reads every interface.md variable from the environment', () => {
+  it('reads every documented variable from the environment', () => {
     const c = loadConfig({
       env: {
         ADDRSUM_DATA_DIR: '/var/lib/addrsum',
