@@ -50,7 +50,7 @@ describe('a fresh clone', () => {
         named.push(literal.includes('${') ? literal.slice(0, literal.lastIndexOf('/', literal.indexOf('${')) + 1) : literal);
       }
     }
-    expect(named.length).toBeGreaterThan(10);
+    expect(named.length).toBeGreaterThan(5);
     const missing = named.filter((f) => !existsSync(path.join(clone, 'test/fixtures', f)));
     expect(missing).toEqual([]);
   });
