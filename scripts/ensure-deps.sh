@@ -3,9 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# Installed packages match the lock file when the lock's digest, stored after the last install, is the
+# same. Content, not dates: a fresh clone's lock file is always newer than anything installed before it.
+lock_digest="$(sha256sum package-lock.json | cut -d' ' -f1)"
+stamp=node_modules/.addrsum-lock.sha256
+if [ ! -x node_modules/.bin/vitest ] || [ "$(cat "$stamp" 2>/dev/null)" != "$lock_digest" ]; then
   echo "ensure-deps: installing npm packages" >&2
   npm ci --no-audit --no-fund >&2
+  echo "$lock_digest" > "$stamp"
 fi
 
 if ! command -v litecoind >/dev/null 2>&1; then
