@@ -29,4 +29,4 @@ RUN mkdir -p /data && chown node:node /data
 # The `node` user (uid 1000) of the base image.
 USER node
 EXPOSE 8080 9410 9411
-CMD ["node", "--import", "tsx", "src/api/server.ts"]
+CMD ["node", "--import", "tsx", "src/bin/addrsum-api.ts"]

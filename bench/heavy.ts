@@ -347,7 +347,7 @@ of the whole utxos table, which has no index by script) takes ${r.scanMs.toFixed
   ${e.builtAt.slice(0, 10)}) and cached in \`data/bench/${VERSION}-schema${SCHEMA_VERSION}/\`; ${r.cached ? 'this run reused it' : 'this run built it'}.
 - Measured ${today()} on ${machineLine()};
   1-minute load average ${r.load.toFixed(2)} at the start (other work on this shared machine shows there).
-- HTTP: the real app (\`createApp\` + \`createHttpServer\`, wired as \`src/api/server.ts\` wires them: real
+- HTTP: the real app (\`createApp\` + \`createHttpServer\`, wired as \`src/bin/addrsum-api.ts\` wires them: real
   ChainReader on the file, real keys.sqlite with a \`private\` key, that tier raised to ${n(RAISED_LIMIT)}/s through an
   \`ADDRSUM_CONFIG\` file, info log lines to /dev/null) listening in this process; requests are sequential
   over one keep-alive connection, heavy and light interleaved with alternating order after ${WARMUP} warm-up

@@ -1,5 +1,5 @@
 /**
- * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/api/server.ts, auth and
+ * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/bin/addrsum-api.ts, auth and
  * limits on, a private-tier key whose limits are raised for the run, an LTC ltc.sqlite on disk written
  * through ChainStore) against a bare node:http server answering the same body, in the same run.
  *
@@ -149,7 +149,7 @@ async function startApi(dir: string): Promise<{ child: ChildProcess; url: string
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ADDRSUM_')));
   Object.assign(env, { ADDRSUM_CONFIG: configFile, ADDRSUM_DATA_DIR: dir, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0' });
   Object.assign(env, { ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   for (let waited = 0; waited < 60_000; waited += 50) {
     const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(readFileSync(logFile, 'utf8'));
@@ -348,7 +348,7 @@ function report(r: RequestBenchResult, address: string, bodyBytes: number): stri
     `${f.serverCpu === null ? '–' : f.serverCpu.toFixed(2)} | ${f.non2xx} of ${n(f.responses)} | ${vs} |`;
   return `## request — address summary over HTTP, API vs bare node:http
 
-\`GET /api/v1/LTC/address/${address}\` (${TARGET_UTXOS} UTXOs) on the real API process (\`src/api/server.ts\`), against a
+\`GET /api/v1/LTC/address/${address}\` (${TARGET_UTXOS} UTXOs) on the real API process (\`src/bin/addrsum-api.ts\`), against a
 bare \`node:http\` server answering the same ${bodyBytes}-byte JSON body. ${CONNECTIONS} connections, keep-alive, no pipelining.
 
 | server | req/s (median of ${ROUNDS}) | p50 ms | p99 ms | bytes/response | server CPU s/s | non-2xx | vs reference |
@@ -364,7 +364,7 @@ ${row('informative: Express 5, one route, fixed body', r.express, `${(r.express.
   warm-up of each; the server that goes first rotates; figures are medians over rounds, non-2xx totals).
 - Measured ${today()} on ${machineLine()};
   1-minute load average ${r.load.toFixed(2)} at the start (other work on this shared machine shows there).
-- API setup: started as \`npm run api\` does (\`node --import tsx src/api/server.ts\`), configured by
+- API setup: started as \`npm run api\` does (\`node --import tsx src/bin/addrsum-api.ts\`), configured by
   config/default.toml + an \`ADDRSUM_CONFIG\` file raising the \`private\` tier to ${n(RAISED_LIMIT)}/s (burst ${n(RAISED_LIMIT)})
   + \`ADDRSUM_*\` variables. Every request carries a \`private\` key from a real keys.sqlite (digest lookup per
   request, no cache), passes the token bucket, and reads an LTC mainnet ltc.sqlite on disk holding

@@ -3,9 +3,12 @@ import { parseBlock } from '../src/chain/block-parser.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import type { BlockToApply } from '../src/store/chain-store.js';
 import type { BlockSource } from './block-source.js';
+import { CodedError } from '../src/coded-error.js';
 
-export class BlockHashMismatch extends Error {
-  readonly code = 'BLOCK_HASH_MISMATCH';
+export class BlockHashMismatch extends CodedError<'BLOCK_HASH_MISMATCH'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BLOCK_HASH_MISMATCH', message, options);
+  }
 }
 
 /**

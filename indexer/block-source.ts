@@ -2,6 +2,8 @@
  * What the sync loop needs from a node. The process wires it to NodeClient with retries already
  * applied, so a call either succeeds, fails fatally, or rejects because shutdown began.
  */
+import { CodedError } from '../src/coded-error.js';
+
 export interface BlockSource {
   /** The node's validated height (`blocks`) and the height of the best header it knows (`headers`). */
   getTipHeights(): Promise<{ blocks: number; headers: number }>;
@@ -16,6 +18,8 @@ export interface BlockSource {
  * The node's chain moved under a running fetch (e.g. a height is now past its tip after a reorg to a
  * shorter branch). Not an error: the loop commits what links and reconciles again.
  */
-export class ChainChanged extends Error {
-  readonly code = 'CHAIN_CHANGED';
+export class ChainChanged extends CodedError<'CHAIN_CHANGED'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CHAIN_CHANGED', message, options);
+  }
 }

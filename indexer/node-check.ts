@@ -1,6 +1,7 @@
 import { chainParams, type ChainCode, type NetworkName } from '../src/chain/params.js';
 import type { BlockSource } from './block-source.js';
 import type { ChainInfo } from './node-client.js';
+import { CodedError } from '../src/coded-error.js';
 
 /** Bitcoin Core's chain names (CBaseChainParams) for our network names. */
 const CORE_CHAIN_NAMES: Record<NetworkName, readonly string[]> = {
@@ -9,8 +10,10 @@ const CORE_CHAIN_NAMES: Record<NetworkName, readonly string[]> = {
   regtest: ['regtest'],
 };
 
-export class NodeMismatch extends Error {
-  readonly code = 'NODE_MISMATCH';
+export class NodeMismatch extends CodedError<'NODE_MISMATCH'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NODE_MISMATCH', message, options);
+  }
 }
 
 /**

@@ -17,12 +17,11 @@ import {
   fromHttpStatus,
   fromRpcError,
   fromSocketError,
-  redactUrl,
 } from './rpc-errors.js';
-import { parseJsonDecimalsAsText } from './rpc-json.js';
+import { redactUrl } from '../src/redact.js';
 import type { NodeLog } from './node-retry.js';
 
-export { NodeError, isRetryable, redactUrl, type NodeErrorCode } from './rpc-errors.js';
+export { NodeError, isRetryable, type NodeErrorCode } from './rpc-errors.js';
 export { withRetry, type NodeLog, type RetryOptions } from './node-retry.js';
 
 export interface NodeClientOptions {
@@ -59,8 +58,8 @@ export interface ChainInfo {
 }
 
 export interface CallOptions {
-  /** Keep non-integer numbers (amounts) as their exact text instead of doubles; see rpc-json.ts. */
-  exactDecimals?: boolean;
+  /** How to turn the reply's JSON text into a value (default JSON.parse); e.g. to keep amounts exact. */
+  parseJson?: (text: string) => unknown;
 }
 
 interface HttpReply {
@@ -131,7 +130,7 @@ export class NodeClient {
     const text = reply.body.toString('utf8');
     let json: unknown;
     try {
-      json = opts.exactDecimals === true ? parseJsonDecimalsAsText(text) : JSON.parse(text);
+      json = (opts.parseJson ?? JSON.parse)(text);
     } catch {
       json = undefined;
     }

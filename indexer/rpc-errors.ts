@@ -19,6 +19,8 @@
  * Messages name the node by its redacted URL: a password never reaches a log or an error.
  */
 
+import { CodedError } from '../src/coded-error.js';
+
 export type NodeErrorCode = 'UNREACHABLE' | 'AUTH' | 'WARMING_UP' | 'TIMEOUT' | 'RPC' | 'NOT_FOUND' | 'BAD_RESPONSE';
 
 export interface NodeErrorDetails {
@@ -29,17 +31,15 @@ export interface NodeErrorDetails {
   readonly request?: string;
 }
 
-export class NodeError extends Error {
-  override readonly name = 'NodeError';
-
+export class NodeError extends CodedError<NodeErrorCode> {
   constructor(
-    readonly code: NodeErrorCode,
+    code: NodeErrorCode,
     message: string,
     readonly transient: boolean,
     readonly details: NodeErrorDetails = {},
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 
@@ -51,17 +51,6 @@ export const RPC_INVALID_PARAMETER = -8;
 /** Whether withRetry should wait and try again: transient failures plus what an operator can fix. */
 export function isRetryable(err: unknown): err is NodeError {
   return err instanceof NodeError && (err.transient || err.code === 'AUTH' || err.code === 'UNREACHABLE');
-}
-
-/** `http://user:secret@host:1/` → `http://user:***@host:1/`; never throws. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return '<unparseable node URL>';
-  }
 }
 
 /** Socket-level failures (Node's errno codes) that mean "the node is not there right now". */

@@ -5,6 +5,7 @@ import { ChainChanged, type BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
 import { Progress } from './progress.js';
 import { Wake } from './wake.js';
+import { CodedError } from '../src/coded-error.js';
 
 /** The part of ChainStore the sync loop drives. */
 export interface SyncStore {
@@ -30,8 +31,10 @@ export interface SyncOptions {
   progressEveryMs?: number;
 }
 
-export class ReorgTooDeep extends Error {
-  readonly code = 'REORG_TOO_DEEP';
+export class ReorgTooDeep extends CodedError<'REORG_TOO_DEEP'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('REORG_TOO_DEEP', message, options);
+  }
 }
 
 /**

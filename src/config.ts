@@ -11,12 +11,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { CHAIN_CODES, NETWORK_NAMES, type ChainCode, type NetworkName } from './chain/params.js';
+import { packageFile } from './package-root.js';
 
-export const DEFAULTS_FILE = fileURLToPath(new URL('../config/default.toml', import.meta.url));
+export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -275,18 +275,6 @@ export function loadConfigOrExit(options?: LoadConfigOptions): Config {
   }
 }
 
-/** A URL safe to print: the password (and user) replaced, path and query kept. */
-export function redactUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password !== '') url.password = '***';
-    if (url.username !== '') url.username = '***';
-    return url.toString();
-  } catch {
-    return '<unparseable URL>';
-  }
-}
-
 /** Whether this service serves the chain: only chains with a node RPC URL are indexed. */
 export function isChainServed(config: Config, chain: ChainCode): boolean {
   return config.chains[chain].rpcUrl !== undefined;
@@ -294,4 +282,20 @@ export function isChainServed(config: Config, chain: ChainCode): boolean {
 
 export function keysDbPath(config: Config): string {
   return path.resolve(config.dataDir, 'keys.sqlite');
+}
+
+/** Every setting's dotted key (`api.port`, `chains.BTC.rpcUrl`, …) with the variables that set it. */
+export function describeSettings(): { key: string; env: string[] }[] {
+  const keys: string[] = [];
+  const walk = (schema: z.core.$ZodType, at: string[]): void => {
+    const def = schema._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; innerType?: z.core.$ZodType };
+    if (def.type === 'optional' && def.innerType) return walk(def.innerType, at);
+    if (def.type === 'object' && def.shape) {
+      for (const [k, v] of Object.entries(def.shape)) walk(v, [...at, k]);
+      return;
+    }
+    keys.push(at.join('.'));
+  };
+  walk(configSchema, []);
+  return keys.map((key) => ({ key, env: [...new Set(ENV_BINDINGS.filter((b) => b.path.join('.') === key).map((b) => b.name))] }));
 }

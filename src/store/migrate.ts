@@ -8,13 +8,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-root.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
 export const SCHEMA_VERSION = 1;
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = packageFile('migrations');
 
 export interface Migration {
   version: number;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeClient } from '../../indexer/node-client.js';
 import { parseCoins } from '../../src/chain/amount.js';
 import { REPO_ROOT } from '../support/indexer-process.js';
+import { parseJsonDecimalsAsText } from '../support/rpc-json.js';
 
 interface Printed {
   key: string;
@@ -103,7 +104,7 @@ async function nodeScan(node: NodeClient, address: string): Promise<{ sats: numb
   const r = await node.call<{ success: boolean; bestblock: string; total_amount: string; unspents: { amount: string }[] }>(
     'scantxoutset',
     ['start', [`addr(${address})`]],
-    { exactDecimals: true },
+    { parseJson: parseJsonDecimalsAsText },
   );
   expect(r.success).toBe(true);
   const sats = r.unspents.reduce((s, u) => s + parseCoins(u.amount), 0);

@@ -45,7 +45,7 @@ function expectIndexEquals(dbPath: string, chain: BtcChain): void {
 }
 
 function runVerify(dataDir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'indexer/verify-cli.ts', '--chain', 'BTC'], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'BTC'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
     encoding: 'utf8',

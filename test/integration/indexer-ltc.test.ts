@@ -80,7 +80,7 @@ describe('LTC indexer and API against a real litecoind', () => {
     expect(report.totals, phase).toEqual({ sats: totals.totalSats, utxos: totals.txouts });
     expect(report.aggregateDifferences, phase).toBe(0);
     expect(report.chainProblems, phase).toEqual([]);
-    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'indexer/verify-cli.ts', '--chain', 'LTC'], {
+    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'LTC'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
       encoding: 'utf8',

@@ -57,7 +57,7 @@ export function addrsumServices(stack: Stack): AddrsumService[] {
     .map(([name, service]) => {
       const env = environmentOf(service);
       const args = argv(service.command);
-      const role = args.includes('indexer/main.ts') ? 'indexer' : args.includes('src/api/server.ts') ? 'api' : 'unknown';
+      const role = args.includes('src/bin/addrsum-indexer.ts') ? 'indexer' : args.includes('src/bin/addrsum-api.ts') ? 'api' : 'unknown';
       const chainArg = args[args.indexOf('--chain') + 1];
       const chain = CHAIN_CODES.find((c) => c === chainArg);
       let config: Config | undefined;

@@ -1,5 +1,5 @@
 /**
- * Runs the real indexer (`indexer/main.ts`, as `npm run indexer` does) as a child process, so tests
+ * Runs the real indexer (`src/bin/addrsum-indexer.ts`, as `npm run indexer` does) as a child process, so tests
  * exercise start-up, configuration, signals and SIGKILL exactly as an operator would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,7 +36,7 @@ export async function makeDataDir(prefix = 'addrsum-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Starts `tsx indexer/main.ts --chain X` with the given node and data dir; polls every 100 ms. */
+/** Starts `tsx src/bin/addrsum-indexer.ts --chain X` with the given node and data dir; polls every 100 ms. */
 export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
   const metricsPort = await freePort();
   const configFile = join(opts.dataDir, `indexer-${opts.chain}.toml`);
@@ -44,7 +44,7 @@ export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
     configFile,
     `[chains.${opts.chain}]\nnetwork = "regtest"\npollIntervalMs = ${opts.pollIntervalMs ?? 100}\n${opts.toml ?? ''}\n`,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts', '--chain', opts.chain], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-indexer.ts', '--chain', opts.chain], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

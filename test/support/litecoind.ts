@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeClient, NodeError } from '../../indexer/node-client.js';
 import { freePort } from './ports.js';
 import { startWatchdog } from './watchdog.js';
+import { parseJsonDecimalsAsText } from './rpc-json.js';
 
 export interface StartOptions {
   /** Extra litecoind arguments, e.g. ['-rest=0'] or ['-reindex-chainstate']. */
@@ -212,7 +213,7 @@ export async function startLitecoind(opts: StartOptions = {}): Promise<Litecoind
       return proc.child?.pid;
     },
     cli: <T>(method: string, ...params: unknown[]) => client.call<T>(method, params),
-    cliExact: <T>(method: string, ...params: unknown[]) => client.call<T>(method, params, { exactDecimals: true }),
+    cliExact: <T>(method: string, ...params: unknown[]) => client.call<T>(method, params, { parseJson: parseJsonDecimalsAsText }),
     async stop() {
       await shutdown();
       if (removeDatadir) await rm(datadir, { recursive: true, force: true });

@@ -64,7 +64,7 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000):
 const code = (b: Record<string, unknown>) => (b.code ?? (b.data as { code?: string } | undefined)?.code) as string | undefined;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { env });
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], { env });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 60_000);
@@ -158,7 +158,7 @@ describe('the API process', () => {
   });
 
   it('exits 1 with one line for a bad configuration value', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/server.ts'], { env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], { env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' }, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")');
   });

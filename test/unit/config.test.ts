@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, keysDbPath, loadConfig, redactUrl, type Config } from '../../src/config.js';
+import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, keysDbPath, loadConfig, type Config } from '../../src/config.js';
+import { redactUrl } from '../../src/redact.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -159,7 +160,7 @@ describe('invalid values stop the process with one line naming the key', () => {
   });
 
   it('a process entry prints the line and exits 1', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/keys/cli.ts', 'list'], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-keys.ts', 'list'], {
       env: { ...process.env, ADDRSUM_LTC_NETWORK: 'mainet', ADDRSUM_DATA_DIR: dir },
       encoding: 'utf8',
       timeout: 60_000,

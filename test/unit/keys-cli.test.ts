@@ -1,32 +1,26 @@
-/** `npm run keys -- create|list|revoke` as a child process (tsx), over a temp ADDRSUM_DATA_DIR. */
-import { execFile } from 'node:child_process';
+/** `npm run keys -- create|list|revoke`: the command's main, in-process, over a temp ADDRSUM_DATA_DIR. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import { main } from '../../src/bin/keys.js';
+import { loadConfig } from '../../src/config.js';
 import { chainParams } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { StoreKeyVerifier } from '../../src/keys/key-verifier.js';
 import { Caller, FakeIndex } from '../support/api-world.js';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-keys-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/keys/cli.ts', ...args], {
-      env: { ...process.env, ADDRSUM_DATA_DIR: dir },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+  let stdout = '';
+  let stderr = '';
+  const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
+  const code = main(args, () => loadConfig({ env: { ADDRSUM_DATA_DIR: dir } }), io);
+  return Promise.resolve({ code, stdout, stderr });
 }
 
 const lastLine = (text: string) => text.trimEnd().split('\n').pop() ?? '';

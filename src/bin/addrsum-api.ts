@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
+import { loadConfigOrExit } from '../config.js';
+import { createLogger } from '../logger.js';
+import { main } from './api.js';
+import { newProgram } from './cli.js';
+import { exitAfterFlush, onStopSignals } from './process.js';
+
+newProgram({
+  name: 'addrsum-api',
+  description: 'Serve address summaries over HTTP from the chain indexes (read-only)',
+  settings: ['dataDir', 'logLevel', 'api.', 'chains.BTC.network', 'chains.LTC.network', 'chains.BTC.rpcUrl', 'chains.LTC.rpcUrl'],
+}).parse();
+
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel });
+const log = logger.child({ component: 'server' });
+main(config, logger).then(
+  (api) => onStopSignals(log, () => void api.stop().then(() => exitAfterFlush(logger, 0))),
+  (err: unknown) => {
+    log.fatal({ err }, 'cannot listen');
+    exitAfterFlush(logger, 1);
+  },
+);

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * `addrsum-indexer --chain BTC|LTC` (`npm run indexer`). Exit codes: 0 after a clean stop (SIGTERM/SIGINT),
+ * 1 on bad configuration or a fatal index error (message on stderr and in the log), never on a node that
+ * is down: that is waited out with retries.
+ */
+import { Option } from 'commander';
+import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
+import { loadConfigOrExit } from '../config.js';
+import { createLogger } from '../logger.js';
+import { newProgram } from './cli.js';
+import { main } from './indexer.js';
+import { exitAfterFlush, onStopSignals } from './process.js';
+
+const program = newProgram({
+  name: 'addrsum-indexer',
+  description: 'Index one chain from its node into SQLite, until SIGTERM/SIGINT',
+  settings: ['dataDir', 'logLevel', 'api.host', 'chains.'],
+}).addOption(new Option('--chain <chain>', 'chain to index').choices([...CHAIN_CODES]).makeOptionMandatory());
+program.parse();
+const { chain } = program.opts<{ chain: ChainCode }>();
+
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel });
+const log = logger.child({ chain, component: 'indexer' });
+const controller = new AbortController();
+onStopSignals(log, (signal) => {
+  log.info({ signal }, 'stopping after the current block');
+  controller.abort(new Error(signal));
+});
+main(config, { chain, logger, signal: controller.signal }).then(
+  () => exitAfterFlush(logger, 0),
+  (err: unknown) => {
+    const e = err as { code?: string; message?: string };
+    log.fatal({ code: e.code, err: e.message }, 'indexer stopped');
+    process.stderr.write(`addrsum indexer: ${e.code ?? 'ERROR'}: ${e.message ?? String(err)}\n`);
+    exitAfterFlush(logger, 1);
+  },
+);

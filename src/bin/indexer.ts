@@ -1,0 +1,78 @@
+/**
+ * One chain's indexer, as a function: follows the node into `<dataDir>/<chain>.sqlite` until `signal`
+ * aborts (then it finishes the block it is applying and commits). A node that is down is waited out
+ * with retries; bad configuration and fatal index errors reject.
+ */
+import type { Server } from 'node:http';
+import path from 'node:path';
+import type { ChainCode } from '../chain/params.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { ChainStore } from '../store/chain-store.js';
+import { chainDbPath } from '../store/paths.js';
+import { IndexerMetrics } from '../../indexer/metrics.js';
+import { startMetricsServer } from '../../indexer/metrics-server.js';
+import { NodeClient, withRetry } from '../../indexer/node-client.js';
+import { checkNode } from '../../indexer/node-check.js';
+import { retryingSource } from '../../indexer/node-source.js';
+import { Syncer } from '../../indexer/sync.js';
+import { followHashBlocks } from '../../indexer/zmq.js';
+import { redactUrl } from '../redact.js';
+import { CodedError } from '../coded-error.js';
+
+export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
+
+export interface IndexerOptions {
+  readonly chain: ChainCode;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+export async function main(config: Config, { chain, logger, signal }: IndexerOptions): Promise<void> {
+  const log = logger.child({ chain, component: 'indexer' });
+  const chainConfig = config.chains[chain];
+  if (chainConfig.rpcUrl === undefined) {
+    throw new IndexerSetupError(
+      'NO_RPC_URL',
+      `ADDRSUM_${chain}_RPC_URL is not set: the ${chain} indexer needs its node's JSON-RPC URL (http://user:pass@host:port)`,
+    );
+  }
+  const dbPath = chainDbPath(config.dataDir, chain);
+  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
+  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
+  const metrics = new IndexerMetrics(chain, true);
+  let metricsServer: Server | undefined;
+  const client = new NodeClient({
+    url: chainConfig.rpcUrl,
+    ...(chainConfig.rpcCookieFile !== undefined && { cookieFile: chainConfig.rpcCookieFile }),
+    log,
+  });
+  try {
+    metricsServer = await startMetricsServer(metrics.registry, config.api.host, chainConfig.metricsPort);
+    log.info(
+      { db: path.resolve(dbPath), node: redactUrl(chainConfig.rpcUrl), network: chainConfig.network, metricsPort: chainConfig.metricsPort },
+      'indexer starting',
+    );
+    const source = retryingSource(client, log, metrics, signal);
+    const info = await withRetry(() => client.getChainInfo(), { log, signal, what: 'getblockchaininfo' });
+    await checkNode(chain, chainConfig.network, info, source);
+    const syncer = new Syncer(
+      store,
+      source,
+      { pollIntervalMs: chainConfig.pollIntervalMs, prefetch: chainConfig.prefetch, commitIntervalMs: chainConfig.commitIntervalMs, undoDepth: chainConfig.undoDepth },
+      log,
+      metrics,
+    );
+    if (chainConfig.zmq !== undefined) {
+      void followHashBlocks(chainConfig.zmq, () => syncer.wake.notify(), log, signal);
+    }
+    await syncer.run(signal);
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  } finally {
+    client.close();
+    metricsServer?.close();
+    store.close();
+  }
+  log.info({ height: store.tip()?.height ?? null }, 'indexer stopped cleanly');
+}

@@ -1,0 +1,92 @@
+/**
+ * `addrsum-keys` (`npm run keys --`), as a function of its arguments:
+ *   create [--tier default|private] [--label TEXT]  prints the new key once, as the last line of stdout
+ *   list [--json]                                    ids, tiers, labels, dates; never secrets (only digests exist)
+ *   revoke <id>                                      running APIs refuse the key from their next request on
+ * The file is <dataDir>/keys.sqlite, created on first use. Returns the exit code.
+ */
+import { CommanderError, Option } from 'commander';
+import { keysDbPath, type Config } from '../config.js';
+import { KeyStore, type KeyRecord } from '../keys/key-store.js';
+import { TIER_NAMES, type Tier } from '../keys/tier.js';
+import { newProgram } from './cli.js';
+import type { CommandIo } from './io.js';
+
+const MAX_LABEL = 200;
+
+function table(records: readonly KeyRecord[]): string {
+  const rows = records.map((r) => [r.id, r.tier, r.revokedAt ? `revoked ${r.revokedAt}` : 'active', r.createdAt, r.label]);
+  const head = ['ID', 'TIER', 'STATUS', 'CREATED', 'LABEL'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+/** `config` is read only when a subcommand runs, so `--help` and `--version` work with a broken one. */
+export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
+  let code = 0;
+  const withStore = <T>(fn: (store: KeyStore) => T): T => {
+    const store = KeyStore.open(keysDbPath(config()));
+    try {
+      return fn(store);
+    } finally {
+      store.close();
+    }
+  };
+  const program = newProgram({
+    name: 'addrsum-keys',
+    description: 'Manage addrsum API keys (stored as SHA-256 digests in keys.sqlite)',
+    settings: ['dataDir'],
+  })
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  program
+    .command('create')
+    .description('create a key and print it once (last line of stdout)')
+    .addOption(new Option('--tier <tier>', 'limit tier').choices(TIER_NAMES).default('private'))
+    .option('--label <text>', 'free text to recognise the key by', '')
+    .action((opts: { tier: Tier; label: string }) => {
+      if (opts.label.length > MAX_LABEL || [...opts.label].some((c) => c < ' ' || c === '\u007f')) {
+        program.error(`error: --label must be at most ${MAX_LABEL} printable characters`);
+      }
+      const { key, record } = withStore((store) => store.create(opts.tier, opts.label));
+      const label = record.label ? `, label ${JSON.stringify(record.label)}` : '';
+      io.out(`Created key ${record.id} (tier ${record.tier}${label}).\n`);
+      io.out('Store it now: it cannot be shown again. Send it in the x-api-key header.\n');
+      io.out(`${key}\n`);
+    });
+
+  program
+    .command('list')
+    .description('list keys (ids, tiers, labels, dates; no secrets)')
+    .option('--json', 'print JSON instead of a table')
+    .action((opts: { json?: boolean }) => {
+      const records = withStore((store) => store.list());
+      if (opts.json) io.out(`${JSON.stringify(records, null, 2)}\n`);
+      else io.out(records.length ? `${table(records)}\n` : 'No keys yet. Create one: npm run keys -- create\n');
+    });
+
+  program
+    .command('revoke')
+    .description('revoke a key by id; running APIs refuse it from their next request on')
+    .argument('<id>', 'key id as shown by list')
+    .action((id: string) => {
+      const result = withStore((store) => store.revoke(id));
+      if (result.outcome === 'unknown') {
+        io.err(`keys: no key with id ${JSON.stringify(id)} (see: npm run keys -- list)\n`);
+        code = 1;
+      } else if (result.outcome === 'already') {
+        io.out(`Key ${id} was already revoked at ${result.at}.\n`);
+      } else {
+        io.out(`Revoked key ${id} at ${result.at}.\n`);
+      }
+    });
+
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    throw err;
+  }
+  return code;
+}

@@ -1,0 +1,95 @@
+/**
+ * Each process's main(config), wired in-process: the API listens and answers from the data dir it is
+ * given and stops cleanly; the indexer follows a node to its tip and returns when its signal aborts;
+ * a chain without an RPC URL is a coded setup error.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main as runApi } from '../../src/bin/api.js';
+import { main as runIndexer } from '../../src/bin/indexer.js';
+import { main as runVerify } from '../../src/bin/verify.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/logger.js';
+import { ChainReader } from '../../src/store/chain-reader.js';
+import { chainDbPath } from '../../src/store/paths.js';
+import { BtcChain } from '../support/btc-chain.js';
+import { startFakeNode } from '../support/fake-node.js';
+import { freePort } from '../support/ports.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function dataDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'addrsum-bin-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('api main', () => {
+  it('listens on the configured port, answers, and stops', async () => {
+    const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: '0', ADDRSUM_BTC_RPC_URL: 'http://u:p@127.0.0.1:1' } });
+    const api = await runApi(config, silentLogger());
+    expect((await fetch(`${api.url}/health`)).status).toBe(200);
+    const ready = await fetch(`${api.url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { status: string }).status).toBe('error');
+    await api.stop();
+    await expect(fetch(`${api.url}/health`)).rejects.toThrow();
+  });
+
+  it('rejects when the port is taken', async () => {
+    const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: '0' } });
+    const first = await runApi(config, silentLogger());
+    const port = new URL(first.url).port;
+    await expect(runApi(loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: port } }), silentLogger())).rejects.toThrow(/EADDRINUSE/);
+    await first.stop();
+  });
+});
+
+describe('indexer main', () => {
+  it('needs an RPC URL', async () => {
+    const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir() } });
+    await expect(runIndexer(config, { chain: 'LTC', logger: silentLogger(), signal: new AbortController().signal })).rejects.toMatchObject({
+      code: 'NO_RPC_URL',
+    });
+  });
+
+  it('follows the node to its tip, then stops when aborted; verify agrees', async () => {
+    const chain = new BtcChain('bin-wiring');
+    chain.mine(20, { txsPerBlock: 3 });
+    const node = await startFakeNode(chain);
+    const dir = dataDir();
+    const config = loadConfig({
+      env: {
+        ADDRSUM_DATA_DIR: dir,
+        ADDRSUM_BTC_NETWORK: 'regtest',
+        ADDRSUM_BTC_RPC_URL: node.url,
+        ADDRSUM_BTC_METRICS_PORT: String(await freePort()),
+      },
+    });
+    const controller = new AbortController();
+    const running = runIndexer(config, { chain: 'BTC', logger: silentLogger(), signal: controller.signal });
+    const file = chainDbPath(dir, 'BTC');
+    let height = -1;
+    for (let i = 0; i < 600 && height !== chain.tipHeight; i++) {
+      await sleep(50);
+      try {
+        const reader = ChainReader.open(file);
+        height = reader.status()?.tipHeight ?? -1;
+        reader.close();
+      } catch {
+        // not created yet
+      }
+    }
+    expect(height).toBe(chain.tipHeight);
+    controller.abort();
+    await running;
+    await node.close();
+    let out = '';
+    const code = runVerify(['--chain', 'BTC', '--db', file], () => config, { out: (t) => void (out += t), err: (t) => void (out += t) });
+    expect(out).toContain('0 aggregate differences, 0 chain problems');
+    expect(code).toBe(0);
+  });
+});
