@@ -13,7 +13,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
 import { generateKey, generateKeyId, keyDigest } from './key-format.js';
 import { isTier, type Tier } from './tier.js';
 
@@ -65,9 +65,9 @@ function toRecord(row: Row): StoredKey {
 export type RevokeResult = { outcome: 'revoked'; at: string } | { outcome: 'already'; at: string } | { outcome: 'unknown' };
 
 export class KeyStore {
-  private readonly byDigest: Database.Statement<[Buffer], Row>;
+  private readonly byDigest: SqliteStatement<[Buffer], Row>;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(private readonly db: SqliteDatabase) {
     this.byDigest = db.prepare<[Buffer], Row>('SELECT * FROM api_keys WHERE digest = ?');
   }
 

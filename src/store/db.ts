@@ -20,10 +20,10 @@
  *
  * Reader (the API): `{ readonly: true, fileMustExist: true }` — it can never create, migrate or write.
  */
-import Database from 'better-sqlite3';
+import Database, { type SqliteDatabase } from './sqlite-driver.js';
 import { StoreError } from './errors.js';
 
-export type Db = Database.Database;
+export type Db = SqliteDatabase;
 
 export interface WriterDbOptions {
   /** SQLite page cache for the writer, MiB. */

@@ -10,12 +10,12 @@
  *
  * Do not delete `<db>.lock` while an indexer runs: a new file would be a new, unlocked inode.
  */
-import Database from 'better-sqlite3';
+import Database, { type SqliteDatabase } from './sqlite-driver.js';
 import { StoreError } from './errors.js';
 
 export class WriterLock {
   private constructor(
-    private readonly conn: Database.Database,
+    private readonly conn: SqliteDatabase,
     readonly path: string,
   ) {}
 

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database, { SQLITE_PACKAGE } from '../../src/store/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChainReader } from '../../src/store/chain-reader.js';
 import { ChainStore, StoreError } from '../../src/store/chain-store.js';
@@ -79,5 +79,15 @@ describe('migrations', () => {
     new Database(empty).close();
     expect(code(() => ChainReader.open(empty))).toBe('NOT_INITIALIZED');
     expect(MIGRATIONS_DIR).toMatch(/migrations\/?$/);
+  });
+});
+
+describe('SQLite driver', () => {
+  it('is the Node-API build from Node 22 on, 12.x before (src/store/sqlite-driver.ts)', () => {
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(SQLITE_PACKAGE).toBe(major >= 22 ? 'better-sqlite3-node22' : 'better-sqlite3');
+    const db = new Database(':memory:');
+    expect(db.prepare('SELECT 1 AS one').get()).toEqual({ one: 1 });
+    db.close();
   });
 });

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs a command with Node 24 LTS first on PATH, in this checkout: bash scripts/with-node24.sh npx vitest run test/unit
+#
+# Node 24 comes from the npm registry: the `node` package (`npx -p node@24`) installs the platform
+# package node-<platform>-<arch>, installed here directly into .cache/ (ignored by git) so that it is
+# fetched once and needs no install script. The installed node_modules serve both Node versions: the
+# native addons on Node 24 are Node-API builds (src/store/sqlite-driver.ts says which SQLite driver).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+prefix="$root/.cache/node24"
+platform_pkg="node-$(node -p 'process.platform')-$(node -p 'process.arch')"
+runtime="$prefix/node_modules/$platform_pkg"
+
+if [ ! -x "$runtime/bin/node" ]; then
+  echo "with-node24: installing $platform_pkg@24" >&2
+  mkdir -p "$prefix"
+  npm install --prefix "$prefix" --no-save --no-package-lock --ignore-scripts --no-audit --no-fund "$platform_pkg@24" >&2
+fi
+version="$("$runtime/bin/node" --version)"
+case "$version" in v24.*) ;; *) echo "with-node24: expected Node 24, got $version" >&2; exit 1 ;; esac
+echo "with-node24: Node $version" >&2
+
+cd "$root"
+PATH="$runtime/bin:$PATH" exec "$@"
