@@ -97,7 +97,7 @@ try {
   if (err instanceof ConfigError) fail(err.message);
   throw err;
 }
-const log = createLogger({ level: config.logLevel }).child({ chain, component: 'indexer' });
+const log = createLogger({ level: config.logLevel, format: config.logFormat }).child({ chain, component: 'indexer' });
 run(chain, config, log).then(
   () => process.exit(0),
   (err: unknown) => {

@@ -32,7 +32,7 @@ function openChecked(file: string, chain: ChainCode, network: NetworkName): Chai
 }
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger.child({ component: 'server' });
 const clock = systemClock;
 const closers: Array<() => void> = [];
