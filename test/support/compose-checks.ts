@@ -117,22 +117,30 @@ export function checkProcesses(stack: Stack): string[] {
     }
     if (s.args[0] !== 'node') problems.push(`${s.name}: command starts with ${s.args[0] ?? '(nothing)'}, not node (signals must reach the process)`);
     if (s.args.some((a) => a === 'tsx' || a.endsWith('.ts'))) problems.push(`${s.name}: runs TypeScript through tsx; the image runs the compiled dist/`);
-    problems.push(...entryProblems(s.name, s.args, stack));
+    problems.push(...entryProblems(s.name, s.args, stack.dockerfile, stack.repoRoot));
   }
   return problems;
 }
 
+/** Why `npm run build` would not produce the compiled file `entry` (undefined when it would). */
+export function missingSource(entry: string, repoRoot: string): string | undefined {
+  const source = compiledFrom(entry);
+  if (source !== undefined && existsSync(path.join(repoRoot, source))) return undefined;
+  return `entry ${entry} is built from no source (${source ?? 'not a .js file'} does not exist)`;
+}
+
 /** Each compiled file a command runs is built from an existing source that the build stage copies. */
-export function entryProblems(who: string, args: readonly string[], stack: Stack): string[] {
+export function entryProblems(who: string, args: readonly string[], dockerfile: string, repoRoot: string): string[] {
   const problems: string[] = [];
-  const stages = parseStages(stack.dockerfile);
+  const stages = parseStages(dockerfile);
   const buildStage = stages.find((st) => st.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args)));
   for (const entry of args.filter((a) => a.startsWith('dist/'))) {
-    const source = compiledFrom(entry);
-    if (source === undefined || !existsSync(path.join(stack.repoRoot, source))) {
-      problems.push(`${who}: entry ${entry} is built from no source (${source ?? 'not a .js file'} does not exist)`);
+    const missing = missingSource(entry, repoRoot);
+    if (missing !== undefined) {
+      problems.push(`${who}: ${missing}`);
       continue;
     }
+    const source = compiledFrom(entry) as string;
     const top = source.split('/')[0] ?? '';
     const copied = buildStage !== undefined && copiesOf(buildStage).some((c) => c.from === undefined && c.sources.some((src) => path.normalize(src).replace(/\/$/, '') === top));
     if (!copied) problems.push(`${who}: the Dockerfile's build stage (npm run build) does not copy ${top}/`);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { entryProblems, type Stack } from '../support/compose-checks.js';
+import { entryProblems } from '../support/compose-checks.js';
 import { commandArgv, compiledFrom, contextMatches, copiesOf, inContext, parseInstructions, parseStages, type Stage } from '../support/dockerfile-model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,7 +63,7 @@ function dockerfileProblems(text: string, root = ROOT, ignore = DOCKERIGNORE): s
     if (user !== undefined && user.line > cmd.line) problems.push(`stage ${runtime.name}: USER comes after CMD`);
     const argv = commandArgv(cmd.args);
     if (argv[0] !== 'node' || argv[1] === undefined || compiledFrom(argv[1]) === undefined) problems.push(`CMD ${cmd.args} does not run \`node dist/….js\` in exec form`);
-    else problems.push(...entryProblems('CMD', argv, { dockerfile: text, repoRoot: root } as Stack));
+    else problems.push(...entryProblems('CMD', argv, text, root));
   }
   const health = last(runtime, 'HEALTHCHECK');
   if (health === undefined) problems.push(`stage ${runtime.name}: no HEALTHCHECK`);
