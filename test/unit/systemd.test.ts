@@ -53,9 +53,14 @@ function seconds(span: string | undefined): number {
   return total;
 }
 
-/** The argv ExecStart runs for an instance (`%i`/`%I` replaced; a `bash -c` wrapper's `${1^^}` applied). */
+/**
+ * The argv ExecStart runs for an instance (`%i`/`%I` replaced; a `bash -c` wrapper's `${1^^}` applied).
+ * A bare `${…}` would be expanded by systemd from the environment before bash saw it, hence `$${1^^}`
+ * in the unit, and a `${` without `$$` is refused below.
+ */
 function execArgv(unit: Unit, instance: string): string[] {
-  const exec = (one(unit, 'Service', 'ExecStart') ?? '').replaceAll('%i', instance).replaceAll('%I', instance);
+  // Specifiers first, then systemd's `$$` → `$` (a literal dollar for the shell).
+  const exec = (one(unit, 'Service', 'ExecStart') ?? '').replaceAll('%i', instance).replaceAll('%I', instance).replaceAll('$$', '$');
   const wrapped = /^\/bin\/bash -c '([^']*)' \S+ (\S+)$/.exec(exec);
   const command = wrapped ? (wrapped[1] ?? '').replace(/^exec /, '').replaceAll('"${1^^}"', (wrapped[2] ?? '').toUpperCase()) : exec;
   return command.split(/\s+/).filter((a) => a !== '');
@@ -79,6 +84,7 @@ function unitProblems(role: Role, text: string): string[] {
   const stop = seconds(one(unit, 'Service', 'TimeoutStopSec'));
   if (!(stop >= MIN_STOP_SECONDS[role])) problems.push(`TimeoutStopSec ${one(unit, 'Service', 'TimeoutStopSec') ?? '(default 90s)'} is under ${MIN_STOP_SECONDS[role]}s`);
   if (get(unit, 'Install', 'WantedBy').length === 0) problems.push('no [Install] WantedBy');
+  if (/(^|[^$])\$\{/.test(one(unit, 'Service', 'ExecStart') ?? '')) problems.push('ExecStart has a ${…} that systemd would expand itself (write $$ for the shell)');
   const instances = role === 'indexer' ? CHAIN_CODES.map((c) => c.toLowerCase()) : [''];
   for (const instance of instances) {
     const argv = execArgv(unit, instance);
@@ -123,7 +129,8 @@ const BROKEN: Array<[string, Role, (t: string) => string, RegExp]> = [
   ['a short stop timeout', 'indexer', (t) => t.replace(/^TimeoutStopSec=.*$/m, 'TimeoutStopSec=10s'), /TimeoutStopSec 10s is under 60s/],
   ['tsx', 'api', (t) => t.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node --import tsx /opt/addrsum/src/api/server.ts'), /runs TypeScript through tsx/],
   ['the wrong entry', 'indexer', (t) => t.replace('addrsum-indexer.js', 'addrsum-api.js'), /runs dist\/src\/bin\/addrsum-api\.js, expected/],
-  ['a fixed chain', 'indexer', (t) => t.replace('"${1^^}"', 'BTC'), /instance ltc: --chain BTC, expected LTC/],
+  ['a fixed chain', 'indexer', (t) => t.replaceAll('"$${1^^}"', 'BTC'), /instance ltc: --chain BTC, expected LTC/],
+  ['a shell variable systemd would expand', 'indexer', (t) => t.replaceAll('"$${1^^}"', '"${1^^}"'), /a \$\{…\} that systemd would expand itself/],
   ['credentials for the API', 'api', (t) => t.replace(/^(EnvironmentFile=.*)$/m, '$1\nEnvironmentFile=/etc/addrsum/indexer-btc.env'), /reads an indexer's credentials/],
 ];
 
