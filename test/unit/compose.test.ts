@@ -2,7 +2,9 @@
  * docker-compose.yml without a Docker engine: the file is valid against the official compose-spec JSON
  * schema (test/fixtures/compose-spec), and its services agree with the code's configuration — every
  * variable is one src/config.ts reads and loads cleanly, RPC URLs and ZMQ endpoints name the nodes'
- * listeners and credentials, the API's published port and Prometheus' targets are the configured ports.
+ * listeners and credentials, the API's published port and Prometheus' targets are the configured ports,
+ * the API holds no node credentials, and the commands run compiled dist/ files built from existing
+ * sources. Where Debian's Compose v1 is installed, its own `docker-compose config` accepts the file too.
  * Each check is also run against a deliberately broken copy, to prove it can fail.
  */
 import { spawnSync } from 'node:child_process';
