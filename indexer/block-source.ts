@@ -3,6 +3,7 @@
  * applied, so a call either succeeds, fails fatally, or rejects because shutdown began.
  */
 import { CodedError } from '../src/coded-error.js';
+import type { ChainTxPosition } from './progress.js';
 
 export interface BlockSource {
   /** The node's validated height (`blocks`) and the height of the best header it knows (`headers`). */
@@ -12,6 +13,11 @@ export interface BlockSource {
   isInActiveChain(hash: string): Promise<boolean>;
   /** Raw block bytes as the node serializes them (MWEB data included). */
   getBlock(hash: string): Promise<Buffer>;
+  /**
+   * Where block `hash` stands in the chain's transactions, for progress lines only: one try, no retries,
+   * null when the node cannot tell (so a progress line never holds up or stops the sync).
+   */
+  chainTxPosition(hash: string): Promise<ChainTxPosition | null>;
 }
 
 /**

@@ -221,6 +221,16 @@ export class NodeClient {
     };
   }
 
+  /**
+   * Transactions in the chain up to and including block `hash` (Core's nChainTx), from
+   * `getchaintxstats 0 <hash>`; the node refuses a block outside its active chain (RPC -8).
+   */
+  async getChainTxCount(hash: string): Promise<number> {
+    assertHash(hash);
+    const r = await this.call<Record<string, unknown>>('getchaintxstats', [0, hash]);
+    return this.intResult(r?.txcount, 'getchaintxstats.txcount');
+  }
+
   /** Raw block bytes as the node serializes them (MWEB data included). NOT_FOUND when the node lacks it. */
   async getBlock(hash: string): Promise<Buffer> {
     assertHash(hash);

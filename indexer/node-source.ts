@@ -25,5 +25,15 @@ export function retryingSource(client: NodeClient, log: NodeLog, metrics: Indexe
     },
     isInActiveChain: (hash) => retry('getblockheader', () => client.isInActiveChain(hash)),
     getBlock: (hash) => retry('getblock', () => client.getBlock(hash)),
+    chainTxPosition: async (hash) => {
+      try {
+        const [indexedTxs, info] = await Promise.all([client.getChainTxCount(hash), client.getChainInfo()]);
+        const nodeTxs = await client.getChainTxCount(info.bestblockhash);
+        return { indexedTxs, nodeTxs, nodeProgress: info.verificationprogress };
+      } catch (err) {
+        if (err instanceof NodeError) return null;
+        throw err;
+      }
+    },
   };
 }

@@ -3,7 +3,7 @@ import { toDisplayHex } from '../src/chain/hash.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { ChainChanged, type BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
-import { Progress } from './progress.js';
+import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
 import { CodedError } from '../src/coded-error.js';
 
@@ -29,7 +29,15 @@ export interface SyncOptions {
   /** Commit a smaller batch when it is this old and the next block is not here yet (default 1000). */
   commitIntervalMs?: number;
   progressEveryMs?: number;
+  /** Clock for progress lines and tip timings (tests pass their own). Default performance.now. */
+  now?: () => number;
 }
+
+/**
+ * Once caught up, a pass with at most this many blocks logs one line per block; a longer one (the node
+ * was away, or finished its own download) is a catch-up again, with progress lines and a new "caught up".
+ */
+const TIP_LINES_MAX_BLOCKS = 10;
 
 export class ReorgTooDeep extends CodedError<'REORG_TOO_DEEP'> {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -44,11 +52,18 @@ export class ReorgTooDeep extends CodedError<'REORG_TOO_DEEP'> {
  */
 export class Syncer {
   readonly wake = new Wake();
-  private readonly progress: Progress;
+  private progress: Progress;
   private readonly batchTxs: number;
   private readonly commitIntervalMs: number;
   /** The height of the node's best known header chain, as last asked (≥ its validated height). */
   private chainHeight = 0;
+  /** Reached the node's best header once: passes log each new tip instead of progress. */
+  private following = false;
+  /** This pass logs a line per block (set at the start of each pass). */
+  private tipLines = false;
+  /** When this pass began: a new tip's `ms` is from here (the node reported it) to its commit. */
+  private passStarted = 0;
+  private readonly now: () => number;
 
   constructor(
     private readonly store: SyncStore,
@@ -57,7 +72,8 @@ export class Syncer {
     private readonly log: SyncLog,
     private readonly metrics: IndexerMetrics,
   ) {
-    this.progress = new Progress(opts.progressEveryMs ?? 5000);
+    this.now = opts.now ?? (() => performance.now());
+    this.progress = new Progress(opts.progressEveryMs ?? 5000, this.now);
     this.batchTxs = opts.batchTxs ?? 20_000;
     this.commitIntervalMs = opts.commitIntervalMs ?? 1000;
   }
@@ -72,6 +88,7 @@ export class Syncer {
 
   /** One pass: reconcile with the node and catch up. Returns true when another pass is due at once. */
   async syncOnce(signal: AbortSignal): Promise<boolean> {
+    this.passStarted = this.now();
     const { blocks: nodeHeight, headers } = await this.source.getTipHeights();
     // A node still in its own initial download has headers far past its blocks. Publishing the header
     // height makes the API answer CHAIN_SYNCING then, instead of balances from a tip the network has left.
@@ -81,8 +98,23 @@ export class Syncer {
     const tip = this.store.tip();
     this.metrics.setHeights(tip?.height ?? null, this.chainHeight);
     const from = tip ? tip.height + 1 : 0;
-    if (from > nodeHeight || signal.aborted) return false;
-    return this.catchUp(from, nodeHeight, signal);
+    if (this.following && nodeHeight - from + 1 > TIP_LINES_MAX_BLOCKS) {
+      this.following = false;
+      // Rates measured across the time spent following would be diluted: start a fresh window.
+      this.progress = new Progress(this.opts.progressEveryMs ?? 5000, this.now);
+    }
+    this.tipLines = this.following;
+    const behind = from <= nodeHeight && !signal.aborted ? await this.catchUp(from, nodeHeight, signal) : false;
+    if (!behind && !signal.aborted) this.noteCaughtUp();
+    return behind;
+  }
+
+  /** The first time the index stands at the node's best header (not merely its validated tip): one line. */
+  private noteCaughtUp(): void {
+    const tip = this.store.tip();
+    if (this.following || tip === null || tip.height < this.chainHeight) return;
+    this.following = true;
+    this.log.info({ height: tip.height, hash: toDisplayHex(tip.hash) }, `caught up at ${tip.height}; following new blocks`);
   }
 
   /** Rolls back while our tip is not in the node's active chain (a reorg, or blocks the node invalidated). */
@@ -117,14 +149,14 @@ export class Syncer {
           block = await fetcher.next();
         } catch (err) {
           if (!(err instanceof ChainChanged)) throw err;
-          this.commit(batch, batchTxs, to);
+          await this.commit(batch, batchTxs, to);
           return true;
         }
         const tip = this.store.tip();
         const linked = batch.length > 0 ? batch[batch.length - 1]!.hash : tip?.hash;
         if (linked && !block.prevHash.equals(linked)) {
           // The node switched branches while we fetched: commit what links, then reconcile again.
-          this.commit(batch, batchTxs, to);
+          await this.commit(batch, batchTxs, to);
           return true;
         }
         if (batch.length === 0) batchStarted = performance.now();
@@ -134,42 +166,52 @@ export class Syncer {
         // "the next block is late" alone would commit nearly every block; commits are what catch-up pays for.
         const late = !fetcher.ready() && performance.now() - batchStarted >= this.commitIntervalMs;
         if (batchTxs >= this.batchTxs || fetcher.done() || late) {
-          this.commit(batch, batchTxs, to);
+          await this.commit(batch, batchTxs, to);
           batch = [];
           batchTxs = 0;
         }
       }
-      this.commit(batch, batchTxs, to);
+      await this.commit(batch, batchTxs, to);
       return false;
     } finally {
       fetcher.stop();
     }
   }
 
-  private commit(batch: BlockToApply[], txs: number, nodeHeight: number): void {
+  private async commit(batch: BlockToApply[], txs: number, nodeHeight: number): Promise<void> {
     if (batch.length === 0) return;
     const started = process.hrtime.bigint();
     this.store.applyBlocks(batch);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);
-    const height = batch[batch.length - 1]!.height;
-    this.metrics.setHeights(height, Math.max(nodeHeight, this.chainHeight));
-    const line = this.progress.record({ height, nodeHeight, txs });
-    if (line && nodeHeight - height > 0) {
-      this.log.info(
-        {
-          height: line.height,
-          nodeHeight: line.nodeHeight,
-          percent: Number(line.percent.toFixed(2)),
-          blocksPerSec: Number(line.blocksPerSec.toFixed(1)),
-          txPerSec: Number(line.txPerSec.toFixed(0)),
-          etaSeconds: line.etaSeconds,
-        },
-        `catching up: ${line.height}/${line.nodeHeight} (${line.percent.toFixed(2)}%), ` +
-          `${line.blocksPerSec.toFixed(1)} blocks/s, ${line.txPerSec.toFixed(0)} tx/s, ` +
-          `ETA ${line.etaSeconds === null ? '?' : `${line.etaSeconds}s`}`,
-      );
+    const last = batch[batch.length - 1]!;
+    this.metrics.setHeights(last.height, Math.max(nodeHeight, this.chainHeight));
+    if (this.tipLines) {
+      const ms = Math.round(this.now() - this.passStarted);
+      for (const block of batch) {
+        this.log.info(
+          { height: block.height, hash: toDisplayHex(block.hash), txs: block.txs.length, ms },
+          `new tip ${block.height} ${toDisplayHex(block.hash)}: ${block.txs.length} txs, ${ms} ms`,
+        );
+      }
+      return;
     }
+    const window = this.progress.record({ height: last.height, nodeHeight, txs });
+    if (window === null || nodeHeight - last.height <= 0) return;
+    const line = progressLine(window, await this.source.chainTxPosition(toDisplayHex(last.hash)));
+    this.log.info(
+      {
+        height: line.height,
+        nodeHeight: line.nodeHeight,
+        percent: Number(line.percent.toFixed(2)),
+        basis: line.basis,
+        ...(line.nodePercent !== null && { nodePercent: Number(line.nodePercent.toFixed(2)) }),
+        blocksPerSec: Number(line.blocksPerSec.toFixed(1)),
+        txPerSec: Number(line.txPerSec.toFixed(0)),
+        etaSeconds: line.etaSeconds,
+      },
+      describeProgress(line),
+    );
   }
 }

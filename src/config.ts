@@ -19,6 +19,7 @@ import { packageFile } from './package-root.js';
 export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'pretty'] as const;
 
 /** An integer in [min, max]; one message for every way of getting it wrong. */
 function int(min: number, max: number) {
@@ -87,6 +88,8 @@ export const configSchema = z.strictObject({
   dataDir: text('a directory path'),
   /** pino log level. */
   logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
+  /** `json`: one JSON object per line (for collectors); `pretty`: coloured text for a terminal. */
+  logFormat: z.enum(LOG_FORMATS, { error: `expected one of ${LOG_FORMATS.join(', ')}` }),
   api: z.strictObject({
     /** Listen address of the HTTP API. */
     host: text('a host name or IP address'),
@@ -100,6 +103,14 @@ export const configSchema = z.strictObject({
     trustProxyHops: int(0, 10),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
     tiers: z.strictObject({ default: tierLimits, private: tierLimits }),
+    /**
+     * Chains the API answers for. Unset = every chain whose rpcUrl is set; setting it lets the API run
+     * without the nodes' credentials (it reads the indexes, never the nodes).
+     */
+    serveChains: z
+      .array(z.enum(CHAIN_CODES as [ChainCode, ...ChainCode[]], { error: `expected one of ${CHAIN_CODES.join(', ')}` }), { error: `expected a list of ${CHAIN_CODES.join(', ')}` })
+      .min(1, { error: `expected at least one of ${CHAIN_CODES.join(', ')}` })
+      .optional(),
   }),
   chains: z.strictObject({ BTC: chainConfig, LTC: chainConfig }),
 });
@@ -115,8 +126,11 @@ const SECRET_KEYS = new Set(['rpcUrl']);
 interface EnvBinding {
   readonly name: string;
   readonly path: readonly string[];
-  /** `int` values that look like integers become numbers; anything else stays text for the schema to refuse. */
-  readonly kind: 'text' | 'int';
+  /**
+   * `int` values that look like integers become numbers; anything else stays text for the schema to
+   * refuse. `list` values are split at commas (blanks around items dropped).
+   */
+  readonly kind: 'text' | 'int' | 'list';
 }
 
 function chainBindings(chain: ChainCode): EnvBinding[] {
@@ -134,9 +148,11 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
 export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_DATA_DIR', path: ['dataDir'], kind: 'text' },
   { name: 'ADDRSUM_LOG_LEVEL', path: ['logLevel'], kind: 'text' },
+  { name: 'ADDRSUM_LOG_FORMAT', path: ['logFormat'], kind: 'text' },
   { name: 'ADDRSUM_HOST', path: ['api', 'host'], kind: 'text' },
   { name: 'ADDRSUM_PORT', path: ['api', 'port'], kind: 'int' },
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
+  { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.flatMap(chainBindings),
@@ -207,7 +223,10 @@ function setPath(target: Table, at: readonly string[], value: unknown): void {
 
 function getPath(source: unknown, at: readonly PropertyKey[]): unknown {
   let node = source;
-  for (const key of at) node = isTable(node) ? node[key as string] : undefined;
+  for (const key of at) {
+    if (Array.isArray(node) && typeof key === 'number') node = node[key] as unknown;
+    else node = isTable(node) ? node[key as string] : undefined;
+  }
   return node;
 }
 
@@ -219,7 +238,9 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Table, origins: Origins): s
     return `${where}: unknown setting (check the spelling against config/default.toml)`;
   }
   const dotted = at.join('.');
-  const where = origins.get(dotted) ?? dotted;
+  // A list item has no origin of its own: name the setting that holds it.
+  const holder = at.map((_, i) => at.slice(0, at.length - i).join('.')).find((p) => origins.has(p));
+  const where = (holder === undefined ? undefined : origins.get(holder)) ?? dotted;
   const value = getPath(raw, issue.path);
   if (value === undefined) return `${where}: missing; ${issue.message}`;
   const secret = SECRET_KEYS.has(at[at.length - 1] ?? '');
@@ -231,6 +252,12 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }
+  return value;
+}
+
+function envValue(kind: EnvBinding['kind'], value: string): unknown {
+  if (kind === 'int' && /^\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  if (kind === 'list') return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
   return value;
 }
 
@@ -252,7 +279,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   for (const binding of ENV_BINDINGS) {
     const value = env[binding.name];
     if (value === undefined || value === '') continue;
-    const parsed = binding.kind === 'int' && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value;
+    const parsed = envValue(binding.kind, value);
     setPath(raw, binding.path, parsed);
     origins.set(binding.path.join('.'), binding.name);
   }
@@ -275,9 +302,10 @@ export function loadConfigOrExit(options?: LoadConfigOptions): Config {
   }
 }
 
-/** Whether this service serves the chain: only chains with a node RPC URL are indexed. */
+/** Whether the API serves the chain: the ones api.serveChains names, else those with a node RPC URL. */
 export function isChainServed(config: Config, chain: ChainCode): boolean {
-  return config.chains[chain].rpcUrl !== undefined;
+  const listed = config.api.serveChains;
+  return listed === undefined ? config.chains[chain].rpcUrl !== undefined : listed.includes(chain);
 }
 
 export function keysDbPath(config: Config): string {

@@ -1,17 +1,42 @@
 /**
- * Structured JSON logs (pino), one line per event. Components log through child loggers carrying
+ * Structured JSON logs (pino), one line per event; `logFormat = "pretty"` renders the same records as
+ * readable lines for a terminal (pino-pretty, run in-process as the destination stream rather than as a
+ * worker-thread transport, so it behaves the same from dist/, under tsx and in tests). Components log through child loggers carrying
  * `{component}` (and `{chain}` where there is one); requests through a child carrying `{reqId}`.
  * API keys are never logged — code logs the key id — and the redact paths below are a second guard
  * should a header object or an RPC URL ever be passed to a log call.
  */
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type { Logger };
 
+export type LogFormat = 'json' | 'pretty';
+
 export interface LoggerOptions {
   readonly level: LevelWithSilent;
+  /** `json` (default): one object per line; `pretty`: for a terminal. */
+  readonly format?: LogFormat;
   /** Where lines go (default stdout); tests pass a stream to read them back. */
   readonly destination?: DestinationStream;
+}
+
+/**
+ * Pretty lines: time, level, `<chain> <component>:`, the message, then the record's other fields on the
+ * same line; colours only on a terminal. `service` is the same on every line, pid and hostname add
+ * nothing on one host.
+ */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  return PinoPretty({
+    destination: destination ?? 1,
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+    messageFormat: '{if chain}{chain} {end}{if component}{component}: {end}{msg}',
+    ignore: 'pid,hostname,service,chain,component',
+    singleLine: true,
+    // Writes go straight to the destination: a crash loses no line pino already accepted.
+    sync: true,
+  });
 }
 
 export const REDACT_PATHS: readonly string[] = Object.freeze([
@@ -36,7 +61,7 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ fd: 1, sync: false }),
+    options.format === 'pretty' ? prettyStream(options.destination) : (options.destination ?? pino.destination({ fd: 1, sync: false })),
   );
 }
 

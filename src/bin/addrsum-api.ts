@@ -9,11 +9,11 @@ import { exitAfterFlush, onStopSignals } from './process.js';
 newProgram({
   name: 'addrsum-api',
   description: 'Serve address summaries over HTTP from the chain indexes (read-only)',
-  settings: ['dataDir', 'logLevel', 'api.', 'chains.BTC.network', 'chains.LTC.network', 'chains.BTC.rpcUrl', 'chains.LTC.rpcUrl'],
+  settings: ['dataDir', 'logLevel', 'logFormat', 'api.', 'chains.BTC.network', 'chains.LTC.network', 'chains.BTC.rpcUrl', 'chains.LTC.rpcUrl'],
 }).parse();
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger.child({ component: 'server' });
 main(config, logger).then(
   (api) => onStopSignals(log, () => void api.stop().then(() => exitAfterFlush(logger, 0))),

@@ -15,13 +15,13 @@ import { exitAfterFlush, onStopSignals } from './process.js';
 const program = newProgram({
   name: 'addrsum-indexer',
   description: 'Index one chain from its node into SQLite, until SIGTERM/SIGINT',
-  settings: ['dataDir', 'logLevel', 'api.host', 'chains.'],
+  settings: ['dataDir', 'logLevel', 'logFormat', 'api.host', 'chains.'],
 }).addOption(new Option('--chain <chain>', 'chain to index').choices([...CHAIN_CODES]).makeOptionMandatory());
 program.parse();
 const { chain } = program.opts<{ chain: ChainCode }>();
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger.child({ chain, component: 'indexer' });
 const controller = new AbortController();
 onStopSignals(log, (signal) => {

@@ -98,7 +98,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   const { address, port } = server.address() as AddressInfo;
   const served = CHAIN_CODES.filter((c) => isChainServed(config, c));
   log.info({ address, port, chains: served, allowAnonymous: config.api.allowAnonymous }, 'listening');
-  if (served.length === 0) log.warn('no chain is configured: set ADDRSUM_BTC_RPC_URL and/or ADDRSUM_LTC_RPC_URL');
+  if (served.length === 0) log.warn("no chain is configured: set ADDRSUM_SERVE_CHAINS (e.g. BTC,LTC) or a chain's RPC URL");
 
   let stopped: Promise<void> | undefined;
   return {

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CHAIN_CODES, type ChainCode } from '../../src/chain/params.js';
-import { ConfigError, ENV_VARIABLES, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, ENV_VARIABLES, isChainServed, loadConfig, type Config } from '../../src/config.js';
 import {
   argv,
   composeSchema,
@@ -22,6 +22,10 @@ import {
   type PrometheusModel,
   type Service,
 } from './compose-model.js';
+import { compiledFrom, copiesOf, parseStages } from './dockerfile-model.js';
+
+/** The compiled entry points the image runs (npm run build → dist/, the repository's layout kept). */
+export const ENTRY_POINTS = { api: 'dist/src/bin/addrsum-api.js', indexer: 'dist/src/bin/addrsum-indexer.js' } as const;
 
 export interface Stack {
   readonly compose: ComposeModel;
@@ -57,7 +61,7 @@ export function addrsumServices(stack: Stack): AddrsumService[] {
     .map(([name, service]) => {
       const env = environmentOf(service);
       const args = argv(service.command);
-      const role = args.includes('src/bin/addrsum-indexer.ts') ? 'indexer' : args.includes('src/bin/addrsum-api.ts') ? 'api' : 'unknown';
+      const role = args.includes(ENTRY_POINTS.indexer) ? 'indexer' : args.includes(ENTRY_POINTS.api) ? 'api' : 'unknown';
       const chainArg = args[args.indexOf('--chain') + 1];
       const chain = CHAIN_CODES.find((c) => c === chainArg);
       let config: Config | undefined;
@@ -111,10 +115,63 @@ export function checkProcesses(stack: Stack): string[] {
     if (s.role === 'indexer' && s.chain && s.config && s.config.chains[s.chain].rpcUrl === undefined) {
       problems.push(`${s.name}: --chain ${s.chain} but ADDRSUM_${s.chain}_RPC_URL is unset (the indexer would exit)`);
     }
-    for (const entry of s.args.filter((a) => a.endsWith('.ts'))) {
-      if (!existsSync(path.join(stack.repoRoot, entry))) problems.push(`${s.name}: entry ${entry} does not exist`);
-      const top = entry.split('/')[0] ?? '';
-      if (!new RegExp(`^COPY\\s+${top}\\s`, 'm').test(stack.dockerfile)) problems.push(`${s.name}: the Dockerfile does not copy ${top}/`);
+    if (s.args[0] !== 'node') problems.push(`${s.name}: command starts with ${s.args[0] ?? '(nothing)'}, not node (signals must reach the process)`);
+    if (s.args.some((a) => a === 'tsx' || a.endsWith('.ts'))) problems.push(`${s.name}: runs TypeScript through tsx; the image runs the compiled dist/`);
+    problems.push(...entryProblems(s.name, s.args, stack.dockerfile, stack.repoRoot));
+  }
+  return problems;
+}
+
+/** Why `npm run build` would not produce the compiled file `entry` (undefined when it would). */
+export function missingSource(entry: string, repoRoot: string): string | undefined {
+  const source = compiledFrom(entry);
+  if (source !== undefined && existsSync(path.join(repoRoot, source))) return undefined;
+  return `entry ${entry} is built from no source (${source ?? 'not a .js file'} does not exist)`;
+}
+
+/** Each compiled file a command runs is built from an existing source that the build stage copies. */
+export function entryProblems(who: string, args: readonly string[], dockerfile: string, repoRoot: string): string[] {
+  const problems: string[] = [];
+  const stages = parseStages(dockerfile);
+  const buildStage = stages.find((st) => st.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args)));
+  for (const entry of args.filter((a) => a.startsWith('dist/'))) {
+    const missing = missingSource(entry, repoRoot);
+    if (missing !== undefined) {
+      problems.push(`${who}: ${missing}`);
+      continue;
+    }
+    const source = compiledFrom(entry) as string;
+    const top = source.split('/')[0] ?? '';
+    const copied = buildStage !== undefined && copiesOf(buildStage).some((c) => c.from === undefined && c.sources.some((src) => path.normalize(src).replace(/\/$/, '') === top));
+    if (!copied) problems.push(`${who}: the Dockerfile's build stage (npm run build) does not copy ${top}/`);
+  }
+  return problems;
+}
+
+/**
+ * The API reads the indexes only: it names its chains (ADDRSUM_SERVE_CHAINS), holds no node credentials,
+ * and expects each chain's network as its indexer builds it (it refuses an index of another network).
+ */
+export function checkApiCredentials(stack: Stack): string[] {
+  const problems: string[] = [];
+  const services = addrsumServices(stack);
+  const indexed = new Set(services.filter((s) => s.role === 'indexer' && s.chain).map((s) => s.chain as ChainCode));
+  for (const s of services.filter((x) => x.role === 'api')) {
+    for (const [key, value] of Object.entries(s.env)) {
+      if (/_RPC_(URL|COOKIE_FILE)$|PASSWORD|SECRET/.test(key)) problems.push(`${s.name}: receives ${key}, a node credential the API does not need`);
+      else if (/^https?:\/\/[^/@]*@/.test(value)) problems.push(`${s.name}: ${key} carries a credential`);
+    }
+    if (s.config === undefined) continue;
+    if (s.config.api.serveChains === undefined) problems.push(`${s.name}: ADDRSUM_SERVE_CHAINS is unset (without RPC URLs it would serve no chain)`);
+    for (const chain of CHAIN_CODES) {
+      const served = isChainServed(s.config, chain);
+      if (indexed.has(chain) && !served) problems.push(`${s.name}: does not serve ${chain}, which an indexer builds`);
+      if (!indexed.has(chain) && served) problems.push(`${s.name}: serves ${chain}, which no indexer builds`);
+      for (const indexer of services.filter((x) => x.role === 'indexer' && x.chain === chain && x.config)) {
+        const want = (indexer.config as Config).chains[chain].network;
+        const have = s.config.chains[chain].network;
+        if (served && want !== have) problems.push(`${s.name}: expects ${chain} ${have}, ${indexer.name} indexes ${want}`);
+      }
     }
   }
   return problems;

@@ -28,6 +28,7 @@ const PARAM_NAMES: Record<string, readonly string[]> = {
   getblockhash: ['height'],
   getblockheader: ['blockhash', 'verbose'],
   getblock: ['blockhash', 'verbosity'],
+  getchaintxstats: ['nblocks', 'blockhash'],
 };
 
 /** Regtest difficulty as Core prints it for nBits 0x207fffff (GetDifficulty). */
@@ -166,6 +167,14 @@ export function callRpc(chain: BtcChain, method: string, rawParams: unknown): un
         throw new RpcError(RPC_TYPE_ERROR, `JSON value of type ${jsonType(v)} is not of expected type number`);
       }
       throw new RpcError(RPC_MISC_ERROR, `fake node: getblock verbosity ${verbosity} is not implemented`);
+    }
+    case 'getchaintxstats': {
+      // Only the window-less form the indexer uses (nblocks 0): the chain's transaction count at a block.
+      const { block, active } = params[1] === undefined ? { block: chain.tip, active: true } : findBlock(chain, parseHash(params[1], 'blockhash'));
+      if (!active) throw new RpcError(RPC_INVALID_PARAMETER, 'Block is not in main chain');
+      if (params[0] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: getchaintxstats supports nblocks 0 only');
+      const txcount = chain.blocks.slice(0, block.height + 1).reduce((n, b) => n + b.txids.length, 0);
+      return { time: block.time, txcount, window_final_block_hash: block.hash, window_final_block_height: block.height, window_block_count: 0 };
     }
     default:
       throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found');

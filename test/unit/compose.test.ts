@@ -2,16 +2,22 @@
  * docker-compose.yml without a Docker engine: the file is valid against the official compose-spec JSON
  * schema (test/fixtures/compose-spec), and its services agree with the code's configuration — every
  * variable is one src/config.ts reads and loads cleanly, RPC URLs and ZMQ endpoints name the nodes'
- * listeners and credentials, the API's published port and Prometheus' targets are the configured ports.
+ * listeners and credentials, the API's published port and Prometheus' targets are the configured ports,
+ * the API holds no node credentials, and the commands run compiled dist/ files built from existing
+ * sources. Where Debian's Compose v1 is installed, its own `docker-compose config` accepts the file too.
  * Each check is also run against a deliberately broken copy, to prove it can fail.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildStack,
+  checkApiCredentials,
   checkApiPort,
   checkConfigs,
   checkDataVolume,
@@ -92,6 +98,7 @@ const CHECKS = {
   prometheus: checkPrometheus,
   dataVolume: checkDataVolume,
   operations: checkOperations,
+  apiCredentials: checkApiCredentials,
 } as const;
 
 describe('docker-compose.yml', () => {
@@ -120,12 +127,14 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
   ['a misspelt variable', 'environment', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRIC_PORT', '9410')), /indexer-btc: sets ADDRSUM_BTC_METRIC_PORT/],
   ['a variable no code reads in the Dockerfile', 'environment', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, `${DOCKERFILE}\nENV ADDRSUM_TIMEOUT=5\n`), /Dockerfile: ENV ADDRSUM_TIMEOUT/],
   ['a value the config refuses', 'configs', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_NETWORK', 'mainet')), /indexer-ltc: .*ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest/],
-  ['an indexer without its chain', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', '--import', 'tsx', 'src/bin/addrsum-indexer.ts', '--chain', 'BTC'])), /expected one LTC indexer, found 0/],
-  ['a command running neither process', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['node', 'src/api/main.ts'])), /api: command runs neither/],
-  ['an entry file renamed in the repository', 'processes', () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT), /indexer-btc: entry src\/bin\/addrsum-indexer\.ts does not exist/],
-  ['an entry directory the image lacks', 'processes', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY src .*$/m, '')), /indexer-ltc: the Dockerfile does not copy src\//],
+  ['an indexer without its chain', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC'])), /expected one LTC indexer, found 0/],
+  ['a command running neither process', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['node', 'dist/src/api/main.js'])), /api: command runs neither/],
+  ['an entry file renamed in the repository', 'processes', () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT), /indexer-btc: entry dist\/src\/bin\/addrsum-indexer\.js is built from no source \(src\/bin\/addrsum-indexer\.ts does not exist\)/],
+  ['an entry directory the build stage lacks', 'processes', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY src .*$/m, '')), /indexer-ltc: the Dockerfile's build stage \(npm run build\) does not copy src\//],
+  ['a command through tsx', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc', 'command'], () => ['node', '--import', 'tsx', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC'])), /indexer-btc: runs TypeScript through tsx/],
+  ['a command through npm', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['npm', 'start', '--', 'dist/src/bin/addrsum-api.js'])), /api: command starts with npm, not node/],
   ['an RPC URL on the P2P port', 'rpc', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8333')), /uses port 8333, bitcoind has -rpcport=8332/],
-  ['an RPC URL naming no service', 'rpc', () => stackOf(setEnv('api', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoin:9332')), /names host litecoin, which is no service/],
+  ['an RPC URL naming no service', 'rpc', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoin:9332')), /names host litecoin, which is no service/],
   ['RPC URLs naming the other chain\'s node', 'rpc', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')), /whose image is not a litecoin node/],
   ['other RPC credentials on the node', 'rpc', () => stackOf(mapFlag('bitcoind', 'rpcuser', 'admin')), /user differs from bitcoind's -rpcuser/],
   ['an rpcallowip outside the compose network', 'rpc', () => stackOf(mapFlag('litecoind', 'rpcallowip', '10.59.0.0/24')), /litecoind: no -rpcallowip covers the compose network 10\.58\.0\.0\/24/],
@@ -142,6 +151,12 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
   ['a data directory outside the volume', 'dataVolume', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_DATA_DIR', '/var/lib/addrsum')), /disagree on ADDRSUM_DATA_DIR/],
   ['a registry host in an image name', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'image'], () => 'localhost:5000/bitcoin:28.1')), /bitcoind: image localhost:5000\/bitcoin:28\.1 names a registry host/],
   ['the default stop grace period', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc'], (s) => ({ ...(s as Json), stop_grace_period: undefined }))), /indexer-btc: stop_grace_period 10s \(default\) is under 60s/],
+  ['an API given a node\'s RPC URL', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')), /api: receives ADDRSUM_BTC_RPC_URL, a node credential/],
+  ['an API given a cookie file', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_LTC_RPC_COOKIE_FILE', '/data/.cookie')), /api: receives ADDRSUM_LTC_RPC_COOKIE_FILE/],
+  ['an API given a password variable', 'apiCredentials', () => stackOf(setEnv('api', 'BTC_RPC_PASSWORD', '${BTC_RPC_PASSWORD:?x}')), /api: receives BTC_RPC_PASSWORD/],
+  ['an API without ADDRSUM_SERVE_CHAINS', 'apiCredentials', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'environment'], (e) => Object.fromEntries(Object.entries(e as Json).filter(([k]) => k !== 'ADDRSUM_SERVE_CHAINS')))), /api: ADDRSUM_SERVE_CHAINS is unset/],
+  ['an API not serving an indexed chain', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_SERVE_CHAINS', 'BTC')), /api: does not serve LTC, which an indexer builds/],
+  ['an API expecting another network', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_LTC_NETWORK', 'testnet')), /api: expects LTC testnet, indexer-ltc indexes mainnet/],
   ['an image running as root', 'operations', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^USER node$/m, 'USER root')), /Dockerfile: the image runs as root/],
 ];
 
@@ -158,10 +173,61 @@ describe('each check catches a broken file', () => {
 
   it('refuses a literal password and a secret without :?', () => {
     expect(checkSecrets(mapFlag('litecoind', 'rpcpassword', 'hunter2'))).toEqual(['a password is written literally: -rpcpassword=<literal>']);
-    expect(checkSecrets(setEnv('api', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD}@bitcoind:8332'))).toEqual([
+    expect(checkSecrets(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD}@bitcoind:8332'))).toEqual([
       '${BTC_RPC_PASSWORD} is used without :? (a missing secret must stop docker compose)',
       'a password is written literally: http://addrsum:<literal>@bitcoind:8332',
     ]);
+  });
+});
+
+/**
+ * Debian ships Compose v1 (docker-compose 1.29), whose parser refuses what v2 added (a top-level `name:`).
+ * The file is kept valid for both; this runs v1's own `config` when it is installed
+ * (scripts/ensure-compose-v1.sh installs it as root) and says loudly when it is not.
+ */
+const COMPOSE_V1 = spawnSync('docker-compose', ['version', '--short'], { encoding: 'utf8' });
+const HAS_COMPOSE_V1 = COMPOSE_V1.status === 0;
+if (!HAS_COMPOSE_V1) {
+  console.warn('compose.test.ts: docker-compose (Compose v1) is not installed, its parser check is SKIPPED; run scripts/ensure-compose-v1.sh');
+}
+
+describe.skipIf(!HAS_COMPOSE_V1)(`docker-compose ${COMPOSE_V1.stdout?.trim() ?? ''} (Compose v1) config`, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-compose-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `docker-compose config` on `text`, relative paths resolved from the repository, with `dotEnv` as .env. */
+  function v1Config(text: string, dotEnv: Record<string, string>) {
+    const file = path.join(dir, 'docker-compose.yml');
+    const envFile = path.join(dir, 'env');
+    writeFileSync(file, text);
+    writeFileSync(envFile, Object.entries(dotEnv).map(([k, v]) => `${k}=${v}\n`).join(''));
+    // A clean environment: variables of the shell running the tests must not stand in for .env.
+    return spawnSync('docker-compose', ['--env-file', envFile, '--project-directory', ROOT, '-f', file, 'config'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+      timeout: 60_000,
+    });
+  }
+
+  it('accepts the file and resolves the same services and API command', { timeout: 120_000 }, () => {
+    const run = v1Config(read('docker-compose.yml'), DOT_ENV);
+    expect(run.stderr).not.toMatch(/invalid|error/i);
+    expect(run.status).toBe(0);
+    const resolved = parse(run.stdout) as { services: Record<string, { command?: string[]; environment?: Record<string, string> }> };
+    expect(Object.keys(resolved.services).sort()).toEqual(Object.keys((RAW_COMPOSE as { services: object }).services).sort());
+    expect(resolved.services.api?.command).toEqual(['node', 'dist/src/bin/addrsum-api.js']);
+    // Relative paths resolve from the repository: the build context and Prometheus' configuration.
+    expect(JSON.stringify(resolved)).toContain(path.join(ROOT, 'config/prometheus.yml'));
+    expect(Object.keys(resolved.services.api?.environment ?? {}).filter((k) => /RPC|PASSWORD/.test(k))).toEqual([]);
+  });
+
+  it('refuses a top-level name: (why the file has none) and a missing password', { timeout: 120_000 }, () => {
+    const named = v1Config(`name: addrsum\n${read('docker-compose.yml')}`, DOT_ENV);
+    expect(named.status).not.toBe(0);
+    expect(named.stderr).toMatch(/'name' does not match/);
+    const noPassword = v1Config(read('docker-compose.yml'), { LTC_RPC_PASSWORD: 'x' });
+    expect(noPassword.status).not.toBe(0);
+    expect(noPassword.stderr).toMatch(/set BTC_RPC_PASSWORD in \.env/);
   });
 });
 

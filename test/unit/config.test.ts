@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, keysDbPath, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, isChainServed, keysDbPath, loadConfig, type Config } from '../../src/config.js';
 import { redactUrl } from '../../src/redact.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-config-'));
@@ -169,6 +169,47 @@ describe('invalid values stop the process with one line naming the key', () => {
     expect(run.stderr.trim().split('\n')).toEqual([
       'addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")',
     ]);
+  });
+});
+
+describe('api.serveChains (ADDRSUM_SERVE_CHAINS): which chains the API answers for', () => {
+  const served = (c: Config) => (['BTC', 'LTC'] as const).filter((chain) => isChainServed(c, chain));
+
+  it('unset: the chains whose RPC URL is set, as before', () => {
+    expect(loadConfig({ env: {} }).api.serveChains).toBeUndefined();
+    expect(served(loadConfig({ env: {} }))).toEqual([]);
+    expect(served(loadConfig({ env: { ADDRSUM_LTC_RPC_URL: 'http://u:p@127.0.0.1:9332' } }))).toEqual(['LTC']);
+  });
+
+  it('set: exactly the listed chains, with no RPC URL needed (the API never calls the nodes)', () => {
+    const c = loadConfig({ env: { ADDRSUM_SERVE_CHAINS: ' BTC, LTC ,' } });
+    expect(c.api.serveChains).toEqual(['BTC', 'LTC']);
+    expect(c.chains.BTC.rpcUrl).toBeUndefined();
+    expect(served(c)).toEqual(['BTC', 'LTC']);
+    // The list wins over RPC URLs: an RPC URL alone no longer makes the API serve a chain.
+    expect(served(loadConfig({ env: { ADDRSUM_SERVE_CHAINS: 'LTC', ADDRSUM_BTC_RPC_URL: 'http://u:p@127.0.0.1:8332' } }))).toEqual(['LTC']);
+  });
+
+  it('reads a TOML list, and the environment wins over the file', () => {
+    const file = tomlFile('[api]\nserveChains = ["BTC"]\n');
+    expect(served(loadConfig({ env: { ADDRSUM_CONFIG: file } }))).toEqual(['BTC']);
+    expect(served(loadConfig({ env: { ADDRSUM_CONFIG: file, ADDRSUM_SERVE_CHAINS: 'LTC' } }))).toEqual(['LTC']);
+  });
+
+  it('refuses an unknown chain or an empty list, naming the setting', () => {
+    expect(errorOf({ ADDRSUM_SERVE_CHAINS: 'BTC,DOGE' })).toBe('ADDRSUM_SERVE_CHAINS: expected one of BTC, LTC (got "DOGE")');
+    expect(errorOf({ ADDRSUM_SERVE_CHAINS: 'btc' })).toBe('ADDRSUM_SERVE_CHAINS: expected one of BTC, LTC (got "btc")');
+    expect(errorOf({ ADDRSUM_SERVE_CHAINS: ',' })).toBe('ADDRSUM_SERVE_CHAINS: expected at least one of BTC, LTC (got [])');
+    const file = tomlFile('[api]\nserveChains = "BTC"\n');
+    expect(errorOf({ ADDRSUM_CONFIG: file })).toBe(`${file}: api.serveChains: expected a list of BTC, LTC (got "BTC")`);
+  });
+});
+
+describe('logFormat (ADDRSUM_LOG_FORMAT)', () => {
+  it('is json by default and takes pretty', () => {
+    expect(loadConfig({ env: {} }).logFormat).toBe('json');
+    expect(loadConfig({ env: { ADDRSUM_LOG_FORMAT: 'pretty' } }).logFormat).toBe('pretty');
+    expect(errorOf({ ADDRSUM_LOG_FORMAT: 'text' })).toBe('ADDRSUM_LOG_FORMAT: expected one of json, pretty (got "text")');
   });
 });
 
