@@ -37,7 +37,7 @@ export class FakeIndex implements SummarySource {
     this.lookups += 1;
     if (this.empty) return null;
     const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
-    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash };
+    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight };
   }
 
   status(): IndexStatus | null {
