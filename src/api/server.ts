@@ -4,20 +4,24 @@
  * CHAIN_UNAVAILABLE until it exists), the keys database read-only, and listens.
  * SIGTERM/SIGINT: stop accepting, let in-flight requests finish (idle keep-alive connections are closed
  * at once, busy ones after 10 s at most), close the databases, exit 0.
+ * With api.workers > 1 this process only supervises that many copies of itself (cluster-supervisor.ts).
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../chain/params.js';
-import { isChainServed, keysDbPath, loadConfigOrExit } from '../config.js';
-import { KeyStore } from '../keys/key-store.js';
-import { StoreKeyVerifier } from '../keys/key-verifier.js';
+import { isChainServed, keysDbPath, loadConfigOrExit, redactUrl } from '../config.js';
+import { KeyCache } from '../keys/key-cache.js';
 import { createLogger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { chainDbPath } from '../store/paths.js';
 import { createApp } from './app.js';
+import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from './cluster-supervisor.js';
 import { systemClock, type ChainHandle } from './deps.js';
 import { createHttpServer } from './http-server.js';
 import { LazyOpen } from './lazy-open.js';
+import { RedisBuckets } from './redis-buckets.js';
+import { createLimiterMetrics, SharedLimiter } from './shared-limiter.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -32,7 +36,8 @@ function openChecked(file: string, chain: ChainCode, network: NetworkName): Chai
 }
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel });
+if (isSupervisor(config.api.workers)) await superviseWorkers(config.api.workers, createLogger({ level: config.logLevel }));
+const logger = workerLogger(createLogger({ level: config.logLevel }));
 const log = logger.child({ component: 'server' });
 const clock = systemClock;
 const closers: Array<() => void> = [];
@@ -62,21 +67,25 @@ for (const chain of CHAIN_CODES) {
 }
 
 const keysFile = keysDbPath(config);
-const keyStore = new LazyOpen(
-  () => KeyStore.openReadonly(keysFile),
-  clock,
-  () => log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create'),
-);
-closers.push(() => keyStore.close());
-
-const app = createApp({
-  chains,
-  keys: new StoreKeyVerifier(() => keyStore.get()),
-  settings: config.api,
-  logger,
-  clock,
-  metrics: createApiMetrics({ defaultMetrics: true }),
+const keys = new KeyCache(keysFile, {
+  onError: (err) => log.warn({ file: keysFile, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
+  onLoad: (count, why) => log.info({ file: keysFile, keys: count, why }, 'keys loaded'),
 });
+closers.push(() => keys.close());
+if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
+
+const metrics = createApiMetrics({ defaultMetrics: true });
+let limiter: SharedLimiter | undefined;
+if (config.api.redisUrl !== undefined) {
+  const redis = new RedisBuckets(config.api.redisUrl);
+  limiter = new SharedLimiter({ redis, mode: config.api.redisFailureMode, logger: logger.child({ component: 'limits' }), metrics: createLimiterMetrics(metrics.registry) });
+  closers.push(() => redis.client.disconnect());
+  log.info({ redis: redactUrl(config.api.redisUrl), onFailure: config.api.redisFailureMode }, 'limits: token buckets in Redis');
+} else if (config.api.workers > 1) {
+  log.warn({ workers: config.api.workers }, 'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them');
+}
+
+const app = createApp({ chains, keys, settings: config.api, logger, clock, metrics, limiter });
 const server = createHttpServer(app, logger);
 
 server.on('error', (err) => {
@@ -112,3 +121,6 @@ function stop(signal: NodeJS.Signals): void {
 
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+onSupervisorStop(server, () => {
+  if (!stopping) stop('SIGTERM');
+});
