@@ -9,7 +9,8 @@
  * applies from the next request, as it did when every request ran a SELECT, at a fraction of the cost.
  *
  * Lookup is by SHA-256 digest (a value the caller cannot steer without a preimage), then the stored and
- * computed digests are compared with crypto.timingSafeEqual, as StoreKeyVerifier does.
+ * computed digests are compared with crypto.timingSafeEqual, so no step's timing depends on how much
+ * of a real key was guessed.
  */
 import { timingSafeEqual } from 'node:crypto';
 import Database from 'better-sqlite3';
