@@ -68,6 +68,9 @@ export class RedisBuckets {
       // Keep trying for as long as the process runs: limits go back to Redis when it returns.
       retryStrategy: (times) => Math.min(50 * times, maxDelay),
     });
+    // Connection errors repeat on every reconnect attempt; whoever watches the state (SharedLimiter) adds
+    // its own listener and reports them once. Without any listener ioredis prints each one to stderr.
+    this.client.on('error', () => undefined);
     this.client.defineCommand('addrsumTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.take_ = (this.client as unknown as { addrsumTakeTokens: TakeCommand }).addrsumTakeTokens.bind(this.client);
   }
