@@ -18,8 +18,16 @@ interface ProfileNode {
 }
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** µs on the system's monotonic clock (CLOCK_MONOTONIC on Linux: the clock of process.hrtime). */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A span of the monotonic clock in µs (process.hrtime.bigint() / 1000), e.g. the timed load. */
+export interface Window {
+  readonly fromUs: number;
+  readonly toUs: number;
 }
 
 /** Layers, innermost-first match: the first rule a frame meets names its layer. */
@@ -36,6 +44,7 @@ const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   // Node's HTTP and socket code (parser, ServerResponse, net, streams) and its native socket writes. Other
   // node: frames (fs, timers, crypto) are not a layer: their time goes to the code that called them.
   ['HTTP parse and socket write (node:http, net, streams)', (f) => /^node:(_http_|net|stream|internal\/(streams|stream_base|http|net))/.test(f.url) || /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName)],
+  ['other Node.js internals (nextTick, timers, fs callbacks)', (f) => f.url.startsWith('node:')],
 ];
 
 export interface LayerShare {
@@ -44,7 +53,8 @@ export interface LayerShare {
   readonly share: number;
 }
 
-export function layerShares(profile: CpuProfile): LayerShare[] {
+/** Shares of the samples taken inside `window` (all samples when absent: start-up included). */
+export function layerShares(profile: CpuProfile, window?: Window): LayerShare[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -69,8 +79,11 @@ export function layerShares(profile: CpuProfile): LayerShare[] {
   };
   const time = new Map<string, number>();
   let busy = 0;
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    at += dt;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
     const layer = resolve(id) ?? 'other JavaScript';
     if (layer === 'idle') return;
     busy += dt;
@@ -79,6 +92,11 @@ export function layerShares(profile: CpuProfile): LayerShare[] {
   return [...time.entries()].map(([layer, t]) => ({ layer, share: busy > 0 ? t / busy : 0 })).sort((a, b) => b.share - a.share);
 }
 
-export function readLayerShares(file: string): LayerShare[] {
-  return layerShares(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+export function readLayerShares(file: string, window?: Window): LayerShare[] {
+  return layerShares(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, window);
+}
+
+/** Now on the clock a profile's timestamps use, in µs. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }

@@ -137,9 +137,19 @@ function redisCli(port: number, ...args: string[]): Promise<string> {
   });
 }
 
+/**
+ * The machine's Redis at 127.0.0.1:6379 when one answers there (stop() then leaves it alone); otherwise
+ * a redis-server of this test's own on that port, stopped by stop().
+ */
+export async function machineRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  if ((await redisCli(6379, 'PING')).trim() === 'PONG') return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
+  const own = await ownRedis(6379);
+  return { url: own.url, stop: () => own.stop() };
+}
+
 /** A redis-server of this test's own on a free loopback port, without persistence; start() again after stop(). */
-export async function ownRedis(): Promise<RedisServer> {
-  const port = await freePort();
+export async function ownRedis(fixedPort?: number): Promise<RedisServer> {
+  const port = fixedPort ?? (await freePort());
   let dir = '';
   let child: ChildProcess | null = null;
   const server: RedisServer = {

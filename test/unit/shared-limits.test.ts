@@ -8,10 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../support/api-process.js';
-import { burst, makeDataDir, metric, ownRedis, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
+import { burst, machineRedis, makeDataDir, metric, ownRedis, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
 import { freePort } from '../support/ports.js';
 
-const SHARED_REDIS = 'redis://127.0.0.1:6379';
+let SHARED_REDIS = 'redis://127.0.0.1:6379';
+let machine: Awaited<ReturnType<typeof machineRedis>>;
 const RATE = 5;
 const BURST = 10;
 const bound = (elapsedSeconds: number): number => BURST + RATE * elapsedSeconds + 1;
@@ -45,21 +46,13 @@ async function usingRedis(p: ApiProcess, workers: number): Promise<void> {
 
 beforeAll(async () => {
   data = makeDataDir('shared-limits');
-  const ping = await import('node:net').then(
-    (net) =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect(6379, '127.0.0.1', () => {
-          s.end();
-          resolve(true);
-        });
-        s.on('error', () => resolve(false));
-      }),
-  );
-  if (!ping) throw new Error('Redis is not running at 127.0.0.1:6379 (see scripts/ensure-deps.sh)');
+  machine = await machineRedis();
+  SHARED_REDIS = machine.url;
 });
 
 afterAll(async () => {
   await Promise.all(started.map((p) => p.stop()));
+  await machine.stop();
   data.remove();
 });
 
