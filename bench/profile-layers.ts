@@ -44,8 +44,9 @@ const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   // Node's HTTP and socket code (parser, ServerResponse, net, streams) and its native socket writes. Other
   // node: frames (fs, timers, crypto) are not a layer: their time goes to the code that called them.
   ['HTTP parse and socket write (node:http, net, streams)', (f) => /^node:(_http_|net|stream|internal\/(streams|stream_base|http|net))/.test(f.url) || /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName)],
-  ['other Node.js internals (nextTick, timers, fs callbacks)', (f) => f.url.startsWith('node:')],
 ];
+
+const NODE_OTHER = 'other Node.js internals (nextTick queue, timers, fs callbacks)';
 
 export interface LayerShare {
   readonly layer: string;
@@ -77,6 +78,13 @@ export function layerShares(profile: CpuProfile, window?: Window): LayerShare[] 
     layerOf.set(id, layer);
     return layer;
   };
+  /** Outside every layer: Node's own scheduling (nextTick queue, timers, fs callbacks) if any frame is node:. */
+  const leftover = (id: number): string => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      if (byId.get(at)!.callFrame.url.startsWith('node:')) return NODE_OTHER;
+    }
+    return 'other JavaScript';
+  };
   const time = new Map<string, number>();
   let busy = 0;
   let at = profile.startTime;
@@ -84,7 +92,7 @@ export function layerShares(profile: CpuProfile, window?: Window): LayerShare[] 
     const dt = profile.timeDeltas[i] ?? 0;
     at += dt;
     if (window && (at < window.fromUs || at > window.toUs)) return;
-    const layer = resolve(id) ?? 'other JavaScript';
+    const layer = resolve(id) ?? leftover(id);
     if (layer === 'idle') return;
     busy += dt;
     time.set(layer, (time.get(layer) ?? 0) + dt);

@@ -14,7 +14,7 @@
  * load; the ratio to bare node:http beside its own goal (0.8×).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -309,7 +309,10 @@ async function profileApi(dir: string, prefix: readonly string[], route: string,
   // Only the samples of the timed load count: start-up (module loading, TypeScript through tsx) and the
   // warm-up would otherwise weigh in, the more so on a busy machine where the load gets little CPU.
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-  return file ? readLayerShares(path.join(profDir, file), window) : null;
+  if (!file) return null;
+  // BENCH_KEEP_PROFILE=<path>: keep the profile (e.g. for Chrome DevTools' Performance panel).
+  if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(profDir, file), process.env.BENCH_KEEP_PROFILE);
+  return readLayerShares(path.join(profDir, file), window);
 }
 
 export async function runRequestBench(opts: { write?: boolean } = {}): Promise<RequestBenchResult> {
