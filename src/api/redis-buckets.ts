@@ -63,7 +63,9 @@ export class RedisBuckets {
       // Fail at once while disconnected instead of queueing requests behind a reconnect.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 250,
+      // Generous: on a CPU-starved process the timer can fire before a reply already in the socket is read,
+      // and each spurious timeout is a switch to the fallback.
+      commandTimeout: options.commandTimeoutMs ?? 1000,
       connectTimeout: 1000,
       // Keep trying for as long as the process runs: limits go back to Redis when it returns.
       retryStrategy: (times) => Math.min(50 * times, maxDelay),

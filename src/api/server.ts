@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../chain/params.js';
-import { isChainServed, keysDbPath, loadConfigOrExit, redactUrl } from '../config.js';
+import { isChainServed, keysDbPath, loadConfigOrExit } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
 import { createLogger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
@@ -20,8 +20,7 @@ import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from '
 import { systemClock, type ChainHandle } from './deps.js';
 import { createHttpServer } from './http-server.js';
 import { LazyOpen } from './lazy-open.js';
-import { RedisBuckets } from './redis-buckets.js';
-import { createLimiterMetrics, SharedLimiter } from './shared-limiter.js';
+import { createLimiter } from './shared-limiter.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -75,17 +74,10 @@ closers.push(() => keys.close());
 if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
 
 const metrics = createApiMetrics({ defaultMetrics: true });
-let limiter: SharedLimiter | undefined;
-if (config.api.redisUrl !== undefined) {
-  const redis = new RedisBuckets(config.api.redisUrl);
-  limiter = new SharedLimiter({ redis, mode: config.api.redisFailureMode, logger: logger.child({ component: 'limits' }), metrics: createLimiterMetrics(metrics.registry) });
-  closers.push(() => redis.client.disconnect());
-  log.info({ redis: redactUrl(config.api.redisUrl), onFailure: config.api.redisFailureMode }, 'limits: token buckets in Redis');
-} else if (config.api.workers > 1) {
-  log.warn({ workers: config.api.workers }, 'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them');
-}
+const limits = createLimiter(config.api, logger, metrics.registry);
+closers.push(() => limits.close());
 
-const app = createApp({ chains, keys, settings: config.api, logger, clock, metrics, limiter });
+const app = createApp({ chains, keys, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
 const server = createHttpServer(app, logger);
 
 server.on('error', (err) => {

@@ -4,7 +4,9 @@
  *
  *   Redis answers         → its decision.
  *   Redis fails or is down → `fail-open` (default): the in-process buckets answer, so the API keeps
- *                            serving within each process's own share of the limits;
+ *                            serving within each process's own share of the limits. Every Redis answer
+ *                            is mirrored into them, so a caller seen before the outage continues from
+ *                            the tokens it had, and a blip grants no second burst;
  *                            `fail-closed`: 503 LIMITS_UNAVAILABLE, nothing is served unlimited-by-N.
  * Each switch is one log line (warn going to the fallback, info coming back) and the gauge
  * addrsum_api_limiter_fallback (1 while in fallback). While down, a request tries Redis again once the
@@ -12,10 +14,11 @@
  * slow is picked up again without waiting for a reconnect.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { redactUrl } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { TierLimits } from './deps.js';
 import { ApiError } from './errors.js';
-import type { RedisBuckets } from './redis-buckets.js';
+import { RedisBuckets } from './redis-buckets.js';
 import { decide, TokenBucketLimiter, type LimitDecision, type RateLimiter } from './token-bucket.js';
 
 export const FAILURE_MODES = ['fail-open', 'fail-closed'] as const;
@@ -84,6 +87,7 @@ export class SharedLimiter implements RateLimiter {
     return this.redis.take(caller, limits, cost).then(
       (taken) => {
         this.markUp();
+        this.local.set(caller, taken.tokens, limits);
         return decide(taken.allowed, taken.tokens, limits, cost);
       },
       (err: unknown) => {
@@ -118,4 +122,28 @@ export class SharedLimiter implements RateLimiter {
     const what = this.options.mode === 'fail-open' ? 'answering from in-process token buckets (fail-open)' : 'refusing limited requests with 503 (fail-closed)';
     this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, `limits: Redis unreachable; ${what} until it is back`);
   }
+}
+
+export interface LimiterSettings {
+  readonly workers: number;
+  readonly redisUrl?: string | undefined;
+  readonly redisFailureMode: FailureMode;
+}
+
+/**
+ * The bucket store the configuration asks for: Redis behind SharedLimiter when redisUrl is set, else
+ * none (createApp then makes the in-process one). `close` ends the Redis connection.
+ */
+export function createLimiter(settings: LimiterSettings, logger: Logger, registry: Registry): { limiter?: RateLimiter; close(): void } {
+  const log = logger.child({ component: 'limits' });
+  if (settings.redisUrl === undefined) {
+    if (settings.workers > 1) {
+      log.warn({ workers: settings.workers }, 'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them');
+    }
+    return { close: () => undefined };
+  }
+  const redis = new RedisBuckets(settings.redisUrl);
+  const limiter = new SharedLimiter({ redis, mode: settings.redisFailureMode, logger: log, metrics: createLimiterMetrics(registry) });
+  log.info({ redis: redactUrl(settings.redisUrl), onFailure: settings.redisFailureMode }, 'limits: token buckets in Redis');
+  return { limiter, close: () => redis.client.disconnect() };
 }

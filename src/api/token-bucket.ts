@@ -77,6 +77,23 @@ export class TokenBucketLimiter implements RateLimiter {
     return decide(allowed, tokens, limits, cost);
   }
 
+  /**
+   * Sets `caller`'s bucket to `tokens` now: a shared store's answer mirrored here, so that falling back
+   * to this store continues from the shared state instead of granting every caller a fresh burst.
+   */
+  set(caller: string, tokens: number, limits: TierLimits): void {
+    const t = this.now();
+    const bucket = this.buckets.get(caller);
+    if (bucket) {
+      bucket.tokens = tokens;
+      bucket.at = t;
+      bucket.rate = limits.rate;
+      bucket.burst = limits.burst;
+    } else {
+      this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
+    }
+  }
+
   /** Number of callers currently tracked (tests check that sweeping bounds memory). */
   get size(): number {
     return this.buckets.size;

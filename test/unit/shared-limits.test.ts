@@ -16,6 +16,8 @@ let machine: Awaited<ReturnType<typeof machineRedis>>;
 const RATE = 5;
 const BURST = 10;
 const bound = (elapsedSeconds: number): number => BURST + RATE * elapsedSeconds + 1;
+/** Each test starts API processes; on a loaded 2-core machine one start can take 10 s or more. */
+const PROCESS_TEST_MS = 180_000;
 
 let data: DataDir;
 const started: ApiProcess[] = [];
@@ -67,7 +69,7 @@ describe('one limit across API processes (Redis at 127.0.0.1:6379)', () => {
     expect(r.statuses.get(429)).toBe(200 - r.ok);
     expect(answeredBy(a!, id).size + answeredBy(b!, id).size).toBe(2);
     expect(await metric(a!.url, 'addrsum_api_limiter_fallback')).toBe(0);
-  });
+  }, PROCESS_TEST_MS);
 
   it('ADDRSUM_API_WORKERS=2: 200-answers ≤ burst + rate × elapsed + 1, both workers answering', async () => {
     const p = await api({ ADDRSUM_REDIS_URL: SHARED_REDIS, ADDRSUM_API_WORKERS: '2' });
@@ -77,7 +79,7 @@ describe('one limit across API processes (Redis at 127.0.0.1:6379)', () => {
     expect(r.ok, `200s ${r.ok} in ${r.elapsedSeconds.toFixed(2)} s`).toBeLessThanOrEqual(bound(r.elapsedSeconds));
     expect(r.ok).toBeGreaterThanOrEqual(BURST);
     expect([...answeredBy(p, id)].sort()).toEqual(['1', '2']);
-  });
+  }, PROCESS_TEST_MS);
 
   it('control: without Redis two processes each admit their own burst, over the bound', async () => {
     const [a, b] = await Promise.all([api({}), api({})]);
@@ -85,7 +87,7 @@ describe('one limit across API processes (Redis at 127.0.0.1:6379)', () => {
     const r = await burst([a!.url, b!.url], 200, key);
     expect(r.ok).toBeGreaterThanOrEqual(2 * BURST);
     expect(r.ok).toBeGreaterThan(BURST + 1);
-  });
+  }, PROCESS_TEST_MS);
 });
 
 describe('Redis unreachable', () => {
@@ -114,7 +116,7 @@ describe('Redis unreachable', () => {
     } finally {
       await redis.stop();
     }
-  });
+  }, PROCESS_TEST_MS);
 
   it('a wrong URL: answers from in-process buckets (limits still apply), fallback metric 1', async () => {
     const nothing = await freePort();
@@ -125,7 +127,7 @@ describe('Redis unreachable', () => {
     expect(r.ok).toBeLessThanOrEqual(bound(r.elapsedSeconds));
     expect(await until(() => metric(p.url, 'addrsum_api_limiter_fallback'), (v) => v === 1)).toBe(1);
     expect(p.output()).toContain('limits: Redis unreachable');
-  });
+  }, PROCESS_TEST_MS);
 
   it('fail-closed: 503 LIMITS_UNAVAILABLE with Retry-After while Redis is unreachable', async () => {
     const nothing = await freePort();
@@ -136,5 +138,5 @@ describe('Redis unreachable', () => {
     expect(JSON.parse(a.body)).toMatchObject({ status: 'error', code: 'LIMITS_UNAVAILABLE' });
     expect(a.headers['retry-after']).toBe('1');
     expect(p.output()).toContain('refusing limited requests with 503 (fail-closed)');
-  });
+  }, PROCESS_TEST_MS);
 });
