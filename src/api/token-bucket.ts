@@ -83,6 +83,8 @@ export class TokenBucketLimiter implements RateLimiter {
    */
   set(caller: string, tokens: number, limits: TierLimits): void {
     const t = this.now();
+    // Mirrored buckets are bounded by the same sweep as consumed ones (every anonymous IP makes one).
+    if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     if (bucket) {
       bucket.tokens = tokens;

@@ -28,6 +28,18 @@ describe('in-process buckets', () => {
   });
 });
 
+describe('mirrored buckets', () => {
+  it('are swept like consumed ones, so mirroring every caller does not grow memory without bound', () => {
+    let t = 0;
+    const limiter = new TokenBucketLimiter(() => t);
+    for (let i = 0; i < 5000; i++) {
+      limiter.set(`ip:${i}`, 9, { rate: 5, burst: 10 });
+      t += 10;
+    }
+    expect(limiter.size).toBeLessThan(1500);
+  });
+});
+
 describe('Redis buckets', () => {
   let redis: RedisServer;
   const clients: RedisBuckets[] = [];
