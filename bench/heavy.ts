@@ -27,7 +27,7 @@ import type { ParsedTx } from '../src/chain/block-parser.js';
 import { chainParams } from '../src/chain/params.js';
 import { loadConfig } from '../src/config.js';
 import { KeyStore } from '../src/keys/key-store.js';
-import { StoreKeyVerifier } from '../src/keys/key-verifier.js';
+import { KeyCache } from '../src/keys/key-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createApiMetrics } from '../src/metrics.js';
 import { ChainReader } from '../src/store/chain-reader.js';
@@ -239,7 +239,7 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     const writer = KeyStore.open(keysFile);
     const { key } = writer.create('private', 'heavy bench');
     writer.close();
-    const keys = KeyStore.openReadonly(keysFile);
+    const keys = new KeyCache(keysFile);
     closers.unshift(() => keys.close());
     const reader = ChainReader.open(dbFile);
     closers.unshift(() => reader.close());
@@ -251,7 +251,7 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     ]);
     // Log lines at the configured level (info: one per request), to /dev/null rather than this terminal.
     const logger = createLogger({ level: config.logLevel, destination: pino.destination({ dest: '/dev/null', sync: false }) });
-    const app = createApp({ chains, keys: new StoreKeyVerifier(() => keys), settings: config.api, logger, metrics: createApiMetrics() });
+    const app = createApp({ chains, keys, settings: config.api, logger, metrics: createApiMetrics() });
     const server = createHttpServer(app, logger);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

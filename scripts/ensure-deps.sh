@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what `npm test` and `npm run demo` need on a bare machine: npm packages and litecoind.
+# Installs what `npm test` and `npm run demo` need on a bare machine: npm packages, litecoind and redis-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +21,20 @@ if ! command -v litecoind >/dev/null 2>&1; then
     apt-get install -y -qq litecoind >&2
   else
     echo "ensure-deps: litecoind is missing; install it with: sudo apt-get install -y litecoind" >&2
+    exit 1
+  fi
+fi
+
+# redis-server: the shared-limits tests run the API against Redis (their own instances, and the one at
+# 127.0.0.1:6379 when it answers; they start that one themselves when nothing does).
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ]; then
+    echo "ensure-deps: installing redis-server (apt-get)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq redis-server >&2
+  else
+    echo "ensure-deps: redis-server is missing; install it with: sudo apt-get install -y redis-server" >&2
     exit 1
   fi
 fi

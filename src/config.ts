@@ -46,6 +46,19 @@ const rpcUrl = z.string({ error: 'expected an http:// URL' }).refine(
   { error: 'expected an http:// URL (the node has no TLS), e.g. http://user:pass@127.0.0.1:8332' },
 );
 
+// ioredis's URL forms: redis:// (plain) and rediss:// (TLS); a database number may follow as the path.
+const redisUrl = z.string({ error: 'expected a redis:// or rediss:// URL' }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
+);
+
 const zmqEndpoint = z
   .string({ error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' })
   .regex(/^(tcp:\/\/[^\s:]+:\d{1,5}|ipc:\/\/\S+)$/, { error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' });
@@ -111,6 +124,12 @@ export const configSchema = z.strictObject({
       .array(z.enum(CHAIN_CODES as [ChainCode, ...ChainCode[]], { error: `expected one of ${CHAIN_CODES.join(', ')}` }), { error: `expected a list of ${CHAIN_CODES.join(', ')}` })
       .min(1, { error: `expected at least one of ${CHAIN_CODES.join(', ')}` })
       .optional(),
+    /** API processes sharing the port (node:cluster); 1 = this process serves alone. SIGHUP restarts them one by one. */
+    workers: int(1, 64),
+    /** Redis holding the token buckets, shared by every API process that names it; unset = in-process buckets. Secret (may hold a password). */
+    redisUrl: redisUrl.optional(),
+    /** While Redis is unreachable: `fail-open` serves from in-process buckets, `fail-closed` answers 503 LIMITS_UNAVAILABLE. */
+    redisFailureMode: z.enum(['fail-open', 'fail-closed'], { error: 'expected fail-open or fail-closed' }),
   }),
   chains: z.strictObject({ BTC: chainConfig, LTC: chainConfig }),
 });
@@ -121,7 +140,7 @@ export type ChainConfig = Config['chains'][ChainCode];
 export type TierLimits = Config['api']['tiers']['default'];
 
 /** Settings whose values must never appear in output (they can carry passwords). */
-const SECRET_KEYS = new Set(['rpcUrl']);
+const SECRET_KEYS = new Set(['rpcUrl', 'redisUrl']);
 
 interface EnvBinding {
   readonly name: string;
@@ -153,6 +172,9 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_PORT', path: ['api', 'port'], kind: 'int' },
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
   { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
+  { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },
+  { name: 'ADDRSUM_REDIS_URL', path: ['api', 'redisUrl'], kind: 'text' },
+  { name: 'ADDRSUM_REDIS_FAILURE_MODE', path: ['api', 'redisFailureMode'], kind: 'text' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.flatMap(chainBindings),

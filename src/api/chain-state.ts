@@ -13,7 +13,7 @@ export type ChainState =
   | { readonly kind: 'ready'; readonly source: SummarySource; readonly status: IndexStatus; readonly lag: number | null };
 
 /** Blocks the node is ahead of the index; 0 when the index is level or ahead (a node resyncing after a reorg). */
-export function lagOf(status: IndexStatus): number | null {
+export function lagOf(status: Pick<IndexStatus, 'tipHeight' | 'nodeHeight'>): number | null {
   return status.nodeHeight === null ? null : Math.max(0, status.nodeHeight - status.tipHeight);
 }
 

@@ -9,12 +9,16 @@ import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics.js';
 import type { RateLimiter } from './token-bucket.js';
 
-/** One address's aggregate, true at the named tip (both read in one SQLite read transaction). */
+/**
+ * One address's aggregate, true at the named tip, with the node height the indexer last recorded (all
+ * read by one SQL statement, so the request's lag check and answer come from one snapshot).
+ */
 export interface AddressSummary {
   readonly balanceSats: number;
   readonly utxoCount: number;
   readonly tipHeight: number;
   readonly tipHash: string;
+  readonly nodeHeight: number | null;
 }
 
 /** The index's tip and the node height the indexer last saw (null when the node was never reached). */

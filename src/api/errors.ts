@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   CHAIN_SYNCING: 503,
   CHAIN_UNAVAILABLE: 503,
   NOT_READY: 503,
+  LIMITS_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -136,9 +136,10 @@ function addressResponses(): Json {
     429: response('Over the tier\'s limit.', failSchema(['RATE_LIMITED']), headers(['Retry-After', ...LIMITS], ['Cache-Control'])),
     500: internalError,
     503: response(
-      'CHAIN_SYNCING (data: indexed and node heights) or CHAIN_UNAVAILABLE (chain not configured, index not created yet).',
-      { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE'])] },
-      headers(['Retry-After', ...LIMITS], ['Cache-Control']),
+      'CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE (chain not configured, index not created yet), or LIMITS_UNAVAILABLE (Redis unreachable with fail-closed limits).',
+      { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE', 'LIMITS_UNAVAILABLE'])] },
+      // LIMITS_UNAVAILABLE comes before any bucket was read, so it has no RateLimit-* headers.
+      headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
     ),
   };
 }

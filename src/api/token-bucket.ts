@@ -1,8 +1,12 @@
 /**
- * In-process token bucket per caller (key id, or client IP for anonymous callers). A bucket holds up to
- * `burst` tokens, refills at `rate` per second, and each request takes one. State lives in this process:
- * with several API replicas each enforces its own share (a shared store such as Redis would be needed to
- * enforce one global limit). Kept behind RateLimiter so that swap stays local to this file.
+ * Token buckets, one per caller. A bucket holds up to `burst` tokens, refills at `rate` per second, and a
+ * request takes `cost` tokens (1 unless the route says otherwise). This file holds the interface every
+ * bucket store implements and the in-process store (the default): its state lives in this process, so
+ * with several API processes each enforces its own share. redis-limiter.ts keeps the same buckets in
+ * Redis, shared by every process that names the same Redis.
+ *
+ * Callers are named `<family>:<id>` (`key:<key id>`, `ip:<client IP>`, …): any family of buckets plugs in
+ * by choosing a prefix and its TierLimits; families never collide and share one store.
  *
  * Header values follow the IETF RateLimit header fields draft: Limit = burst (the quota), Remaining =
  * whole tokens left, Reset = seconds until the bucket is full again; a refusal adds Retry-After = seconds
@@ -20,7 +24,22 @@ export interface LimitDecision {
 }
 
 export interface RateLimiter {
-  consume(caller: string, limits: TierLimits): LimitDecision;
+  /**
+   * Takes `cost` tokens from `caller`'s bucket if it holds that many. In-process stores answer at once;
+   * shared ones (Redis) answer with a promise, so callers handle both without a promise per request here.
+   */
+  consume(caller: string, limits: TierLimits, cost?: number): LimitDecision | Promise<LimitDecision>;
+}
+
+/** The decision for a bucket left holding `tokens` after the attempt (`allowed`: `cost` was taken). */
+export function decide(allowed: boolean, tokens: number, limits: TierLimits, cost: number): LimitDecision {
+  return {
+    allowed,
+    limit: limits.burst,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - tokens) / limits.rate)),
+  };
 }
 
 interface Bucket {
@@ -39,21 +58,42 @@ export class TokenBucketLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  consume(caller: string, limits: TierLimits): LimitDecision {
+  consume(caller: string, limits: TierLimits, cost = 1): LimitDecision {
     const t = this.now();
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
-    const allowed = tokens >= 1;
-    if (allowed) tokens -= 1;
-    this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
-    return {
-      allowed,
-      limit: limits.burst,
-      remaining: Math.floor(tokens),
-      resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limits.rate)),
-    };
+    const allowed = tokens >= cost;
+    if (allowed) tokens -= cost;
+    if (bucket) {
+      // Updated in place: no object per request on the hot path.
+      bucket.tokens = tokens;
+      bucket.at = t;
+      bucket.rate = limits.rate;
+      bucket.burst = limits.burst;
+    } else {
+      this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
+    }
+    return decide(allowed, tokens, limits, cost);
+  }
+
+  /**
+   * Sets `caller`'s bucket to `tokens` now: a shared store's answer mirrored here, so that falling back
+   * to this store continues from the shared state instead of granting every caller a fresh burst.
+   */
+  set(caller: string, tokens: number, limits: TierLimits): void {
+    const t = this.now();
+    // Mirrored buckets are bounded by the same sweep as consumed ones (every anonymous IP makes one).
+    if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
+    const bucket = this.buckets.get(caller);
+    if (bucket) {
+      bucket.tokens = tokens;
+      bucket.at = t;
+      bucket.rate = limits.rate;
+      bucket.burst = limits.burst;
+    } else {
+      this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
+    }
   }
 
   /** Number of callers currently tracked (tests check that sweeping bounds memory). */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
+import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from '../api/cluster-supervisor.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { main } from './api.js';
@@ -13,10 +14,17 @@ newProgram({
 }).parse();
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+const baseLogger = createLogger({ level: config.logLevel, format: config.logFormat });
+// With api.workers > 1 this process only supervises that many copies of itself (cluster-supervisor.ts).
+if (isSupervisor(config.api.workers)) await superviseWorkers(config.api.workers, baseLogger);
+const logger = workerLogger(baseLogger);
 const log = logger.child({ component: 'server' });
 main(config, logger).then(
-  (api) => onStopSignals(log, () => void api.stop().then(() => exitAfterFlush(logger, 0))),
+  (api) => {
+    const stop = () => void api.stop().then(() => exitAfterFlush(logger, 0));
+    onStopSignals(log, stop);
+    onSupervisorStop(api.server, stop);
+  },
   (err: unknown) => {
     log.fatal({ err }, 'cannot listen');
     exitAfterFlush(logger, 1);

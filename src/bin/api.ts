@@ -4,16 +4,17 @@
  * `stop()` stops accepting, lets in-flight requests finish (idle keep-alive connections are closed at
  * once, busy ones after 10 s at most) and closes the databases.
  */
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.js';
 import { systemClock, type ChainHandle } from '../api/deps.js';
 import { createHttpServer } from '../api/http-server.js';
 import { LazyOpen } from '../api/lazy-open.js';
+import { createLimiter } from '../api/shared-limiter.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
-import { KeyStore } from '../keys/key-store.js';
-import { StoreKeyVerifier } from '../keys/key-verifier.js';
+import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
@@ -68,21 +69,18 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   }
 
   const keysFile = keysDbPath(config);
-  const keyStore = new LazyOpen(
-    () => KeyStore.openReadonly(keysFile),
-    clock,
-    () => log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create'),
-  );
-  closers.push(() => keyStore.close());
-
-  const app = createApp({
-    chains,
-    keys: new StoreKeyVerifier(() => keyStore.get()),
-    settings: config.api,
-    logger,
-    clock,
-    metrics: createApiMetrics({ defaultMetrics: true }),
+  const keys = new KeyCache(keysFile, {
+    onError: (err) => log.warn({ file: keysFile, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
+    onLoad: (count, why) => log.info({ file: keysFile, keys: count, why }, 'keys loaded'),
   });
+  closers.push(() => keys.close());
+  if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
+
+  const metrics = createApiMetrics({ defaultMetrics: true });
+  const limits = createLimiter(config.api, logger, metrics.registry);
+  closers.push(() => limits.close());
+
+  const app = createApp({ chains, keys, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
   const server = createHttpServer(app, logger);
   const closeStores = () => {
     for (const close of closers) close();

@@ -59,14 +59,33 @@ function tryDecode<T>(fn: () => T): T | null {
   }
 }
 
-function parse(address: string): Parsed {
+/**
+ * The shape of a bech32 string: letters (the HRPs of both chains), the separator `1`, then only bech32
+ * data characters, in either case. Base58 never has `0`, and `1` only as leading zero bytes, so a real
+ * address of one kind never has the other's shape; the shape only picks which codec to try first.
+ */
+const BECH32_SHAPE = /^[a-z]{1,83}1[02-9ac-hj-np-z]{6,}$/i;
+
+function parseBase58(address: string): Parsed | null {
   const base58 = tryDecode(() => bjsAddress.fromBase58Check(address));
-  if (base58) return { base58, segwit: null, mwebHrp: null };
-  return {
-    base58: null,
-    segwit: tryDecode(() => bjsAddress.fromBech32(address)),
-    mwebHrp: address.length > 90 ? parseMweb(address) : null,
-  };
+  return base58 ? { base58, segwit: null, mwebHrp: null } : null;
+}
+
+function parseBech32(address: string): Parsed | null {
+  const segwit = tryDecode(() => bjsAddress.fromBech32(address));
+  const mwebHrp = segwit === null && address.length > 90 ? parseMweb(address) : null;
+  return segwit !== null || mwebHrp !== null ? { base58: null, segwit, mwebHrp } : null;
+}
+
+/**
+ * Each codec reports failure by throwing, and building the exception is most of a failed attempt's
+ * cost, so the codec the string's shape points to goes first; the other is tried only when it fails.
+ */
+function parse(address: string): Parsed {
+  const bech32First = BECH32_SHAPE.test(address);
+  const first = bech32First ? parseBech32(address) : parseBase58(address);
+  if (first) return first;
+  return (bech32First ? parseBase58(address) : parseBech32(address)) ?? { base58: null, segwit: null, mwebHrp: null };
 }
 
 /**
@@ -79,6 +98,24 @@ function parseMweb(address: string): string | null {
   if (!dec || dec.words.length < 1) return null;
   const bytes = bech32.fromWordsUnsafe(dec.words.slice(1));
   return bytes !== undefined && bytes.length === MWEB_PAYLOAD_BYTES ? dec.prefix : null;
+}
+
+/** OP_DUP OP_HASH160 <20> OP_EQUALVERIFY OP_CHECKSIG, written directly (bitcoinjs payments validate lazily and cost more). */
+function p2pkhScript(hash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(25);
+  out.set([0x76, 0xa9, 0x14]);
+  out.set(hash, 3);
+  out.set([0x88, 0xac], 23);
+  return out;
+}
+
+/** OP_HASH160 <20> OP_EQUAL. */
+function p2shScript(hash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(23);
+  out.set([0xa9, 0x14]);
+  out.set(hash, 2);
+  out[22] = 0x87;
+  return out;
 }
 
 function witnessScript(version: number, program: Uint8Array): Uint8Array {
@@ -96,11 +133,12 @@ function witnessScript(version: number, program: Uint8Array): Uint8Array {
 function decodeFor(params: ChainParams, parsed: Parsed): Decoded | null {
   const { base58, segwit } = parsed;
   if (base58) {
+    // fromBase58Check has checked the payload is a version byte and a 20-byte hash.
     if (base58.version === params.pubKeyHashVersion) {
-      return { kind: 'script', script: payments.p2pkh({ hash: base58.hash }).output as Uint8Array };
+      return { kind: 'script', script: p2pkhScript(base58.hash) };
     }
     if (params.scriptHashVersions.includes(base58.version)) {
-      return { kind: 'script', script: payments.p2sh({ hash: base58.hash }).output as Uint8Array };
+      return { kind: 'script', script: p2shScript(base58.hash) };
     }
     return null;
   }

@@ -8,8 +8,9 @@
  * Invariants: a digest is never removed or reused (revocation sets revoked_at, so `list` keeps the
  * history); created_at/revoked_at are ISO-8601 UTC text.
  * The `keys` CLI writes (creating the file and table); the API opens the file read-only. The file uses
- * SQLite's default rollback journal, not WAL: a read-only connection then needs no -shm file, and every
- * API request sees a revocation as soon as the CLI commits (lookups are not cached).
+ * SQLite's default rollback journal, not WAL: a read-only connection then needs no -shm file. The API
+ * holds the keys in memory (key-cache.ts) and reloads them when this file changes, so a revocation
+ * applies from the request after the CLI commits.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

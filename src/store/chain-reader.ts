@@ -24,6 +24,8 @@ export interface ScriptSummary {
   tipHeight: number;
   /** Display (byte-reversed) hex. */
   tipHash: string;
+  /** The node's height as last recorded by the indexer (null when never reached): the caller's lag check. */
+  nodeHeight: number | null;
 }
 
 export interface ChainStatus {
@@ -36,6 +38,7 @@ export interface ChainStatus {
 interface SummaryRow {
   tip_height: number | null;
   tip_hash: Buffer | null;
+  node_height: number | null;
   balance: number | null;
   utxo_count: number | null;
 }
@@ -61,7 +64,8 @@ export class ChainReader {
   ) {
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
-      `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, s.balance, s.utxo_count ` +
+      `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META('node_height')} AS node_height, ` +
+        's.balance, s.utxo_count ' +
         'FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?',
     );
     this.statusStmt = db.prepare(
@@ -98,9 +102,18 @@ export class ChainReader {
       balanceSats: row.balance ?? 0,
       utxoCount: row.utxo_count ?? 0,
       tipHeight: row.tip_height,
-      tipHash: toDisplayHex(row.tip_hash),
+      tipHash: this.tipHex(row.tip_hash),
+      nodeHeight: row.node_height,
     };
   }
+
+  /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
+  private tipHex(hash: Buffer): string {
+    if (this.lastTip === null || !this.lastTip.raw.equals(hash)) this.lastTip = { raw: hash, hex: toDisplayHex(hash) };
+    return this.lastTip.hex;
+  }
+
+  private lastTip: { raw: Buffer; hex: string } | null = null;
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {

@@ -14,7 +14,7 @@ import { createApp } from '../../src/api/app.js';
 import type { AddressSummary, ApiSettings, ChainHandle, IndexStatus, SummarySource } from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
-import { StoreKeyVerifier } from '../../src/keys/key-verifier.js';
+import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/metrics.js';
 import { OpenApiValidator } from './openapi-validate.js';
@@ -37,7 +37,7 @@ export class FakeIndex implements SummarySource {
     this.lookups += 1;
     if (this.empty) return null;
     const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
-    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash };
+    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight };
   }
 
   status(): IndexStatus | null {
@@ -83,7 +83,7 @@ export function buildWorld(options: WorldOptions = {}): World {
   const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-api-'));
   const keysFile = path.join(dir, 'keys.sqlite');
   const keyStore = KeyStore.open(keysFile);
-  const reader = KeyStore.openReadonly(keysFile);
+  const reader = new KeyCache(keysFile);
   const index: Record<ChainCode, FakeIndex> = { BTC: new FakeIndex(), LTC: new FakeIndex() };
   const missing = new Set(options.missing ?? []);
   const unconfigured = new Set(options.unconfigured ?? []);
@@ -111,7 +111,7 @@ export function buildWorld(options: WorldOptions = {}): World {
   const metrics = createApiMetrics();
   const app = createApp({
     chains,
-    keys: new StoreKeyVerifier(() => reader),
+    keys: reader,
     settings: {
       allowAnonymous: options.allowAnonymous ?? false,
       syncLagBlocks: options.syncLagBlocks ?? 3,

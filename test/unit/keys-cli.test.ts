@@ -8,8 +8,7 @@ import { createApp } from '../../src/api/app.js';
 import { main } from '../../src/bin/keys.js';
 import { loadConfig } from '../../src/config.js';
 import { chainParams } from '../../src/chain/params.js';
-import { KeyStore } from '../../src/keys/key-store.js';
-import { StoreKeyVerifier } from '../../src/keys/key-verifier.js';
+import { KeyCache } from '../../src/keys/key-cache.js';
 import { Caller, FakeIndex } from '../support/api-world.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-keys-cli-'));
@@ -65,15 +64,15 @@ describe('keys CLI', () => {
     expect(tier.stdout).not.toMatch(/asum_/);
   });
 
-  it('a key revoked by the CLI stops working in a running API within one second', async () => {
+  it('a key revoked by the CLI stops working in a running API on its next request', async () => {
     const created = await keys('create');
     const key = lastLine(created.stdout);
     const id = /Created key (key_[0-9a-f]{12})/.exec(created.stdout)?.[1] ?? '';
-    const reader = KeyStore.openReadonly(path.join(dir, 'keys.sqlite'));
+    const reader = new KeyCache(path.join(dir, 'keys.sqlite'));
     try {
       const app = createApp({
         chains: new Map([['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source: new FakeIndex() }) }]]),
-        keys: new StoreKeyVerifier(() => reader),
+        keys: reader,
         settings: { allowAnonymous: false, syncLagBlocks: 3, trustProxyHops: 0, tiers: { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } } },
         logger: pino({ level: 'silent' }),
       });
@@ -81,11 +80,7 @@ describe('keys CLI', () => {
       const caller = new Caller(app);
       expect((await caller.send('GET', url, { 'x-api-key': key })).status).toBe(200);
       expect((await keys('revoke', id)).code).toBe(0);
-      const revokedAt = Date.now();
-      let status = 200;
-      while (status === 200 && Date.now() - revokedAt < 1000) status = (await caller.send('GET', url, { 'x-api-key': key })).status;
-      expect(status).toBe(401);
-      expect(Date.now() - revokedAt).toBeLessThan(1000);
+      expect((await caller.send('GET', url, { 'x-api-key': key })).status).toBe(401);
       expect(caller.problems).toEqual([]);
     } finally {
       reader.close();

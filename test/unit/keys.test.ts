@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { base62, generateKey, isWellFormedKey, KEY_BODY_LENGTH, KEY_PREFIX, keyDigest } from '../../src/keys/key-format.js';
 import { KeyStore } from '../../src/keys/key-store.js';
-import { StoreKeyVerifier } from '../../src/keys/key-verifier.js';
+import { KeyCache } from '../../src/keys/key-cache.js';
 
 let dir: string;
 let file: string;
@@ -102,11 +102,10 @@ describe('key store', () => {
   });
 });
 
-describe('key verifier', () => {
+describe('key verifier (the API\'s key cache over keys.sqlite)', () => {
   it('accepts active keys with their tier and id, refuses malformed, unknown and revoked ones', () => {
-    const reader = KeyStore.openReadonly(file);
+    const verifier = new KeyCache(file);
     try {
-      const verifier = new StoreKeyVerifier(() => reader);
       const low = store.create('default', '');
       const high = store.create('private', '');
       expect(verifier.verify(low.key)).toEqual({ ok: true, id: low.record.id, tier: 'default' });
@@ -114,30 +113,29 @@ describe('key verifier', () => {
       expect(verifier.verify('asum_short')).toEqual({ ok: false, reason: 'malformed' });
       expect(verifier.verify(generateKey())).toEqual({ ok: false, reason: 'unknown' });
       store.revoke(high.record.id);
-      // Same connection, no cache: the very next check sees the revocation.
+      // The very next check sees the revocation (data_version moved).
       expect(verifier.verify(high.key)).toEqual({ ok: false, reason: 'revoked' });
     } finally {
-      reader.close();
+      verifier.close();
     }
   });
 
   it('treats every key as unknown while keys.sqlite does not exist', () => {
-    const verifier = new StoreKeyVerifier(() => null);
+    const verifier = new KeyCache(path.join(dir, 'absent', 'keys.sqlite'));
     expect(verifier.verify(generateKey())).toEqual({ ok: false, reason: 'unknown' });
   });
 
-  it('does not query the store for malformed input', () => {
-    let lookups = 0;
-    const verifier = new StoreKeyVerifier(() => ({
-      findByDigest: () => {
-        lookups += 1;
-        return null;
-      },
-    }));
-    verifier.verify('x'.repeat(10_000));
-    verifier.verify(`asum_${'!'.repeat(43)}`);
-    expect(lookups).toBe(0);
-    verifier.verify(generateKey());
-    expect(lookups).toBe(1);
+  it('does not read the file for malformed input', () => {
+    let loads = 0;
+    const verifier = new KeyCache(file, { onLoad: () => loads++ });
+    try {
+      verifier.verify('x'.repeat(10_000));
+      verifier.verify(`asum_${'!'.repeat(43)}`);
+      expect(loads).toBe(0);
+      verifier.verify(generateKey());
+      expect(loads).toBe(1);
+    } finally {
+      verifier.close();
+    }
   });
 });

@@ -1,33 +1,45 @@
 /**
  * Per-caller limits after authentication: the key id's bucket, or the client IP's for anonymous
  * callers, sized by the caller's tier. Every limited response (including 429) carries RateLimit-Limit,
- * RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After.
+ * RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. The store answers synchronously
+ * (in-process buckets) or with a promise (Redis); the synchronous path allocates no promise.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from '../../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ApiError } from '../errors.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { context } from './request-context.js';
 
 export function rateLimit(limiter: RateLimiter, settings: ApiSettings, metrics: ApiMetrics): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const ctx = context(res);
-    if (ctx.tier === 'none') throw new Error('rate limiting before authentication');
-    const caller = ctx.keyId !== null ? `key:${ctx.keyId}` : `ip:${req.ip ?? 'unknown'}`;
-    const decision = limiter.consume(caller, settings.tiers[ctx.tier]);
+  const apply = (res: Response, tier: 'default' | 'private', decision: LimitDecision): void => {
     res.setHeader('RateLimit-Limit', String(decision.limit));
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.allowed) {
-      metrics.rateLimited.inc({ tier: ctx.tier });
+      metrics.rateLimited.inc({ tier });
       throw new ApiError(
         'RATE_LIMITED',
-        `too many requests for the ${ctx.tier} tier (${settings.tiers[ctx.tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`,
+        `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`,
         undefined,
         { 'Retry-After': String(decision.retryAfterSeconds) },
       );
     }
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
+    const ctx = context(res);
+    const tier = ctx.tier;
+    if (tier === 'none') throw new Error('rate limiting before authentication');
+    const caller = ctx.keyId !== null ? `key:${ctx.keyId}` : `ip:${req.ip ?? 'unknown'}`;
+    const decision = limiter.consume(caller, settings.tiers[tier]);
+    if (decision instanceof Promise) {
+      // Express 5 forwards the rejection (429, 503 LIMITS_UNAVAILABLE) to the error handler.
+      return decision.then((d) => {
+        apply(res, tier, d);
+        next();
+      });
+    }
+    apply(res, tier, decision);
     next();
   };
 }

@@ -38,7 +38,16 @@ export function requestContext(logger: Logger, metrics: ApiMetrics): RequestHand
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const id = requestId(req.headers['x-request-id']);
-    const ctx: RequestContext = { id, log: logger.child({ reqId: id }), tier: 'none', keyId: null };
+    let child: Logger | null = null;
+    const ctx: RequestContext = {
+      id,
+      // Made on first use only: most requests log nothing but their one line, written below.
+      get log() {
+        return (child ??= logger.child({ reqId: id }));
+      },
+      tier: 'none',
+      keyId: null,
+    };
     res.locals.ctx = ctx;
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -51,8 +60,8 @@ export function requestContext(logger: Logger, metrics: ApiMetrics): RequestHand
       const status = aborted ? 'aborted' : String(res.statusCode);
       metrics.requests.inc({ route, status, tier: ctx.tier });
       metrics.latency.observe({ route }, seconds);
-      ctx.log.info(
-        { method: req.method, route, status: res.statusCode, aborted, ms: Math.round(seconds * 1e4) / 10, keyId: ctx.keyId, tier: ctx.tier },
+      logger.info(
+        { reqId: id, method: req.method, route, status: res.statusCode, aborted, ms: Math.round(seconds * 1e4) / 10, keyId: ctx.keyId, tier: ctx.tier },
         'request',
       );
     };

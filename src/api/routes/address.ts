@@ -13,7 +13,7 @@ import { Coins } from '../../chain/amount.js';
 import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
-import { chainState } from '../chain-state.js';
+import { lagOf } from '../chain-state.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
@@ -58,13 +58,13 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const address = String(req.params.address);
   const decoded = addressToScript(handle.params, address);
   if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-  const state = chainState(handle, deps.settings.syncLagBlocks);
-  if (state.kind === 'unavailable') throw unavailable(chain, state.reason);
-  if (state.kind === 'empty') throw syncing(chain, null, null);
-  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
-  const summary = state.source.summary(decoded.script);
-  // The tip can vanish between the two reads only if the database was replaced; say so rather than guess.
-  if (summary === null) throw syncing(chain, null, state.status.nodeHeight);
+  const acquired = handle.acquire();
+  if (!acquired.ok) throw unavailable(chain, acquired.reason);
+  // One statement: the balance, the tip it is true at and the node height for the lag check.
+  const summary = acquired.source.summary(decoded.script);
+  if (summary === null) throw syncing(chain, null, null);
+  const lag = lagOf(summary);
+  if (lag !== null && lag > deps.settings.syncLagBlocks) throw syncing(chain, summary.tipHeight, summary.nodeHeight);
   res.setHeader('ETag', etagOf(handle, decoded.script, summary.tipHeight, summary.tipHash));
   res.setHeader('Cache-Control', 'no-cache');
   if (req.fresh) {

@@ -1,0 +1,134 @@
+/**
+ * The API's key check, answered from memory. keys.sqlite is loaded whole (it holds one small row per
+ * key) and reloaded before a request is checked whenever the file changed:
+ *   - the same file was written by the keys CLI: `PRAGMA data_version` on our read-only connection
+ *     moves whenever another connection commits (a reading of the file header, no table read);
+ *   - the name now points to another file (a restored backup, `cp keys.sqlite k && mv k keys.sqlite`):
+ *     its (dev, ino) differs from the one we opened, so we reopen by name and reload.
+ * Both checks run on every request that presents a well-formed key, so a revocation or a new key
+ * applies from the next request, as it did when every request ran a SELECT, at a fraction of the cost.
+ *
+ * Lookup is by SHA-256 digest (a value the caller cannot steer without a preimage), then the stored and
+ * computed digests are compared with crypto.timingSafeEqual, so no step's timing depends on how much
+ * of a real key was guessed.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
+import { isWellFormedKey, keyDigest } from './key-format.js';
+import type { KeyCheck, KeyVerifier } from './key-verifier.js';
+import { isTier, type Tier } from './tier.js';
+
+interface CachedKey {
+  readonly id: string;
+  readonly tier: Tier;
+  readonly digest: Buffer;
+  readonly revoked: boolean;
+}
+
+interface Row {
+  id: string;
+  digest: Buffer;
+  tier: string;
+  revoked_at: string | null;
+}
+
+export interface KeyCacheEvents {
+  /** The file could not be opened or read; every key counts as unknown until it can. */
+  onError?(err: unknown): void;
+  /** Keys were (re)loaded: how many, and why. */
+  onLoad?(count: number, why: 'opened' | 'changed' | 'replaced'): void;
+}
+
+/** A file that failed to open is tried again after this long, or at once when the name points elsewhere. */
+const RETRY_MS = 1000;
+
+export class KeyCache implements KeyVerifier {
+  private db: Database.Database | null = null;
+  private dataVersion: Database.Statement<[], number> | null = null;
+  private opened: FileIdentity | null = null;
+  private version = -1;
+  private keys = new Map<string, CachedKey>();
+  private failed: { at: number; file: FileIdentity } | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly events: KeyCacheEvents = {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  verify(presented: string): KeyCheck {
+    if (!isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
+    this.refresh();
+    const digest = keyDigest(presented);
+    const found = this.keys.get(digest.toString('base64'));
+    if (!found || !timingSafeEqual(found.digest, digest)) return { ok: false, reason: 'unknown' };
+    if (found.revoked) return { ok: false, reason: 'revoked' };
+    return { ok: true, id: found.id, tier: found.tier };
+  }
+
+  /** Number of keys held (revoked ones included). */
+  get size(): number {
+    return this.keys.size;
+  }
+
+  close(): void {
+    if (this.db?.open) this.db.close();
+    this.db = null;
+    this.dataVersion = null;
+    this.opened = null;
+  }
+
+  /** Brings the cache level with the file: the checks above, then a reload only when something changed. */
+  private refresh(): void {
+    const current = fileIdentity(this.file);
+    if (current === null) {
+      // No file (not created yet, or moved away): no key is valid. Keep nothing of a file that is gone.
+      if (this.db !== null || this.keys.size > 0) {
+        this.close();
+        this.keys = new Map();
+      }
+      return;
+    }
+    try {
+      if (this.db !== null && sameFile(current, this.opened)) {
+        if (this.dataVersion!.get() !== this.version) this.load('changed');
+        return;
+      }
+      if (this.failed !== null && sameFile(current, this.failed.file) && this.now() - this.failed.at < RETRY_MS) return;
+      const why = this.db === null ? 'opened' : 'replaced';
+      this.close();
+      this.db = new Database(this.file, { readonly: true, fileMustExist: true });
+      this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
+      // The identity read before opening: if the name moved again in between, the next request sees a
+      // mismatch and reopens, so a race costs one extra reload, never a stale cache.
+      this.opened = current;
+      this.load(why);
+      this.failed = null;
+    } catch (err) {
+      // Unreadable (half-written by the CLI, not an addrsum keys file): no key is valid until it reads.
+      this.close();
+      this.keys = new Map();
+      this.failed = { at: this.now(), file: current };
+      this.events.onError?.(err);
+    }
+  }
+
+  private load(why: 'opened' | 'changed' | 'replaced'): void {
+    const db = this.db!;
+    // Version and rows from one read transaction: a commit between them would otherwise leave rows older
+    // than the version we record, and that change would never be loaded.
+    const { version, rows } = db.transaction(() => ({
+      version: this.dataVersion!.get()!,
+      rows: db.prepare<[], Row>('SELECT id, digest, tier, revoked_at FROM api_keys').all(),
+    }))();
+    const keys = new Map<string, CachedKey>();
+    for (const row of rows) {
+      if (!isTier(row.tier)) throw new Error(`keys.sqlite: key ${row.id} has an unknown tier`);
+      keys.set(row.digest.toString('base64'), { id: row.id, tier: row.tier, digest: row.digest, revoked: row.revoked_at !== null });
+    }
+    this.keys = keys;
+    this.version = version;
+    this.events.onLoad?.(keys.size, why);
+  }
+}

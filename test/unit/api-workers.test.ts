@@ -1,0 +1,78 @@
+/**
+ * ADDRSUM_API_WORKERS=2: two workers behind one port; SIGHUP to the supervisor replaces them one at a
+ * time while clients keep asking, and not one request fails (new connections, and keep-alive connections
+ * that the retiring worker asks to close). SIGTERM stops everything with exit 0.
+ */
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type ApiProcess } from '../support/api-process.js';
+import { makeDataDir, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
+
+let data: DataDir;
+let api: ApiProcess;
+
+beforeAll(async () => {
+  data = makeDataDir('workers');
+  // Limits out of the way: every answer should be a 200.
+  const config = path.join(data.dir, 'raised.toml');
+  writeFileSync(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
+  api = await startApi({ ...data.env, ADDRSUM_API_WORKERS: '2', ADDRSUM_CONFIG: config });
+});
+
+afterAll(async () => {
+  await api.stop();
+  data.remove();
+});
+
+describe('API workers', () => {
+  it('restarts every worker on SIGHUP without a failed request, then stops cleanly on SIGTERM', async () => {
+    const { key } = data.createKey('private');
+    await until(async () => (await request(api.url + ROUTE, { 'x-api-key': key }, false)).status, (s) => s === 200);
+
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    let stop = false;
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    const lane = async (agent: http.Agent | false): Promise<void> => {
+      while (!stop) {
+        try {
+          const a = await request(api.url + ROUTE, { 'x-api-key': key }, agent);
+          statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+        } catch (err) {
+          failures.push(String(err));
+        }
+      }
+    };
+    const lanes = [lane(false), lane(false), lane(keepAlive), lane(keepAlive)];
+    await new Promise((r) => setTimeout(r, 500));
+    const mark = api.output().length;
+    api.child.kill('SIGHUP');
+    // Two workers start in turn (tsx compiles each): slow on a loaded machine.
+    const done = await until(async () => api.output().slice(mark).includes('rolling restart done'), Boolean, 180_000);
+    await new Promise((r) => setTimeout(r, 500));
+    stop = true;
+    await Promise.all(lanes);
+    keepAlive.destroy();
+
+    expect(done).toBe(true);
+    expect(failures).toEqual([]);
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(statuses.get(200)).toBeGreaterThan(20);
+    expect(api.output().slice(mark).match(/"msg":"worker replaced"/g)?.length).toBe(2);
+    // Workers 3 and 4 replaced 1 and 2, and they are the ones answering now.
+    const now = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => request(api.url + ROUTE, { 'x-api-key': key, 'x-request-id': `after-restart-${i}` }, false)),
+    );
+    expect(now.every((a) => a.status === 200)).toBe(true);
+    const lines = await until(
+      async () => api.output().split('\n').filter((l) => l.includes('"reqId":"after-restart-')),
+      (l) => l.length === 10,
+    );
+    for (const line of lines) expect(['3', '4']).toContain(/"worker":(\d+)/.exec(line)?.[1]);
+
+    expect(await api.stop()).toBe(0);
+    expect(api.output()).toContain('all workers stopped');
+  }, 300_000);
+});
