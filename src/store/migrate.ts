@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
