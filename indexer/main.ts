@@ -18,6 +18,7 @@ import { checkNode } from './node-check.js';
 import { retryingSource } from './node-source.js';
 import { Syncer } from './sync.js';
 import { followHashBlocks } from './zmq.js';
+import { startMempoolFollow } from './mempool-start.js';
 
 function fail(message: string): never {
   process.stderr.write(`addrsum indexer: ${message}\n`);
@@ -67,7 +68,8 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
     if (chainConfig.zmq !== undefined) {
       void followHashBlocks(chainConfig.zmq, () => syncer.wake.notify(), log, signal);
     }
-    await syncer.run(signal);
+    const mempool = chainConfig.mempool ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal) : null;
+    await Promise.all([syncer.run(signal), mempool]);
   } catch (err) {
     if (!signal.aborted) throw err;
   } finally {
