@@ -20,7 +20,8 @@ export interface LimitDecision {
 }
 
 export interface RateLimiter {
-  consume(caller: string, limits: TierLimits): LimitDecision;
+  /** Takes `cost` tokens (default 1: one request; a batch takes one per address) or none when they do not fit. */
+  consume(caller: string, limits: TierLimits, cost?: number): LimitDecision;
 }
 
 interface Bucket {
@@ -39,20 +40,21 @@ export class TokenBucketLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  consume(caller: string, limits: TierLimits): LimitDecision {
+  consume(caller: string, limits: TierLimits, cost = 1): LimitDecision {
     const t = this.now();
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
-    const allowed = tokens >= 1;
-    if (allowed) tokens -= 1;
+    const allowed = tokens >= cost;
+    if (allowed) tokens -= cost;
     this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
     return {
       allowed,
       limit: limits.burst,
       remaining: Math.floor(tokens),
       resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limits.rate)),
+      // A cost above the burst never fits: the wait shown is until the bucket is full, which then says so.
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(cost, limits.burst) - tokens) / limits.rate)),
     };
   }
 

@@ -14,12 +14,13 @@ import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { chainState } from '../chain-state.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
+import type { AppDeps, ChainHandle, SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
+import { mempoolEtag, mempoolRequested, summaryBody } from '../address-view.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
 
@@ -34,11 +35,11 @@ export function parseChain(segment: string): ChainCode {
   return code as ChainCode;
 }
 
-function unavailable(chain: ChainCode, why: string): ApiError {
+export function unavailable(chain: ChainCode, why: string): ApiError {
   return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
+export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
   const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
   return new ApiError('CHAIN_SYNCING', `the ${chain} index ${where}; answers resume when it has caught up`, { indexedHeight, nodeHeight }, {
     'Retry-After': RETRY_503_SECONDS,
@@ -62,6 +63,10 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   if (state.kind === 'unavailable') throw unavailable(chain, state.reason);
   if (state.kind === 'empty') throw syncing(chain, null, null);
   if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
+  if (mempoolRequested(req)) {
+    answerWithMempool(handle, chain, address, decoded.script, state.source, state.status.nodeHeight, req, res);
+    return;
+  }
   const summary = state.source.summary(decoded.script);
   // The tip can vanish between the two reads only if the database was replaced; say so rather than guess.
   if (summary === null) throw syncing(chain, null, state.status.nodeHeight);
@@ -85,6 +90,29 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
       blockHash: summary.tipHash,
     },
   });
+}
+
+/** `?mempool=true`: the same answer plus `unconfirmed`, from one read of the confirmed row and the mempool row. */
+function answerWithMempool(
+  handle: ChainHandle,
+  chain: ChainCode,
+  address: string,
+  script: Uint8Array,
+  source: SummarySource,
+  nodeHeight: number | null,
+  req: Request,
+  res: Response,
+): void {
+  const views = source.views([script], true);
+  const view = views?.items[0];
+  if (!views || !view) throw syncing(chain, null, nodeHeight);
+  res.setHeader('ETag', mempoolEtag(handle, script, view, views.tipHeight, views.tipHash));
+  res.setHeader('Cache-Control', 'no-cache');
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  sendJson(res, 200, summaryBody(chain, handle, address, script, view, views.tipHeight, views.tipHash));
 }
 
 export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {
