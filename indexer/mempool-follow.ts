@@ -26,6 +26,9 @@ import type { Tip } from '../src/store/chain-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 
+/** How soon a reconcile skipped because the index is behind the node is tried again. */
+const RETRY_BEHIND_MS = 500;
+
 export interface MempoolLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -58,6 +61,7 @@ export class MempoolFollower {
   private readonly stash = new Map<string, Buffer>();
   private stashSize = 0;
   private nextReconcile = 0;
+  private seenClears = 0;
   private readonly chunk: number;
   private readonly stashBytes: number;
   private readonly zmqBatchMs: number;
@@ -115,16 +119,24 @@ export class MempoolFollower {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
+        // A rollback emptied the view: re-read the node's mempool as soon as the index is at its tip.
+        if (this.store.clears !== this.seenClears) {
+          this.seenClears = this.store.clears;
+          this.nextReconcile = 0;
+        }
         if (performance.now() >= this.nextReconcile) {
           this.nextReconcile = performance.now() + this.opts.pollIntervalMs;
-          await this.reconcile();
+          const report = await this.reconcile();
+          // Behind the node (catching up, or a block not applied yet): look again soon, not a whole interval later.
+          if (report.skipped) this.nextReconcile = performance.now() + Math.min(this.opts.pollIntervalMs, RETRY_BEHIND_MS);
         }
         await this.applyAnnounced();
       } catch (err) {
         if (signal.aborted) break;
         this.log.warn({ err: String(err) }, 'mempool follow failed; retrying at the next reconcile');
       }
-      const untilReconcile = Math.max(0, this.nextReconcile - performance.now());
+      // Capped so a rollback's clear (counted by the store, not signalled) is noticed within RETRY_BEHIND_MS.
+      const untilReconcile = Math.min(RETRY_BEHIND_MS, Math.max(0, this.nextReconcile - performance.now()));
       await this.wake.wait(untilReconcile, signal);
       // Let a burst of ZMQ events gather into one SQLite transaction.
       if (!signal.aborted && this.announced.size + this.withdrawn.size > 0 && this.zmqBatchMs > 0) {

@@ -88,6 +88,7 @@ export class MempoolStore {
   private readonly s: Statements;
   /** Rows in mempool_txs; lets block connection skip all mempool work while the view is empty (catch-up). */
   private count: number;
+  private clearCount = 0;
 
   constructor(private readonly db: Db) {
     this.s = prepare(db);
@@ -96,6 +97,11 @@ export class MempoolStore {
 
   get size(): number {
     return this.count;
+  }
+
+  /** How many times the view was emptied by a rollback in this process: the follower re-reads the node then. */
+  get clears(): number {
+    return this.clearCount;
   }
 
   has(txid: Buffer): boolean {
@@ -176,6 +182,7 @@ export class MempoolStore {
   clear(): void {
     for (const stmt of this.s.clear) stmt.run();
     this.count = 0;
+    this.clearCount++;
   }
 
   private addOne(tx: ParsedTx): 'added' | 'known' | 'unresolved' {

@@ -28,6 +28,8 @@ const PARAM_NAMES: Record<string, readonly string[]> = {
   getblockhash: ['height'],
   getblockheader: ['blockhash', 'verbose'],
   getblock: ['blockhash', 'verbosity'],
+  getrawmempool: ['verbose'],
+  getrawtransaction: ['txid', 'verbose'],
 };
 
 /** Regtest difficulty as Core prints it for nBits 0x207fffff (GetDifficulty). */
@@ -112,7 +114,7 @@ function headerJson(chain: BtcChain, block: BtcBlock, active: boolean): Record<s
 }
 
 /** Dispatches one call. Throws RpcError for anything Core would answer with an error object. */
-export function callRpc(chain: BtcChain, method: string, rawParams: unknown): unknown {
+export function callRpc(chain: BtcChain, method: string, rawParams: unknown, mempool: ReadonlyMap<string, Buffer> = new Map()): unknown {
   const params = positional(method, rawParams);
   switch (method) {
     case 'getblockchaininfo': {
@@ -166,6 +168,21 @@ export function callRpc(chain: BtcChain, method: string, rawParams: unknown): un
         throw new RpcError(RPC_TYPE_ERROR, `JSON value of type ${jsonType(v)} is not of expected type number`);
       }
       throw new RpcError(RPC_MISC_ERROR, `fake node: getblock verbosity ${verbosity} is not implemented`);
+    }
+    case 'getrawmempool':
+      if ((params[0] ?? false) !== false) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawmempool is not implemented');
+      return [...mempool.keys()];
+    case 'getrawtransaction': {
+      // Without -txindex Core finds only mempool transactions (and those of a block named by hash).
+      const raw = mempool.get(parseHash(params[0], 'parameter 1'));
+      if (!raw) {
+        throw new RpcError(
+          RPC_INVALID_ADDRESS_OR_KEY,
+          'No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries. Use gettransaction for wallet transactions.',
+        );
+      }
+      if ((params[1] ?? false) !== false && params[1] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawtransaction is not implemented');
+      return raw.toString('hex');
     }
     default:
       throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found');
