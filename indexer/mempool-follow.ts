@@ -13,7 +13,7 @@
  * sync loop catches up, the view waits (transactions spending coins not indexed yet stay unresolved and
  * are retried). Blocks themselves remove what they mine or conflict (ChainStore, same transaction).
  *
- * Memory: the stash is capped (`stashBytes`, default 16 MiB); a reconcile holds the node's txid list and
+ * Memory: the stash is capped (`stashBytes`, default 16 MiB of raw transactions, held parsed); a reconcile holds the node's txid list and
  * ours (≈ 2 × 130 B per transaction as JS strings) and one fetch chunk (`chunk` raw transactions) plus
  * the children waiting for a parent in a later chunk. For a 300 MB mempool (≈ 150,000 transactions)
  * that is ≈ 40 MB at its peak; the view itself lives in SQLite.
@@ -57,8 +57,8 @@ export class MempoolFollower {
   /** ZMQ: txids (display hex) announced added, in arrival order, and removed. */
   private readonly announced = new Map<string, true>();
   private readonly withdrawn = new Set<string>();
-  /** Recent rawtx payloads by txid (display hex), oldest first; bounded by stashBytes. */
-  private readonly stash = new Map<string, Buffer>();
+  /** Recent rawtx payloads, parsed, by txid (display hex), oldest first; bounded by stashBytes of raw size. */
+  private readonly stash = new Map<string, { tx: ParsedTx; bytes: number }>();
   private stashSize = 0;
   private nextReconcile = 0;
   private seenClears = 0;
@@ -82,19 +82,20 @@ export class MempoolFollower {
 
   /** A `rawtx` message: keep its bytes for the `sequence` A event that names it. */
   onRawTx(raw: Buffer): void {
-    let txid: string;
+    let tx: ParsedTx;
     try {
-      txid = toDisplayHex(parseTransaction(raw).txid);
+      tx = parseTransaction(raw);
     } catch {
       return; // unparseable: the A event will fetch it over RPC and report the problem there
     }
+    const txid = toDisplayHex(tx.txid);
     if (this.stash.has(txid)) return;
-    this.stash.set(txid, raw);
+    this.stash.set(txid, { tx, bytes: raw.length });
     this.stashSize += raw.length;
-    for (const [old, bytes] of this.stash) {
+    for (const [old, entry] of this.stash) {
       if (this.stashSize <= this.stashBytes) break;
       this.stash.delete(old);
-      this.stashSize -= bytes.length;
+      this.stashSize -= entry.bytes;
     }
   }
 
@@ -155,16 +156,22 @@ export class MempoolFollower {
     if (this.announced.size === 0) return;
     const txids = [...this.announced.keys()];
     this.announced.clear();
-    const raws: Array<Buffer | null> = txids.map((t) => this.stash.get(t) ?? null);
-    const missing = txids.filter((_, i) => raws[i] === null);
-    if (missing.length > 0) {
-      const fetched = await this.source.rawTransactions(missing);
-      let j = 0;
-      for (let i = 0; i < raws.length; i++) if (raws[i] === null) raws[i] = fetched[j++] ?? null;
+    const txs: ParsedTx[] = [];
+    const missing: string[] = [];
+    for (const t of txids) {
+      const entry = this.stash.get(t);
+      if (entry) {
+        txs.push(entry.tx);
+        this.dropStash(t);
+      } else {
+        missing.push(t);
+      }
     }
-    for (const t of txids) this.dropStash(t);
-    // A transaction withdrawn while its bytes were being fetched must not come back.
-    const txs = this.parseAll(txids, raws).filter((tx) => !this.withdrawn.has(toDisplayHex(tx.txid)));
+    if (missing.length > 0) {
+      const fetched = this.parseAll(missing, await this.source.rawTransactions(missing));
+      // A transaction withdrawn while its bytes were being fetched must not come back.
+      txs.push(...fetched.filter((tx) => !this.withdrawn.has(toDisplayHex(tx.txid))));
+    }
     if (txs.length > 0) this.store.add(txs);
   }
 
@@ -226,10 +233,10 @@ export class MempoolFollower {
   }
 
   private dropStash(txid: string): void {
-    const bytes = this.stash.get(txid);
-    if (!bytes) return;
+    const entry = this.stash.get(txid);
+    if (!entry) return;
     this.stash.delete(txid);
-    this.stashSize -= bytes.length;
+    this.stashSize -= entry.bytes;
   }
 }
 
