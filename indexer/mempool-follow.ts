@@ -116,7 +116,11 @@ export class MempoolFollower {
     this.wake.notify();
   }
 
-  /** Reconciles now and then on every timer tick, applying ZMQ events as they come, until `signal` aborts. */
+  /**
+   * Reconciles now and then on every timer tick, applying ZMQ events as they come, until `signal` aborts.
+   * Reconcile and ZMQ application never interleave (one loop), so a reconcile never mistakes a
+   * transaction announced after its getrawmempool answer for one the node dropped.
+   */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
