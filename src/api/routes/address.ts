@@ -6,11 +6,12 @@
  * checked before the address so that callers without a key cannot use the validator.
  * The answer is one SQLite read (balance, UTXO count and the tip they are true at, together); its ETag
  * is derived from chain, network, script and tip, so it changes exactly when the answer may.
+ * `?mempool=true` adds the script's mempool deltas from the same read, and an ETag that covers them
+ * (address-view.ts); the body is built by address-view.ts for both, and for every batch entry.
  */
 import { createHash } from 'node:crypto';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { Coins } from '../../chain/amount.js';
-import { addressToScript, scriptToAddress } from '../../chain/address.js';
+import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { chainState } from '../chain-state.js';
@@ -76,20 +77,7 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
     res.status(304).end();
     return;
   }
-  sendJson(res, 200, {
-    status: 'success',
-    data: {
-      chain,
-      // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
-      // so every spelling of one script gets the identical body and ETag.
-      address: scriptToAddress(handle.params, decoded.script) ?? address,
-      balanceSatoshi: summary.balanceSats,
-      balance: new Coins(summary.balanceSats),
-      utxoCount: summary.utxoCount,
-      blockHeight: summary.tipHeight,
-      blockHash: summary.tipHash,
-    },
-  });
+  sendJson(res, 200, summaryBody(chain, handle, address, decoded.script, summary, summary.tipHeight, summary.tipHash));
 }
 
 /** `?mempool=true`: the same answer plus `unconfirmed`, from one read of the confirmed row and the mempool row. */
