@@ -6,9 +6,11 @@
  * Benchmarks never fail the process for a missed goal: they are measurements, not tests. A benchmark
  * that cannot run (an exception) is reported and makes the exit code 1.
  */
+import { runBatchBench } from './batch.js';
 import { runDiskBench } from './disk.js';
 import { runHeavyBench } from './heavy.js';
 import { runNodeBench } from './node.js';
+import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
 import { runRequestBench } from './request.js';
 import { runTipBench } from './tip.js';
@@ -24,6 +26,8 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   node: () => runNodeBench(),
   disk: () => runDiskBench(),
   tip: () => runTipBench(),
+  batch: () => runBatchBench(),
+  'mempool-follow': () => runMempoolFollowBench(),
 };
 
 async function main(): Promise<void> {

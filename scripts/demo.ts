@@ -31,6 +31,7 @@ import { freePort } from '../test/support/ports.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../test/support/regtest-chain.js';
 import { loadManifest, saveManifest } from './demo-manifest.js';
 import { startChild, waitUntil, type DemoChild } from './demo-processes.js';
+import { printMempoolAndBatch } from './demo-mempool.js';
 import { balanceChanges, chooseShowcase, printOps, printShowcase, type ApiTarget } from './demo-showcase.js';
 
 const DEMO_DIR = resolve(process.env.ADDRSUM_DEMO_DIR || join(REPO_ROOT, 'data', 'demo'));
@@ -221,7 +222,8 @@ async function main(): Promise<void> {
   say(`every answer below was just given by the API; "node says" is litecoind's scantxoutset for the same address,`);
   say(`e.g. litecoin-cli -regtest -datadir=${shown(NODE_DIR)} -rpcport=${n.rpcPort} scantxoutset start '["addr(<address>)"]'`);
   const items = await chooseShowcase(n, manifest);
-  const wrong = await printShowcase(n, api, items, say);
+  let wrong = await printShowcase(n, api, items, say);
+  wrong += await printMempoolAndBatch(n, api, items, say);
   await printOps(api, `http://127.0.0.1:${metricsPort}/metrics`, say);
   say('');
   if (wrong > 0) say(`✗ ${wrong} answer(s) differ from the node: please report this with ${shown(DEMO_DIR)}/*.log`);

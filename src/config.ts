@@ -81,6 +81,12 @@ const chainConfig = z.strictObject({
   rpcCookieFile: text('a file path').optional(),
   /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
   zmq: zmqEndpoint.optional(),
+  /** Follow the node's mempool into the index (answers `?mempool=true`). */
+  mempool: bool(),
+  /** How often the mempool is reconciled with getrawmempool (the only source without ZMQ). */
+  mempoolPollMs: int(50, 3_600_000),
+  /** Node ZMQ endpoint publishing `rawtx` and `sequence`; unset = the `zmq` endpoint is asked for them too. */
+  zmqMempool: zmqEndpoint.optional(),
   /** How often the indexer asks the node for its tip (also the fallback when a ZMQ message is lost). */
   pollIntervalMs: int(50, 3_600_000),
   /** How many recent blocks keep undo data; a reorg deeper than this stops the indexer. */
@@ -114,6 +120,8 @@ export const configSchema = z.strictObject({
     syncLagBlocks: int(0, 1_000_000),
     /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */
     trustProxyHops: int(0, 10),
+    /** Most addresses in one POST …/addresses batch (each costs one request of the caller's limit). */
+    batchMaxAddresses: int(1, 10_000),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
     tiers: z.strictObject({ default: tierLimits, private: tierLimits }),
     /**
@@ -159,6 +167,8 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
     { name: `ADDRSUM_${chain}_RPC_URL`, path: p('rpcUrl'), kind: 'text' },
     { name: `ADDRSUM_${chain}_RPC_COOKIE_FILE`, path: p('rpcCookieFile'), kind: 'text' },
     { name: `ADDRSUM_${chain}_ZMQ`, path: p('zmq'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_ZMQ_MEMPOOL`, path: p('zmqMempool'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_MEMPOOL`, path: p('mempool'), kind: 'text' },
     { name: `ADDRSUM_${chain}_METRICS_PORT`, path: p('metricsPort'), kind: 'int' },
   ];
 }

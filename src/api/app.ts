@@ -9,6 +9,7 @@ import { errorHandler, unmatched } from './middleware/error-handler.js';
 import { rejectMalformedUrl } from './middleware/malformed-url.js';
 import { requestContext } from './middleware/request-context.js';
 import { addressRouter } from './routes/address.js';
+import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 
@@ -22,7 +23,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   // Our ETags are computed from the indexed tip, not from body bytes.
   app.set('etag', false);
-  // No endpoint takes query parameters: do not spend time parsing them.
+  // The one query parameter (`mempool`, address-view.ts) is read where it is used: do not parse the rest.
   app.set('query parser', () => ({}));
   app.set('trust proxy', deps.settings.trustProxyHops > 0 ? deps.settings.trustProxyHops : false);
 
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): Express {
   // The address route first: it takes nearly every request, and the paths of the two never overlap.
   app.use(addressRouter(deps, limiter, metrics));
   app.use(opsRouter(deps, metrics, clock));
+  app.use(batchRouter(deps, limiter, metrics));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

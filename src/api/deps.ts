@@ -29,9 +29,32 @@ export interface IndexStatus {
   readonly nodeSeenAt: Date | null;
 }
 
+/** A script's mempool deltas: Δ balance and Δ UTXO count may be negative; txCount = mempool transactions touching it. */
+export interface MempoolDelta {
+  readonly balanceSats: number;
+  readonly utxoCount: number;
+  readonly txCount: number;
+}
+
+export interface ScriptView {
+  readonly balanceSats: number;
+  readonly utxoCount: number;
+  /** Present when the mempool was asked for. */
+  readonly unconfirmed?: MempoolDelta;
+}
+
+/** Many scripts read in one snapshot, all true at the one tip named. */
+export interface ScriptViews {
+  readonly tipHeight: number;
+  readonly tipHash: string;
+  readonly items: readonly ScriptView[];
+}
+
 /** The part of src/store's ChainReader the API uses. null = nothing indexed yet. */
 export interface SummarySource {
   summary(script: Uint8Array): AddressSummary | null;
+  /** Several scripts (duplicates allowed) in one read, optionally with mempool deltas. */
+  views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
 }
 
@@ -55,6 +78,8 @@ export interface ApiSettings {
   readonly allowAnonymous: boolean;
   readonly syncLagBlocks: number;
   readonly trustProxyHops: number;
+  /** Most addresses in one batch request (default 100). */
+  readonly batchMaxAddresses?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
 }
 

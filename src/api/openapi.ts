@@ -70,7 +70,7 @@ const HEADERS: Record<HeaderName, Json> = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: INT_TEXT },
   ETag: { description: 'Changes exactly when the indexed tip (or the address) changes; send it back in If-None-Match.', schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' } },
   'Cache-Control': { description: '`no-cache` on answers (revalidate with the ETag), `no-store` on errors.', schema: { type: 'string' } },
-  Allow: { description: 'The methods this path serves.', schema: { const: 'GET, HEAD' } },
+  Allow: { description: 'The methods this path serves.', schema: { enum: ['GET, HEAD', 'POST'] } },
   'WWW-Authenticate': { description: 'How to authenticate: the x-api-key header.', schema: { type: 'string' } },
 };
 
@@ -87,8 +87,46 @@ const SCHEMAS: Json = {
       balanceSatoshi: { type: 'integer', minimum: 0, maximum: 8_400_000_000_000_000, description: 'Confirmed balance at the indexed tip, in the smallest unit.' },
       balance: { type: 'number', minimum: 0, description: 'balanceSatoshi / 100,000,000, written with exactly 8 decimals (e.g. 0.00000123).' },
       utxoCount: { type: 'integer', minimum: 0 },
+      unconfirmed: ref('schemas', 'Unconfirmed'),
       blockHeight: { type: 'integer', minimum: 0, description: 'Height of the indexed tip the answer is true at.' },
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  },
+  Unconfirmed: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['balanceSatoshi', 'balance', 'utxoCount', 'txCount'],
+    description:
+      'Only with ?mempool=true: what the node\'s mempool changes. Confirmed + unconfirmed = what the address holds once the whole mempool is mined. ' +
+      'Deltas are negative when mempool transactions spend confirmed coins. MWEB-only transactions change nothing; peg-outs count only once mined.',
+    properties: {
+      balanceSatoshi: { type: 'integer', minimum: -8_400_000_000_000_000, maximum: 8_400_000_000_000_000, description: 'Δ balance, smallest unit; may be negative.' },
+      balance: { type: 'number', description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals; may be negative.' },
+      utxoCount: { type: 'integer', description: 'Δ unspent outputs; may be negative.' },
+      txCount: { type: 'integer', minimum: 0, description: 'Mempool transactions paying to or spending from the address.' },
+    },
+  },
+  BatchResult: {
+    description: 'Exactly the body the single address route answers for this entry: a summary or its fail body.',
+    oneOf: [ref('schemas', 'AddressSuccess'), failSchema(['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS'])],
+  },
+  BatchSuccess: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['status', 'data'],
+    properties: {
+      status: { const: 'success' },
+      data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['chain', 'blockHeight', 'blockHash', 'results'],
+        properties: {
+          chain: { enum: ['BTC', 'LTC'] },
+          blockHeight: { type: 'integer', minimum: 0, description: 'The one indexed tip every result is true at.' },
+          blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          results: { type: 'array', items: ref('schemas', 'BatchResult'), description: 'One per input address, in input order (duplicates included).' },
+        },
+      },
     },
   },
   AddressSuccess: {
@@ -124,6 +162,62 @@ const SCHEMAS: Json = {
 const internalError = response('Unexpected failure; details are only in the server log under the request id.', errorSchema(['INTERNAL']), headers([], ['Cache-Control']));
 const notAllowed = response('Method not allowed (only GET and HEAD are served).', failSchema(['METHOD_NOT_ALLOWED']), headers(['Allow'], ['Cache-Control']));
 const badRequest = response('Malformed request (URL percent-encoding, HTTP syntax).', failSchema(['BAD_REQUEST']), headers([], ['Cache-Control']));
+
+/** POST /api/v1/{chain}/addresses; every other method answers 405 with `Allow: POST`. */
+function batchPathItem(): Json {
+  const base = { tags: ['address'], security: [{ ApiKey: [] }, {}] };
+  const notPost = response('Method not allowed (this path serves POST only).', failSchema(['METHOD_NOT_ALLOWED']), headers(['Allow'], ['Cache-Control']));
+  const item: Json = {
+    post: {
+      ...base,
+      operationId: 'getAddressSummaries',
+      summary: 'Many address summaries in one read',
+      description:
+        'Checks, in order: chain, key, body, limits (one request of the caller\'s limit per address; a malformed body costs one), index state; ' +
+        'then one read for all addresses. A batch larger than the tier\'s burst never fits (429).',
+      parameters: [
+        { name: 'chain', in: 'path', required: true, description: 'BTC or LTC; lower case accepted.', schema: { type: 'string' } },
+        { name: 'mempool', in: 'query', required: false, description: 'true adds `unconfirmed` to every summary.', schema: { enum: ['true', 'false', '1', '0'] } },
+      ],
+      requestBody: {
+        required: true,
+        description: 'Any content type is read as JSON. Size cap: max(64 KiB, 512 B × api.batchMaxAddresses).',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['addresses'],
+              properties: { addresses: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' }, description: '1 to api.batchMaxAddresses (default 100) addresses.' } },
+            },
+          },
+        },
+      },
+      responses: {
+        200: response('One result per input address, all at one tip.', ref('schemas', 'BatchSuccess'), headers([...LIMITS, 'Cache-Control'])),
+        400: response(
+          'INVALID_JSON (not JSON), BODY_TOO_LARGE (over the size cap), INVALID_BATCH (not {"addresses": [1..max strings]}), BAD_REQUEST (mempool parameter, URL).',
+          failSchema(['INVALID_JSON', 'INVALID_BATCH', 'BODY_TOO_LARGE', 'BAD_REQUEST']),
+          headers([], [...LIMITS, 'Cache-Control']),
+        ),
+        401: response('MISSING_API_KEY or INVALID_API_KEY.', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
+        404: response('UNKNOWN_CHAIN: the chain segment is not BTC or LTC (any case).', failSchema(['UNKNOWN_CHAIN']), headers([], ['Cache-Control'])),
+        429: response('The batch does not fit in the caller\'s bucket (one token per address).', failSchema(['RATE_LIMITED']), headers(['Retry-After', ...LIMITS], ['Cache-Control'])),
+        500: internalError,
+        503: response(
+          'CHAIN_SYNCING (data: indexed and node heights) or CHAIN_UNAVAILABLE.',
+          { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE'])] },
+          headers(['Retry-After', ...LIMITS], ['Cache-Control']),
+        ),
+      },
+    },
+  };
+  for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
+    const r = method === 'head' ? { description: String(notPost.description), headers: notPost.headers } : notPost;
+    item[method] = { ...base, summary: 'Not allowed', operationId: `getAddressSummaries_${method}`, responses: { 405: r } };
+  }
+  return item;
+}
 
 function addressResponses(): Json {
   const addressCodes: ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'];
@@ -199,11 +293,19 @@ export function openApiDocument(): Json {
             { name: 'chain', in: 'path', required: true, description: 'BTC or LTC; lower case accepted.', schema: { type: 'string' } },
             { name: 'address', in: 'path', required: true, description: 'An address of that chain (Litecoin 3… and M… name the same script).', schema: { type: 'string' } },
             { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer.', schema: { type: 'string' } },
+            {
+              name: 'mempool',
+              in: 'query',
+              required: false,
+              description: 'true (or 1) adds `unconfirmed` (the node\'s mempool, as followed by the indexer); the ETag then also covers it. Absent or false: the confirmed answer, unchanged. Anything else: 400 BAD_REQUEST.',
+              schema: { enum: ['true', 'false', '1', '0'] },
+            },
           ],
           responses: addressResponses(),
         },
         [{ ApiKey: [] }, {}],
       ),
+      '/api/v1/{chain}/addresses': batchPathItem(),
       '/health': pathItem('operations', 'Process is alive', {
         operationId: 'health',
         responses: opsResponses(

@@ -38,7 +38,8 @@ export function decide(allowed: boolean, tokens: number, limits: TierLimits, cos
     limit: limits.burst,
     remaining: Math.floor(tokens),
     resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - tokens) / limits.rate)),
+    // A cost above the burst never fits: the wait shown is until the bucket is full, which then says so.
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(cost, limits.burst) - tokens) / limits.rate)),
   };
 }
 

@@ -17,6 +17,7 @@ import { checkNode } from '../../indexer/node-check.js';
 import { retryingSource } from '../../indexer/node-source.js';
 import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
+import { startMempoolFollow } from '../../indexer/mempool-start.js';
 import { redactUrl } from '../redact.js';
 import { CodedError } from '../coded-error.js';
 
@@ -66,7 +67,8 @@ export async function main(config: Config, { chain, logger, signal }: IndexerOpt
     if (chainConfig.zmq !== undefined) {
       void followHashBlocks(chainConfig.zmq, () => syncer.wake.notify(), log, signal);
     }
-    await syncer.run(signal);
+    const mempool = chainConfig.mempool ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal) : null;
+    await Promise.all([syncer.run(signal), mempool]);
   } catch (err) {
     if (!signal.aborted) throw err;
   } finally {

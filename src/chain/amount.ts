@@ -37,15 +37,27 @@ export class Coins {
   }
 }
 
+/** A signed satoshi amount (a mempool delta), written like Coins with a leading `-` when negative. */
+export class CoinDelta {
+  constructor(readonly sats: number) {
+    if (!isSats(Math.abs(sats))) throw new RangeError(`not a satoshi delta: ${String(sats)}`);
+  }
+}
+
+/** `-123` → `"-0.00000123"`; non-negative amounts as formatCoins. */
+export function formatCoinDelta(sats: number): string {
+  return sats < 0 ? `-${formatCoins(-sats)}` : formatCoins(sats);
+}
+
 // A sentinel no JSON string escape can produce: JSON.stringify writes U+0000 as "\u0000".
 const MARK = '\u0000coins:';
-const MARKED = /"\\u0000coins:(\d+)"/g;
+const MARKED = /"\\u0000coins:(-?\d+)"/g;
 
 /**
  * JSON.stringify, except that every `Coins` value is written as a number literal with exactly
  * 8 decimals (`0.00000123`, never `1.23e-7`). Node 20 lacks JSON.rawJSON, hence the sentinel.
  */
 export function stringifyWithCoins(value: unknown): string {
-  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof Coins ? `${MARK}${v.sats}` : v));
-  return text.replace(MARKED, (_m, sats: string) => formatCoins(Number(sats)));
+  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof Coins || v instanceof CoinDelta ? `${MARK}${v.sats}` : v));
+  return text.replace(MARKED, (_m, sats: string) => formatCoinDelta(Number(sats)));
 }

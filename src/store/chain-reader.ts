@@ -28,6 +28,27 @@ export interface ScriptSummary {
   nodeHeight: number | null;
 }
 
+/** A script's mempool deltas (mempool-store.ts); zeros when no mempool transaction touches it. */
+export interface MempoolDelta {
+  balanceSats: number;
+  utxoCount: number;
+  txCount: number;
+}
+
+export interface ScriptView {
+  balanceSats: number;
+  utxoCount: number;
+  /** Present when asked for. */
+  unconfirmed?: MempoolDelta;
+}
+
+/** Many scripts read in one snapshot: every view is true at the one tip named. */
+export interface ScriptViews {
+  tipHeight: number;
+  tipHash: string;
+  items: ScriptView[];
+}
+
 export interface ChainStatus {
   tipHeight: number;
   tipHash: string;
@@ -43,6 +64,14 @@ interface SummaryRow {
   utxo_count: number | null;
 }
 
+interface ViewRow {
+  balance: number | null;
+  utxo_count: number | null;
+  m_balance: number | null;
+  m_utxo_count: number | null;
+  m_tx_count: number | null;
+}
+
 interface StatusRow {
   tip_height: number | null;
   tip_hash: Buffer | null;
@@ -55,6 +84,9 @@ const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${ke
 export class ChainReader {
   private readonly summaryStmt: Database.Statement<[Buffer], SummaryRow>;
   private readonly statusStmt: Database.Statement<[], StatusRow>;
+  private readonly confirmedStmt: Database.Statement<[Buffer], ViewRow>;
+  private readonly withMempoolStmt: Database.Statement<[Buffer], ViewRow>;
+  private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
 
   private constructor(
     readonly db: Db,
@@ -72,6 +104,23 @@ export class ChainReader {
       `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ` +
         `${META('node_height')} AS node_height, ${META('node_seen_at')} AS node_seen_at`,
     );
+    this.confirmedStmt = db.prepare(
+      'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
+        'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k',
+    );
+    this.withMempoolStmt = db.prepare(
+      'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
+        'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
+    );
+    // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
+    // the tip and all the scripts belong to one commit of the indexer.
+    this.readViews = db.transaction((keys: Buffer[], mempool: boolean): ScriptViews | null => {
+      const tip = this.statusStmt.get()!;
+      if (tip.tip_height === null || tip.tip_hash === null) return null;
+      const stmt = mempool ? this.withMempoolStmt : this.confirmedStmt;
+      const items = keys.map((key) => toView(stmt.get(key)!, mempool));
+      return { tipHeight: tip.tip_height, tipHash: toDisplayHex(tip.tip_hash), items };
+    });
   }
 
   /** Throws StoreError NO_DATABASE, NOT_INITIALIZED, SCHEMA_TOO_NEW or SCHEMA_TOO_OLD. */
@@ -115,6 +164,14 @@ export class ChainReader {
 
   private lastTip: { raw: Buffer; hex: string } | null = null;
 
+  /**
+   * Several scripts (duplicates allowed) in one snapshot, optionally with their mempool deltas; null
+   * while nothing is indexed.
+   */
+  views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+    return this.readViews(scripts.map((s) => scriptKey(s)), mempool);
+  }
+
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {
     const row = this.statusStmt.get()!;
@@ -130,4 +187,10 @@ export class ChainReader {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+function toView(row: ViewRow, mempool: boolean): ScriptView {
+  const view: ScriptView = { balanceSats: row.balance ?? 0, utxoCount: row.utxo_count ?? 0 };
+  if (mempool) view.unconfirmed = { balanceSats: row.m_balance ?? 0, utxoCount: row.m_utxo_count ?? 0, txCount: row.m_tx_count ?? 0 };
+  return view;
 }

@@ -8,6 +8,7 @@
  * | blocks  | height                       | hash, prev_hash (internal byte order)  | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at |
+ * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
  *
  * Every invariant holds at every commit: a batch's UTXO rows, aggregates, undo rows, pruning, blocks
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
@@ -24,6 +25,7 @@ import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
+import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
 import { ScriptDeltas, type Totals } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
@@ -59,6 +61,8 @@ export const DEFAULT_UNDO_DEPTH = 288;
 type MetaRow = { key: string; value: unknown };
 
 export class ChainStore {
+  /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
+  readonly mempool: MempoolStore;
   private readonly stmts: WriteStatements;
   private currentTip: Tip | null;
   private currentTotals: Totals;
@@ -70,6 +74,7 @@ export class ChainStore {
     meta: Map<string, unknown>,
   ) {
     this.stmts = prepareWriteStatements(db);
+    this.mempool = new MempoolStore(db);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
     this.currentTotals = {
@@ -151,19 +156,20 @@ export class ChainStore {
     // Undo is kept for heights (tip − undoDepth, tip] after this batch; older blocks need none at all.
     const undoFrom = last.height - this.undoDepth + 1;
     const deltas = new ScriptDeltas();
-    const totals = this.db.transaction(() => {
+    const totals = this.mempool.guard(() => this.db.transaction(() => {
       const applier = new BatchApplier(this.stmts, deltas);
       for (const block of blocks) {
         const undo = applier.connectBlock(block.height, block.txs, block.height >= undoFrom);
         this.stmts.blockInsert.run(block.height, block.hash, block.prevHash);
         if (undo) this.stmts.undoInsert.run(block.height, encodeUndo(undo));
+        this.mempool.blockConnected(block.txs);
       }
       applier.flush();
       this.stmts.undoPrune.run(undoFrom - 1);
       const after = deltas.flush(this.stmts, this.currentTotals);
       this.writeTip(last, after);
       return after;
-    }).immediate();
+    }).immediate());
     this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
     this.currentTotals = totals;
   }
@@ -181,8 +187,10 @@ export class ChainStore {
     }
     const undo = decodeUndo(data);
     const deltas = new ScriptDeltas();
-    const { newTip, totals } = this.db.transaction(() => {
+    const { newTip, totals } = this.mempool.guard(() => this.db.transaction(() => {
       disconnectBlock(this.stmts, deltas, tip.height, undo);
+      // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
+      this.mempool.clear();
       this.stmts.undoDelete.run(tip.height);
       this.stmts.blockDelete.run(tip.height);
       const after = deltas.flush(this.stmts, this.currentTotals);
@@ -191,7 +199,7 @@ export class ChainStore {
       if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
       this.writeTip(below, after);
       return { newTip: below, totals: after };
-    }).immediate();
+    }).immediate());
     this.currentTip = newTip;
     this.currentTotals = totals;
     return this.tip();

@@ -11,7 +11,7 @@ import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/api/app.js';
-import type { AddressSummary, ApiSettings, ChainHandle, IndexStatus, SummarySource } from '../../src/api/deps.js';
+import type { AddressSummary, ApiSettings, ChainHandle, IndexStatus, MempoolDelta, ScriptViews, SummarySource } from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
@@ -21,6 +21,7 @@ import { OpenApiValidator } from './openapi-validate.js';
 
 export class FakeIndex implements SummarySource {
   readonly balances = new Map<string, { balanceSats: number; utxoCount: number }>();
+  readonly mempool = new Map<string, MempoolDelta>();
   tipHeight = 100;
   tipHash = 'ab'.repeat(32);
   nodeHeight: number | null = 100;
@@ -40,6 +41,21 @@ export class FakeIndex implements SummarySource {
     return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight };
   }
 
+  setMempool(scriptHex: string, delta: MempoolDelta): void {
+    this.mempool.set(scriptHex, delta);
+  }
+
+  views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+    this.lookups += 1;
+    if (this.empty) return null;
+    const items = scripts.map((script) => {
+      const hex = Buffer.from(script).toString('hex');
+      const found = this.balances.get(hex) ?? { balanceSats: 0, utxoCount: 0 };
+      return mempool ? { ...found, unconfirmed: this.mempool.get(hex) ?? { balanceSats: 0, utxoCount: 0, txCount: 0 } } : { ...found };
+    });
+    return { tipHeight: this.tipHeight, tipHash: this.tipHash, items };
+  }
+
   status(): IndexStatus | null {
     if (this.empty) return null;
     return { tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight, nodeSeenAt: this.nodeSeenAt };
@@ -57,6 +73,7 @@ export interface WorldOptions {
   /** Use the wall clock instead of the hand-moved one. */
   realClock?: boolean;
   tiers?: ApiSettings['tiers'];
+  batchMaxAddresses?: number;
 }
 
 export class FakeClock {
@@ -116,6 +133,7 @@ export function buildWorld(options: WorldOptions = {}): World {
       allowAnonymous: options.allowAnonymous ?? false,
       syncLagBlocks: options.syncLagBlocks ?? 3,
       trustProxyHops: 0,
+      batchMaxAddresses: options.batchMaxAddresses ?? 100,
       tiers: options.tiers ?? { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } },
     },
     logger: pino({ level: 'debug' }, sink),
@@ -158,7 +176,7 @@ export class Caller {
 
   constructor(private readonly app: Express) {}
 
-  async send(method: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  async send(method: string, url: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Answer> {
     if (!this.validator) {
       const doc = await request(this.app).get('/openapi.json');
       this.validator = new OpenApiValidator(doc.body as Record<string, unknown>);
@@ -166,6 +184,7 @@ export class Caller {
     const m = method.toLowerCase() as 'get';
     let req = request(this.app)[m](url);
     for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+    if (body !== undefined) req = req.send(body);
     const res = await req.buffer(true).parse((r, done) => {
       let text = '';
       r.setEncoding('utf8');

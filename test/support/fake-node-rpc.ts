@@ -29,6 +29,8 @@ const PARAM_NAMES: Record<string, readonly string[]> = {
   getblockheader: ['blockhash', 'verbose'],
   getblock: ['blockhash', 'verbosity'],
   getchaintxstats: ['nblocks', 'blockhash'],
+  getrawmempool: ['verbose'],
+  getrawtransaction: ['txid', 'verbose'],
 };
 
 /** Regtest difficulty as Core prints it for nBits 0x207fffff (GetDifficulty). */
@@ -113,7 +115,7 @@ function headerJson(chain: BtcChain, block: BtcBlock, active: boolean): Record<s
 }
 
 /** Dispatches one call. Throws RpcError for anything Core would answer with an error object. */
-export function callRpc(chain: BtcChain, method: string, rawParams: unknown): unknown {
+export function callRpc(chain: BtcChain, method: string, rawParams: unknown, mempool: ReadonlyMap<string, Buffer> = new Map()): unknown {
   const params = positional(method, rawParams);
   switch (method) {
     case 'getblockchaininfo': {
@@ -175,6 +177,21 @@ export function callRpc(chain: BtcChain, method: string, rawParams: unknown): un
       if (params[0] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: getchaintxstats supports nblocks 0 only');
       const txcount = chain.blocks.slice(0, block.height + 1).reduce((n, b) => n + b.txids.length, 0);
       return { time: block.time, txcount, window_final_block_hash: block.hash, window_final_block_height: block.height, window_block_count: 0 };
+    }
+    case 'getrawmempool':
+      if ((params[0] ?? false) !== false) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawmempool is not implemented');
+      return [...mempool.keys()];
+    case 'getrawtransaction': {
+      // Without -txindex Core finds only mempool transactions (and those of a block named by hash).
+      const raw = mempool.get(parseHash(params[0], 'parameter 1'));
+      if (!raw) {
+        throw new RpcError(
+          RPC_INVALID_ADDRESS_OR_KEY,
+          'No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries. Use gettransaction for wallet transactions.',
+        );
+      }
+      if ((params[1] ?? false) !== false && params[1] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawtransaction is not implemented');
+      return raw.toString('hex');
     }
     default:
       throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found');

@@ -22,6 +22,8 @@ export interface FakeNodeOptions {
   /** RPC credentials. Defaults `user` / `pass`. */
   user?: string;
   pass?: string;
+  /** The node's mempool, txid (display hex) → raw transaction: getrawmempool / getrawtransaction read it live. */
+  mempool?: ReadonlyMap<string, Buffer>;
 }
 
 /** How injected failures look: Core's warm-up error (HTTP 500, code -28), or a dropped connection. */
@@ -77,7 +79,7 @@ export async function startFakeNode(chain: BtcChain, opts: FakeNodeOptions = {})
     try {
       if (typeof req.method !== 'string') throw new RpcError(RPC_INVALID_REQUEST, 'Method must be a string');
       count(req.method);
-      const result = callRpc(chain, req.method, req.params);
+      const result = callRpc(chain, req.method, req.params, opts.mempool);
       if (req.method === 'getblockchaininfo') (result as { headers: number }).headers += headersAhead;
       return { status: 200, body: v2 ? { jsonrpc: '2.0', result, id } : { result, error: null, id } };
     } catch (err) {

@@ -123,7 +123,7 @@ describe('/openapi.json', () => {
     expect(a.status).toBe(200);
     expect(a.body).toEqual(JSON.parse(JSON.stringify(doc)));
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/{chain}/address/{address}', '/health', '/metrics', '/openapi.json', '/ready']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/{chain}/address/{address}', '/api/v1/{chain}/addresses', '/health', '/metrics', '/openapi.json', '/ready']);
   });
 
   it('documents every error code and every $ref resolves', () => {
@@ -135,10 +135,13 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('documents GET, HEAD and a 405 for every other method on every path', () => {
+  it('documents GET, HEAD and a 405 for every other method on every path (POST only, and 405 otherwise, on the batch path)', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
-      for (const m of ['get', 'head']) expect(item[m]?.responses['200'], `${m} ${path}`).toBeDefined();
-      for (const m of ['put', 'post', 'delete', 'options', 'patch', 'trace']) expect(Object.keys(item[m]?.responses ?? {}), `${m} ${path}`).toEqual(['405']);
+      const served = path === '/api/v1/{chain}/addresses' ? ['post'] : ['get', 'head'];
+      for (const m of served) expect(item[m]?.responses['200'], `${m} ${path}`).toBeDefined();
+      for (const m of ['get', 'head', 'put', 'post', 'delete', 'options', 'patch', 'trace'].filter((x) => !served.includes(x))) {
+        expect(Object.keys(item[m]?.responses ?? {}), `${m} ${path}`).toEqual(['405']);
+      }
     }
     const address = doc.paths['/api/v1/{chain}/address/{address}']?.get?.responses ?? {};
     expect(Object.keys(address).sort()).toEqual(['200', '304', '400', '401', '404', '429', '500', '503']);

@@ -74,7 +74,7 @@ describe('ChainStore on :memory:', () => {
       expect.arrayContaining([
         { key: 'chain', value: 'BTC' },
         { key: 'network', value: 'regtest' },
-        { key: 'schema_version', value: 1 },
+        { key: 'schema_version', value: 2 },
       ]),
     );
   });

@@ -11,19 +11,24 @@ import { ApiError } from '../errors.js';
 import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { context } from './request-context.js';
 
-export function rateLimit(limiter: RateLimiter, settings: ApiSettings, metrics: ApiMetrics): RequestHandler {
-  const apply = (res: Response, tier: 'default' | 'private', decision: LimitDecision): void => {
+/** `cost`: tokens this request takes (default one; a batch takes one per address). */
+export function rateLimit(
+  limiter: RateLimiter,
+  settings: ApiSettings,
+  metrics: ApiMetrics,
+  cost: (req: Request, res: Response) => number = () => 1,
+): RequestHandler {
+  const apply = (res: Response, tier: 'default' | 'private', n: number, decision: LimitDecision): void => {
     res.setHeader('RateLimit-Limit', String(decision.limit));
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.allowed) {
       metrics.rateLimited.inc({ tier });
-      throw new ApiError(
-        'RATE_LIMITED',
-        `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`,
-        undefined,
-        { 'Retry-After': String(decision.retryAfterSeconds) },
-      );
+      const what =
+        n > decision.limit
+          ? `a batch of ${n} addresses exceeds the ${tier} tier's burst of ${decision.limit}; split it`
+          : `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`;
+      throw new ApiError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }
   };
   return (req: Request, res: Response, next: NextFunction) => {
@@ -31,15 +36,16 @@ export function rateLimit(limiter: RateLimiter, settings: ApiSettings, metrics: 
     const tier = ctx.tier;
     if (tier === 'none') throw new Error('rate limiting before authentication');
     const caller = ctx.keyId !== null ? `key:${ctx.keyId}` : `ip:${req.ip ?? 'unknown'}`;
-    const decision = limiter.consume(caller, settings.tiers[tier]);
+    const n = cost(req, res);
+    const decision = limiter.consume(caller, settings.tiers[tier], n);
     if (decision instanceof Promise) {
       // Express 5 forwards the rejection (429, 503 LIMITS_UNAVAILABLE) to the error handler.
       return decision.then((d) => {
-        apply(res, tier, d);
+        apply(res, tier, n, d);
         next();
       });
     }
-    apply(res, tier, decision);
+    apply(res, tier, n, decision);
     next();
   };
 }

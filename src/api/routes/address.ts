@@ -6,20 +6,22 @@
  * checked before the address so that callers without a key cannot use the validator.
  * The answer is one SQLite read (balance, UTXO count and the tip they are true at, together); its ETag
  * is derived from chain, network, script and tip, so it changes exactly when the answer may.
+ * `?mempool=true` adds the script's mempool deltas from the same read, and an ETag that covers them
+ * (address-view.ts); the body is built by address-view.ts for both, and for every batch entry.
  */
 import { createHash } from 'node:crypto';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { Coins } from '../../chain/amount.js';
-import { addressToScript, scriptToAddress } from '../../chain/address.js';
+import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { lagOf } from '../chain-state.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
+import type { AppDeps, ChainHandle, SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
+import { mempoolEtag, mempoolRequested, summaryBody } from '../address-view.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
 
@@ -34,11 +36,11 @@ export function parseChain(segment: string): ChainCode {
   return code as ChainCode;
 }
 
-function unavailable(chain: ChainCode, why: string): ApiError {
+export function unavailable(chain: ChainCode, why: string): ApiError {
   return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
+export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
   const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
   return new ApiError('CHAIN_SYNCING', `the ${chain} index ${where}; answers resume when it has caught up`, { indexedHeight, nodeHeight }, {
     'Retry-After': RETRY_503_SECONDS,
@@ -65,26 +67,40 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   if (summary === null) throw syncing(chain, null, null);
   const lag = lagOf(summary);
   if (lag !== null && lag > deps.settings.syncLagBlocks) throw syncing(chain, summary.tipHeight, summary.nodeHeight);
+  if (mempoolRequested(req)) {
+    answerWithMempool(handle, chain, address, decoded.script, acquired.source, summary.nodeHeight, req, res);
+    return;
+  }
   res.setHeader('ETag', etagOf(handle, decoded.script, summary.tipHeight, summary.tipHash));
   res.setHeader('Cache-Control', 'no-cache');
   if (req.fresh) {
     res.status(304).end();
     return;
   }
-  sendJson(res, 200, {
-    status: 'success',
-    data: {
-      chain,
-      // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
-      // so every spelling of one script gets the identical body and ETag.
-      address: scriptToAddress(handle.params, decoded.script) ?? address,
-      balanceSatoshi: summary.balanceSats,
-      balance: new Coins(summary.balanceSats),
-      utxoCount: summary.utxoCount,
-      blockHeight: summary.tipHeight,
-      blockHash: summary.tipHash,
-    },
-  });
+  sendJson(res, 200, summaryBody(chain, handle, address, decoded.script, summary, summary.tipHeight, summary.tipHash));
+}
+
+/** `?mempool=true`: the same answer plus `unconfirmed`, from one read of the confirmed row and the mempool row. */
+function answerWithMempool(
+  handle: ChainHandle,
+  chain: ChainCode,
+  address: string,
+  script: Uint8Array,
+  source: SummarySource,
+  nodeHeight: number | null,
+  req: Request,
+  res: Response,
+): void {
+  const views = source.views([script], true);
+  const view = views?.items[0];
+  if (!views || !view) throw syncing(chain, null, nodeHeight);
+  res.setHeader('ETag', mempoolEtag(handle, script, view, views.tipHeight, views.tipHash));
+  res.setHeader('Cache-Control', 'no-cache');
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  sendJson(res, 200, summaryBody(chain, handle, address, script, view, views.tipHeight, views.tipHash));
 }
 
 export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {

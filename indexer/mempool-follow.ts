@@ -1,0 +1,249 @@
+/**
+ * Keeps the index's mempool view (src/store/mempool-store.ts) equal to the node's mempool.
+ *
+ * Two sources, one state:
+ * - ZMQ `sequence` (A = added, R = removed; C/D = block connected/disconnected) with `rawtx` carrying
+ *   the bytes, where the node publishes them: each event is applied within `zmqBatchMs`, the bytes
+ *   taken from a bounded stash of recent `rawtx` messages (fetched over RPC when missing).
+ * - A timer reconcile against `getrawmempool`, the only source on a node without ZMQ (Debian's
+ *   litecoind): incremental — it removes the txids the node no longer has and fetches only the txids
+ *   we do not hold. It also repairs anything a lost ZMQ message left behind.
+ *
+ * Only while the index is at the node's tip: a mempool is relative to the node's best block, so while the
+ * sync loop catches up, the view waits (transactions spending coins not indexed yet stay unresolved and
+ * are retried). Blocks themselves remove what they mine or conflict (ChainStore, same transaction).
+ *
+ * Memory: the stash is capped (`stashBytes`, default 16 MiB of raw transactions, held parsed); a reconcile holds the node's txid list and
+ * ours (≈ 2 × 130 B per transaction as JS strings) and one fetch chunk (`chunk` raw transactions) plus
+ * the children waiting for a parent in a later chunk. For a 300 MB mempool (≈ 150,000 transactions)
+ * that is ≈ 40 MB at its peak; the view itself lives in SQLite.
+ */
+import { toDisplayHex } from '../src/chain/hash.js';
+import { parseTransaction } from '../src/chain/tx-parser.js';
+import type { ParsedTx } from '../src/chain/block-parser.js';
+import type { MempoolStore } from '../src/store/mempool-store.js';
+import type { Tip } from '../src/store/chain-store.js';
+import type { MempoolSource } from './mempool-source.js';
+import { Wake } from './wake.js';
+
+/** How soon a reconcile skipped because the index is behind the node is tried again. */
+const RETRY_BEHIND_MS = 500;
+
+export interface MempoolLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface MempoolFollowOptions {
+  /** How often to reconcile with getrawmempool (the only source without ZMQ). */
+  pollIntervalMs: number;
+  /** Raw transactions fetched per chunk during a reconcile. Default 500. */
+  chunk?: number;
+  /** Cap of the rawtx stash, bytes. Default 16 MiB. */
+  stashBytes?: number;
+  /** ZMQ events are applied in batches at most this old. Default 20 ms. */
+  zmqBatchMs?: number;
+}
+
+export interface ReconcileReport {
+  skipped: boolean;
+  added: number;
+  removed: number;
+  unresolved: number;
+}
+
+export class MempoolFollower {
+  private readonly wake = new Wake();
+  /** ZMQ: txids (display hex) announced added, in arrival order, and removed. */
+  private readonly announced = new Map<string, true>();
+  private readonly withdrawn = new Set<string>();
+  /** Recent rawtx payloads, parsed, by txid (display hex), oldest first; bounded by stashBytes of raw size. */
+  private readonly stash = new Map<string, { tx: ParsedTx; bytes: number }>();
+  private stashSize = 0;
+  private nextReconcile = 0;
+  private seenClears = 0;
+  private readonly chunk: number;
+  private readonly stashBytes: number;
+  private readonly zmqBatchMs: number;
+
+  constructor(
+    private readonly store: MempoolStore,
+    private readonly tip: () => Tip | null,
+    private readonly source: MempoolSource,
+    private readonly opts: MempoolFollowOptions,
+    private readonly log: MempoolLog,
+    /** Called on a ZMQ block event: wakes the sync loop. */
+    private readonly onBlock: () => void = () => undefined,
+  ) {
+    this.chunk = opts.chunk ?? 500;
+    this.stashBytes = opts.stashBytes ?? 16 * 1024 * 1024;
+    this.zmqBatchMs = opts.zmqBatchMs ?? 20;
+  }
+
+  /** A `rawtx` message: keep its bytes for the `sequence` A event that names it. */
+  onRawTx(raw: Buffer): void {
+    let tx: ParsedTx;
+    try {
+      tx = parseTransaction(raw);
+    } catch {
+      return; // unparseable: the A event will fetch it over RPC and report the problem there
+    }
+    const txid = toDisplayHex(tx.txid);
+    if (this.stash.has(txid)) return;
+    this.stash.set(txid, { tx, bytes: raw.length });
+    this.stashSize += raw.length;
+    for (const [old, entry] of this.stash) {
+      if (this.stashSize <= this.stashBytes) break;
+      this.stash.delete(old);
+      this.stashSize -= entry.bytes;
+    }
+  }
+
+  /** A `sequence` message: label A/R for mempool transactions, C/D for blocks. */
+  onSequence(hashHex: string, label: string): void {
+    if (label === 'A') {
+      this.withdrawn.delete(hashHex);
+      this.announced.set(hashHex, true);
+    } else if (label === 'R') {
+      this.announced.delete(hashHex);
+      this.withdrawn.add(hashHex);
+    } else if (label === 'C' || label === 'D') {
+      this.onBlock();
+      return;
+    } else {
+      return;
+    }
+    this.wake.notify();
+  }
+
+  /**
+   * Reconciles now and then on every timer tick, applying ZMQ events as they come, until `signal` aborts.
+   * Reconcile and ZMQ application never interleave (one loop), so a reconcile never mistakes a
+   * transaction announced after its getrawmempool answer for one the node dropped.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        // A rollback emptied the view: re-read the node's mempool as soon as the index is at its tip.
+        if (this.store.clears !== this.seenClears) {
+          this.seenClears = this.store.clears;
+          this.nextReconcile = 0;
+        }
+        if (performance.now() >= this.nextReconcile) {
+          this.nextReconcile = performance.now() + this.opts.pollIntervalMs;
+          const report = await this.reconcile();
+          // Behind the node (catching up, or a block not applied yet): look again soon, not a whole interval later.
+          if (report.skipped) this.nextReconcile = performance.now() + Math.min(this.opts.pollIntervalMs, RETRY_BEHIND_MS);
+        }
+        await this.applyAnnounced();
+      } catch (err) {
+        if (signal.aborted) break;
+        this.log.warn({ err: String(err) }, 'mempool follow failed; retrying at the next reconcile');
+      }
+      // Capped so a rollback's clear (counted by the store, not signalled) is noticed within RETRY_BEHIND_MS.
+      const untilReconcile = Math.min(RETRY_BEHIND_MS, Math.max(0, this.nextReconcile - performance.now()));
+      await this.wake.wait(untilReconcile, signal);
+      // Let a burst of ZMQ events gather into one SQLite transaction.
+      if (!signal.aborted && this.announced.size + this.withdrawn.size > 0 && this.zmqBatchMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, this.zmqBatchMs));
+      }
+    }
+  }
+
+  /** Applies the ZMQ events received so far: removals first, then additions (bytes from the stash or RPC). */
+  async applyAnnounced(): Promise<void> {
+    if (this.withdrawn.size > 0) {
+      const gone = [...this.withdrawn].map(internalTxid);
+      this.withdrawn.clear();
+      this.store.remove(gone);
+    }
+    if (this.announced.size === 0) return;
+    const txids = [...this.announced.keys()];
+    this.announced.clear();
+    const txs: ParsedTx[] = [];
+    const missing: string[] = [];
+    for (const t of txids) {
+      const entry = this.stash.get(t);
+      if (entry) {
+        txs.push(entry.tx);
+        this.dropStash(t);
+      } else {
+        missing.push(t);
+      }
+    }
+    if (missing.length > 0) {
+      const fetched = this.parseAll(missing, await this.source.rawTransactions(missing));
+      // A transaction withdrawn while its bytes were being fetched must not come back.
+      txs.push(...fetched.filter((tx) => !this.withdrawn.has(toDisplayHex(tx.txid))));
+    }
+    if (txs.length > 0) this.store.add(txs);
+  }
+
+  /**
+   * One incremental pass against getrawmempool: remove what the node dropped, fetch and add only what we
+   * do not hold. Skipped while the index is not at the node's tip.
+   */
+  async reconcile(): Promise<ReconcileReport> {
+    const best = await this.source.bestBlockHash();
+    const ours = this.tip();
+    if (!ours || toDisplayHex(ours.hash) !== best) return { skipped: true, added: 0, removed: 0, unresolved: 0 };
+    const nodeTxids = await this.source.mempoolTxids();
+    const inNode = new Set(nodeTxids);
+    const held = new Set<string>();
+    const gone: Buffer[] = [];
+    for (const txid of this.store.txids()) {
+      const hex = toDisplayHex(txid);
+      if (inNode.has(hex)) held.add(hex);
+      else gone.push(txid);
+    }
+    inNode.clear();
+    const removed = gone.length > 0 ? this.store.remove(gone) : 0;
+    const fresh = nodeTxids.filter((t) => !held.has(t));
+    held.clear();
+    let added = 0;
+    let waiting: ParsedTx[] = [];
+    for (let i = 0; i < fresh.length; i += this.chunk) {
+      const ids = fresh.slice(i, i + this.chunk);
+      const raws = await this.source.rawTransactions(ids);
+      // The chain may have moved while we fetched: resolve against the index as it is now, and let a
+      // block the node has but we do not yet stop the pass.
+      const result = this.store.add([...waiting, ...this.parseAll(ids, raws)]);
+      added += result.added;
+      waiting = result.unresolved;
+    }
+    if (waiting.length > 0) {
+      this.log.info({ count: waiting.length }, 'mempool transactions spend coins not indexed yet; retrying at the next reconcile');
+    }
+    return { skipped: false, added, removed, unresolved: waiting.length };
+  }
+
+  private parseAll(txids: readonly string[], raws: ReadonlyArray<Buffer | null>): ParsedTx[] {
+    const txs: ParsedTx[] = [];
+    for (let i = 0; i < txids.length; i++) {
+      const raw = raws[i];
+      if (!raw) continue;
+      try {
+        const tx = parseTransaction(raw);
+        if (toDisplayHex(tx.txid) !== txids[i]) {
+          this.log.warn({ txid: txids[i], parsed: toDisplayHex(tx.txid) }, 'node returned a different transaction than asked; skipped');
+          continue;
+        }
+        txs.push(tx);
+      } catch (err) {
+        this.log.warn({ txid: txids[i], err: String(err) }, 'cannot parse a mempool transaction; skipped');
+      }
+    }
+    return txs;
+  }
+
+  private dropStash(txid: string): void {
+    const entry = this.stash.get(txid);
+    if (!entry) return;
+    this.stash.delete(txid);
+    this.stashSize -= entry.bytes;
+  }
+}
+
+function internalTxid(hex: string): Buffer {
+  return Buffer.from(hex, 'hex').reverse();
+}

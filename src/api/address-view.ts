@@ -1,0 +1,65 @@
+/**
+ * What the single address route and the batch route share: the `?mempool=` flag, the per-address check
+ * (an error value, never thrown, so a batch can answer it in place) and the JSend body of one address.
+ * A batch entry is byte for byte the body the single route answers for that address at the same tip.
+ */
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import { CoinDelta, Coins } from '../chain/amount.js';
+import { addressToScript, scriptToAddress } from '../chain/address.js';
+import type { ChainCode } from '../chain/params.js';
+import type { ChainHandle, ScriptView } from './deps.js';
+import { ApiError, jsendBody } from './errors.js';
+
+/** `?mempool=true|1` asks for the unconfirmed side; `false|0` or absent is the confirmed-only answer. */
+export function mempoolRequested(req: Request): boolean {
+  const at = req.originalUrl.indexOf('?');
+  if (at < 0) return false;
+  const value = new URLSearchParams(req.originalUrl.slice(at + 1)).get('mempool');
+  if (value === null || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw new ApiError('BAD_REQUEST', 'the mempool parameter must be true or false');
+}
+
+export type Checked = { readonly ok: true; readonly script: Uint8Array } | { readonly ok: false; readonly error: ApiError };
+
+export function checkAddress(handle: ChainHandle, address: string): Checked {
+  const decoded = addressToScript(handle.params, address);
+  return decoded.ok ? { ok: true, script: decoded.script } : { ok: false, error: new ApiError(decoded.error.code, decoded.error.message) };
+}
+
+/** The success body of one address; `unconfirmed` only when the view carries mempool deltas. */
+export function summaryBody(chain: ChainCode, handle: ChainHandle, address: string, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): object {
+  const data: Record<string, unknown> = {
+    chain,
+    // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
+    // so every spelling of one script gets the identical body and ETag.
+    address: scriptToAddress(handle.params, script) ?? address,
+    balanceSatoshi: view.balanceSats,
+    balance: new Coins(view.balanceSats),
+    utxoCount: view.utxoCount,
+  };
+  if (view.unconfirmed) {
+    data.unconfirmed = {
+      balanceSatoshi: view.unconfirmed.balanceSats,
+      balance: new CoinDelta(view.unconfirmed.balanceSats),
+      utxoCount: view.unconfirmed.utxoCount,
+      txCount: view.unconfirmed.txCount,
+    };
+  }
+  data.blockHeight = tipHeight;
+  data.blockHash = tipHash;
+  return { status: 'success', data };
+}
+
+export function failBody(error: ApiError): object {
+  return jsendBody(error);
+}
+
+/** ETag of a mempool answer: the confirmed tip and this script's deltas, so it changes exactly when the body may. */
+export function mempoolEtag(handle: ChainHandle, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): string {
+  const { chain, network } = handle.params;
+  const u = view.unconfirmed;
+  const text = `v1m|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}|${u?.balanceSats ?? 0}|${u?.utxoCount ?? 0}|${u?.txCount ?? 0}`;
+  return `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+}

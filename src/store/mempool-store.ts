@@ -1,0 +1,266 @@
+/**
+ * The mempool view of a chain's index (written by the indexer's mempool follower, and by ChainStore when
+ * blocks connect or disconnect). Tables (migrations/0002_mempool.sql):
+ *
+ * | table           | key              | value                         | invariant                                                  |
+ * |-----------------|------------------|-------------------------------|------------------------------------------------------------|
+ * | mempool_txs     | txid             | outputs, effect (inputs, Δ)   | the node's mempool transactions whose inputs we could resolve |
+ * | mempool_outputs | outpoint         | script_key, value             | spendable outputs of mempool_txs rows                      |
+ * | mempool_spends  | outpoint         | txid                          | each input of each mempool_txs row; one spender per outpoint |
+ * | mempool_scripts | script_key       | balance, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
+ *
+ * Δ of a transaction: +value/+1 per spendable output to a script, −value/−1 per input on the script of
+ * the coin it spends (a confirmed UTXO or a mempool output). Deltas are additive, so for every script
+ * confirmed + Δ(all mempool txs) = what the script holds once the whole mempool is mined: a coin made
+ * and spent inside the mempool nets to zero. MWEB-only transactions have no transparent input or output
+ * and so no Δ; a peg-in spends transparent coins (negative Δ) into a v9 program no address maps to;
+ * a peg-out pays its recipient only in the HogEx of the block that mines it.
+ *
+ * Every method runs synchronously; add/remove open their own transaction, the block hooks run inside
+ * ChainStore's, so a block and the mempool rows it mines or conflicts commit together.
+ */
+import type { ParsedTx } from '../chain/block-parser.js';
+import { isUnspendable } from '../chain/script.js';
+import type { Db } from './db.js';
+import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from './mempool-effect.js';
+import { outpointKey } from './outpoint.js';
+import { scriptKey } from './script-key.js';
+import type Database from 'better-sqlite3';
+
+interface Coin {
+  script_key: Buffer;
+  value: number;
+}
+
+export interface AddResult {
+  added: number;
+  /** Already held, or already confirmed: nothing to do. */
+  known: number;
+  /** Spending coins neither confirmed nor in the mempool view (yet): try again later. */
+  unresolved: ParsedTx[];
+}
+
+interface Statements {
+  txGet: Database.Statement<[Buffer], { outputs: number; effect: Buffer }>;
+  txHas: Database.Statement<[Buffer], number>;
+  txInsert: Database.Statement<[Buffer, number, Buffer]>;
+  txDelete: Database.Statement<[Buffer]>;
+  txCount: Database.Statement<[], number>;
+  txids: Database.Statement<[], Buffer>;
+  outGet: Database.Statement<[Buffer], Coin>;
+  outInsert: Database.Statement<[Buffer, Buffer, number]>;
+  outDelete: Database.Statement<[Buffer]>;
+  utxoGet: Database.Statement<[Buffer], Coin>;
+  spendGet: Database.Statement<[Buffer], Buffer>;
+  spendInsert: Database.Statement<[Buffer, Buffer]>;
+  spendDelete: Database.Statement<[Buffer]>;
+  scriptAdd: Database.Statement<[Buffer, number, number, number]>;
+  scriptPrune: Database.Statement<[Buffer]>;
+  clear: Array<Database.Statement<[]>>;
+}
+
+function prepare(db: Db): Statements {
+  return {
+    txGet: db.prepare('SELECT outputs, effect FROM mempool_txs WHERE txid = ?'),
+    txHas: db.prepare<[Buffer], number>('SELECT 1 FROM mempool_txs WHERE txid = ?').pluck(),
+    txInsert: db.prepare('INSERT INTO mempool_txs (txid, outputs, effect) VALUES (?, ?, ?)'),
+    txDelete: db.prepare('DELETE FROM mempool_txs WHERE txid = ?'),
+    txCount: db.prepare<[], number>('SELECT COUNT(*) FROM mempool_txs').pluck(),
+    txids: db.prepare<[], Buffer>('SELECT txid FROM mempool_txs').pluck(),
+    outGet: db.prepare('SELECT script_key, value FROM mempool_outputs WHERE outpoint = ?'),
+    outInsert: db.prepare('INSERT OR REPLACE INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, ?)'),
+    outDelete: db.prepare('DELETE FROM mempool_outputs WHERE outpoint = ?'),
+    utxoGet: db.prepare('SELECT script_key, value FROM utxos WHERE outpoint = ?'),
+    spendGet: db.prepare<[Buffer], Buffer>('SELECT txid FROM mempool_spends WHERE outpoint = ?').pluck(),
+    spendInsert: db.prepare('INSERT OR REPLACE INTO mempool_spends (outpoint, txid) VALUES (?, ?)'),
+    spendDelete: db.prepare('DELETE FROM mempool_spends WHERE outpoint = ?'),
+    scriptAdd: db.prepare(
+      'INSERT INTO mempool_scripts (script_key, balance, utxo_count, tx_count) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (script_key) DO UPDATE SET balance = balance + excluded.balance, ' +
+        'utxo_count = utxo_count + excluded.utxo_count, tx_count = tx_count + excluded.tx_count',
+    ),
+    scriptPrune: db.prepare('DELETE FROM mempool_scripts WHERE script_key = ? AND tx_count <= 0'),
+    clear: ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts'].map((t) => db.prepare(`DELETE FROM ${t}`)),
+  };
+}
+
+export class MempoolStore {
+  private readonly s: Statements;
+  /** Rows in mempool_txs; lets block connection skip all mempool work while the view is empty (catch-up). */
+  private count: number;
+  private clearCount = 0;
+
+  constructor(private readonly db: Db) {
+    this.s = prepare(db);
+    this.count = this.s.txCount.get() ?? 0;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** How many times the view was emptied by a rollback in this process: the follower re-reads the node then. */
+  get clears(): number {
+    return this.clearCount;
+  }
+
+  has(txid: Buffer): boolean {
+    return this.s.txHas.get(txid) !== undefined;
+  }
+
+  /** Every txid held (internal byte order); for the reconcile diff, one row at a time. */
+  *txids(): Generator<Buffer> {
+    yield* this.s.txids.iterate();
+  }
+
+  /**
+   * Adds transactions in one SQLite transaction, parents before children whatever the given order. A
+   * transaction spending an outpoint another held transaction spends replaces it (and its descendants):
+   * the node's mempool never holds both, so the newer report wins, as an RBF replacement does.
+   */
+  add(txs: readonly ParsedTx[]): AddResult {
+    return this.guard(() => this.db.transaction(() => {
+      const result: AddResult = { added: 0, known: 0, unresolved: [] };
+      let pending = [...txs];
+      for (;;) {
+        const retry: ParsedTx[] = [];
+        for (const tx of pending) {
+          const outcome = this.addOne(tx);
+          if (outcome === 'added') result.added++;
+          else if (outcome === 'known') result.known++;
+          else retry.push(tx);
+        }
+        // Another pass only helps when this one added a parent some retried transaction waits for.
+        if (retry.length === pending.length || retry.length === 0) {
+          result.unresolved = retry;
+          break;
+        }
+        pending = retry;
+      }
+      return result;
+    }).immediate());
+  }
+
+  /** Removes transactions and their descendants (the node drops both together); returns how many went. */
+  remove(txids: readonly Buffer[]): number {
+    return this.guard(() => this.db.transaction(() => {
+      let removed = 0;
+      for (const txid of txids) removed += this.removeWithDescendants(txid);
+      return removed;
+    }).immediate());
+  }
+
+  /** Runs a write; when its transaction rolls back, the in-memory count is read again from the table. */
+  guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      this.count = this.s.txCount.get() ?? 0;
+      throw err;
+    }
+  }
+
+  /**
+   * Inside ChainStore's block transaction: a mined transaction leaves the view (its children stay: the
+   * coins they spend are now confirmed, same script and value); a held transaction spending a coin the
+   * block spends is a conflict and goes with its descendants (Core's removeForBlock / removeConflicts).
+   */
+  blockConnected(txs: readonly ParsedTx[]): void {
+    if (this.count === 0) return;
+    for (const tx of txs) {
+      if (tx.coinbase) continue;
+      if (this.s.txHas.get(tx.txid) !== undefined) this.removeOne(tx.txid);
+      for (const input of tx.inputs) {
+        const spender = this.s.spendGet.get(outpointKey(input.prevTxid, input.vout));
+        if (spender !== undefined && !spender.equals(tx.txid)) this.removeWithDescendants(spender);
+      }
+      if (this.count === 0) return;
+    }
+  }
+
+  /** Inside ChainStore's rollback transaction: the view is rebuilt from the node's mempool afterwards. */
+  clear(): void {
+    for (const stmt of this.s.clear) stmt.run();
+    this.count = 0;
+    this.clearCount++;
+  }
+
+  private addOne(tx: ParsedTx): 'added' | 'known' | 'unresolved' {
+    if (this.s.txHas.get(tx.txid) !== undefined) return 'known';
+    const effect = new EffectBuilder();
+    const inputs: Buffer[] = [];
+    for (const input of tx.inputs) {
+      const outpoint = outpointKey(input.prevTxid, input.vout);
+      const coin = this.s.outGet.get(outpoint) ?? this.s.utxoGet.get(outpoint);
+      if (!coin) return this.isConfirmed(tx) ? 'known' : 'unresolved';
+      inputs.push(outpoint);
+      effect.add(coin.script_key, -coin.value, -1);
+    }
+    // An input spent by another held transaction: that one was replaced (or conflicted) in the node.
+    for (const outpoint of inputs) {
+      const other = this.s.spendGet.get(outpoint);
+      if (other !== undefined) this.removeWithDescendants(other);
+    }
+    const outputs = tx.outputs;
+    for (let vout = 0; vout < outputs.length; vout++) {
+      const out = outputs[vout]!;
+      if (isUnspendable(out.script)) continue;
+      const key = scriptKey(out.script);
+      this.s.outInsert.run(outpointKey(tx.txid, vout), key, out.value);
+      effect.add(key, out.value, 1);
+    }
+    for (const outpoint of inputs) this.s.spendInsert.run(outpoint, tx.txid);
+    const full: TxEffect = { inputs, scripts: effect.scripts() };
+    this.s.txInsert.run(tx.txid, outputs.length, encodeEffect(full));
+    this.applyScripts(full, 1);
+    this.count++;
+    return 'added';
+  }
+
+  /** A transaction already in a block we indexed (a late report): one of its outputs is a confirmed UTXO. */
+  private isConfirmed(tx: ParsedTx): boolean {
+    for (let vout = 0; vout < tx.outputs.length; vout++) {
+      if (this.s.utxoGet.get(outpointKey(tx.txid, vout)) !== undefined) return true;
+    }
+    return false;
+  }
+
+  private removeWithDescendants(txid: Buffer): number {
+    let removed = 0;
+    const stack = [txid];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      const outputs = this.removeOne(next);
+      if (outputs === null) continue;
+      removed++;
+      for (let vout = 0; vout < outputs; vout++) {
+        const child = this.s.spendGet.get(outpointKey(next, vout));
+        if (child !== undefined) stack.push(child);
+      }
+    }
+    return removed;
+  }
+
+  /** Removes one transaction's rows and subtracts its effect; its outputs count, or null when not held. */
+  private removeOne(txid: Buffer): number | null {
+    const row = this.s.txGet.get(txid);
+    if (!row) return null;
+    const effect = decodeEffect(row.effect);
+    for (const outpoint of effect.inputs) {
+      const spender = this.s.spendGet.get(outpoint);
+      if (spender !== undefined && spender.equals(txid)) this.s.spendDelete.run(outpoint);
+    }
+    for (let vout = 0; vout < row.outputs; vout++) this.s.outDelete.run(outpointKey(txid, vout));
+    this.s.txDelete.run(txid);
+    this.applyScripts(effect, -1);
+    this.count--;
+    return row.outputs;
+  }
+
+  private applyScripts(effect: TxEffect, sign: 1 | -1): void {
+    for (const s of effect.scripts) {
+      this.s.scriptAdd.run(s.key, sign * s.balance, sign * s.count, sign);
+      if (sign < 0) this.s.scriptPrune.run(s.key);
+    }
+  }
+}
