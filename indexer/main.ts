@@ -55,7 +55,9 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
       'indexer starting',
     );
     const source = retryingSource(client, log, metrics, signal);
-    const info = await retryingGetChainInfo(client, log, signal);
+    const tip = store.tip();
+    metrics.setHeights(tip?.height ?? null, null);
+    const info = await retryingGetChainInfo(client, log, metrics, signal);
     await checkNode(chain, chainConfig.network, info, source);
     const syncer = new Syncer(
       store,
@@ -79,8 +81,16 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
   log.info({ height: tip?.height ?? null }, 'indexer stopped cleanly');
 }
 
-function retryingGetChainInfo(client: NodeClient, log: Logger, signal: AbortSignal) {
-  return withRetry(() => client.getChainInfo(), { log, signal, what: 'getblockchaininfo' });
+/** At startup too, every failure counts in node_retries_total (a wrong password must not look like silence). */
+async function retryingGetChainInfo(client: NodeClient, log: Logger, metrics: IndexerMetrics, signal: AbortSignal) {
+  const info = await withRetry(() => client.getChainInfo(), {
+    log,
+    signal,
+    what: 'getblockchaininfo',
+    onRetry: (err) => metrics.retries.inc({ code: err.code }),
+  });
+  metrics.nodeSeen();
+  return info;
 }
 
 const program = new Command('indexer')

@@ -19,7 +19,8 @@
  * Messages name the node by its redacted URL: a password never reaches a log or an error.
  */
 
-export type NodeErrorCode = 'UNREACHABLE' | 'AUTH' | 'WARMING_UP' | 'TIMEOUT' | 'RPC' | 'NOT_FOUND' | 'BAD_RESPONSE';
+export const NODE_ERROR_CODES = ['UNREACHABLE', 'AUTH', 'WARMING_UP', 'TIMEOUT', 'RPC', 'NOT_FOUND', 'BAD_RESPONSE'] as const;
+export type NodeErrorCode = (typeof NODE_ERROR_CODES)[number];
 
 export interface NodeErrorDetails {
   /** JSON-RPC error code from the node (e.g. -28, -5), when there was one. */

@@ -150,7 +150,11 @@ export class Syncer {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);
-    const height = batch[batch.length - 1]!.height;
+    const last = batch[batch.length - 1]!;
+    const height = last.height;
+    // These blocks came from the node just now: the API's freshness check must not see a long catch-up as silence.
+    this.store.setNodeHeight(Math.max(nodeHeight, this.chainHeight), new Date());
+    if (last.time !== undefined) this.metrics.tipTime.set(last.time);
     this.metrics.setHeights(height, Math.max(nodeHeight, this.chainHeight));
     const line = this.progress.record({ height, nodeHeight, txs });
     if (line && nodeHeight - height > 0) {

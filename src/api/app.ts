@@ -26,7 +26,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', () => ({}));
   app.set('trust proxy', deps.settings.trustProxyHops > 0 ? deps.settings.trustProxyHops : false);
 
-  app.use(requestContext(logger, metrics));
+  app.use(requestContext(logger, metrics, () => clock.now()));
   app.use(rejectMalformedUrl);
   app.use(opsRouter(deps, metrics, clock));
   app.use(addressRouter(deps, limiter, metrics));

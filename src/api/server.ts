@@ -1,7 +1,8 @@
 /**
  * `npm run api`: the HTTP API process. Loads the configuration (a bad value: one line on stderr, exit 1),
  * opens the chain indexes read-only (lazily: an index the indexer has not created yet answers
- * CHAIN_UNAVAILABLE until it exists), the keys database read-only, and listens.
+ * CHAIN_UNAVAILABLE until it exists; a deleted, replaced or damaged one is closed and reopened, see
+ * watched-file.ts), the keys database read-only, and listens.
  * SIGTERM/SIGINT: stop accepting, let in-flight requests finish (idle keep-alive connections are closed
  * at once, busy ones after 10 s at most), close the databases, exit 0.
  */
@@ -13,11 +14,14 @@ import { StoreKeyVerifier } from '../keys/key-verifier.js';
 import { createLogger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
+import { isDamageError, isSqliteError } from '../store/errors.js';
+import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
 import { createApp } from './app.js';
 import { systemClock, type ChainHandle } from './deps.js';
+import { ApiError } from './errors.js';
 import { createHttpServer } from './http-server.js';
-import { LazyOpen } from './lazy-open.js';
+import { WatchedFile } from './watched-file.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -45,39 +49,62 @@ for (const chain of CHAIN_CODES) {
     continue;
   }
   const file = chainDbPath(config.dataDir, chain);
-  const reader = new LazyOpen(
-    () => openChecked(file, chain, params.network),
-    clock,
-    (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available yet'),
-  );
+  const reader = new WatchedFile(file, () => openChecked(file, chain, params.network), clock, isDamageError, {
+    onOpenError: (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available'),
+    onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
+  });
   closers.push(() => reader.close());
   chains.set(chain, {
     params,
     configured: true,
     acquire: () => {
-      const source = reader.get();
-      return source ? { ok: true, source } : { ok: false, reason: 'its index does not exist yet (is the indexer running?)' };
+      const got = reader.get();
+      if (got.ok) return { ok: true, source: got.value };
+      if (got.damaged) return { ok: false, reason: `its index cannot be read: ${got.reason}`, damaged: true };
+      return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : got.reason };
+    },
+    failed: (err) => {
+      if (!isSqliteError(err)) return null;
+      const reason = `its index cannot be read (${(err as { code?: string }).code ?? 'error'}): restore it or re-index`;
+      log.error({ chain, file, err: (err as Error).message }, 'chain index read failed: closed it, reopening once it is usable');
+      reader.drop(reason);
+      return { reason, damaged: true };
     },
   });
 }
 
 const keysFile = keysDbPath(config);
-const keyStore = new LazyOpen(
-  () => KeyStore.openReadonly(keysFile),
-  clock,
-  () => log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create'),
-);
+const keyStore = new WatchedFile(keysFile, () => KeyStore.openReadonly(keysFile), clock, isSqliteError, {
+  onOpenError: () => log.warn({ file: keysFile }, 'no readable keys database; create a key with: npm run keys -- create'),
+});
 closers.push(() => keyStore.close());
+const keyVerifier = new StoreKeyVerifier(() => {
+  const got = keyStore.get();
+  if (got.ok) return got.value;
+  if (got.damaged) throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+  return null;
+});
 
 const app = createApp({
   chains,
-  keys: new StoreKeyVerifier(() => keyStore.get()),
+  keys: {
+    verify: (presented) => {
+      try {
+        return keyVerifier.verify(presented);
+      } catch (err) {
+        if (!isSqliteError(err)) throw err;
+        log.error({ file: keysFile, err: (err as Error).message }, 'keys database read failed: closed it, reopening once it is usable');
+        keyStore.drop(String((err as Error).message));
+        throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+      }
+    },
+  },
   settings: config.api,
   logger,
   clock,
   metrics: createApiMetrics({ defaultMetrics: true }),
 });
-const server = createHttpServer(app, logger);
+const server = createHttpServer(app, logger, { maxConnections: config.api.maxConnections, requestTimeoutMs: config.api.requestTimeoutMs });
 
 server.on('error', (err) => {
   log.fatal({ err }, 'cannot listen');

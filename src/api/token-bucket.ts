@@ -20,7 +20,11 @@ export interface LimitDecision {
 }
 
 export interface RateLimiter {
-  consume(caller: string, limits: TierLimits): LimitDecision;
+  /**
+   * Takes `cost` tokens (default 1) when at least one is left. cost 0 only looks: allowed = a token is
+   * left, nothing taken (the wrong-key check asks before the lookup and pays only when the key is wrong).
+   */
+  consume(caller: string, limits: TierLimits, cost?: number): LimitDecision;
 }
 
 interface Bucket {
@@ -39,14 +43,15 @@ export class TokenBucketLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  consume(caller: string, limits: TierLimits): LimitDecision {
+  consume(caller: string, limits: TierLimits, cost = 1): LimitDecision {
     const t = this.now();
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
     const allowed = tokens >= 1;
-    if (allowed) tokens -= 1;
-    this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
+    if (allowed) tokens = Math.max(0, tokens - cost);
+    // A look at an absent bucket must not create one (it would be full: the same as absent).
+    if (cost > 0 || bucket) this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
     return {
       allowed,
       limit: limits.burst,

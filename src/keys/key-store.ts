@@ -11,7 +11,7 @@
  * SQLite's default rollback journal, not WAL: a read-only connection then needs no -shm file, and every
  * API request sees a revocation as soon as the CLI commits (lookups are not cached).
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateKey, generateKeyId, keyDigest } from './key-format.js';
@@ -71,9 +71,14 @@ export class KeyStore {
     this.byDigest = db.prepare<[Buffer], Row>('SELECT * FROM api_keys WHERE digest = ?');
   }
 
-  /** For the CLI: creates the directory, the file and the table when missing. */
+  /**
+   * For the CLI: creates the directory (0700), the file (0600: it holds the key digests, readable by the
+   * service's user only; SQLite gives its journal the same mode) and the table when missing.
+   */
   static open(file: string): KeyStore {
-    mkdirSync(path.dirname(file), { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Create the file ourselves with its mode: SQLite would create it 0644 (less the umask).
+    closeSync(openSync(file, 'a', 0o600));
     const db = new Database(file);
     db.pragma('journal_mode = DELETE');
     db.exec(SCHEMA);

@@ -20,6 +20,7 @@
  *
  * Reader (the API): `{ readonly: true, fileMustExist: true }` — it can never create, migrate or write.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
 
@@ -59,11 +60,34 @@ export function openReaderDb(path: string, opts: ReaderDbOptions = {}): Db {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 5000 });
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN') {
-      throw new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause: err });
+    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN') throw cannotOpen(path, err);
+    throw err;
+  }
+  try {
+    db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? 64) * 1024)}`);
+    // SQLite opens lazily: read the header now so a truncated or foreign file fails here, with its name.
+    db.pragma('schema_version');
+  } catch (err) {
+    db.close();
+    const code = (err as { code?: string }).code ?? '';
+    if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR')) {
+      throw new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, { cause: err });
     }
     throw err;
   }
-  db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? 64) * 1024)}`);
   return db;
+}
+
+/** SQLite says only "unable to open database file": tell a missing file from one we may not read. */
+function cannotOpen(path: string, cause: unknown): StoreError {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) return new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause });
+  if (st.isDirectory()) return new StoreError('UNREADABLE', `database ${path} is a directory, not a file`, { cause });
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return new StoreError('UNREADABLE', `database ${path} exists but cannot be read by this process (${code}); check its owner and mode`, { cause });
+  }
+  return new StoreError('UNREADABLE', `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`, { cause });
 }

@@ -21,6 +21,10 @@ export type StoreErrorCode =
   | 'SCHEMA_TOO_OLD'
   /** Reader: the database file does not exist. */
   | 'NO_DATABASE'
+  /** Reader: the file exists but this process may not read it (permissions, a directory, …). */
+  | 'UNREADABLE'
+  /** Reader: the file is not a readable SQLite database (truncated, overwritten, damaged). */
+  | 'DAMAGED'
   /** Reader: the file exists but the indexer has not initialised it yet. */
   | 'NOT_INITIALIZED'
   /** A migrations directory that cannot be applied (gap, duplicate number, bad name). */
@@ -35,4 +39,21 @@ export class StoreError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/** SQLite result codes that mean the file's content is unusable (not a lock or a busy writer). */
+const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_IOERR', 'SQLITE_IOERR_SHORT_READ', 'SQLITE_CANTOPEN', 'SQLITE_FULL']);
+
+/** Whether `err` says the database file itself is damaged or gone (better-sqlite3 puts the code in `code`). */
+export function isDamageError(err: unknown): boolean {
+  if (err instanceof StoreError) return err.code === 'DAMAGED';
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (DAMAGE_CODES.has(code) || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR'));
+}
+
+/** Any failure SQLite reported (better-sqlite3's SqliteError carries `SQLITE_*` in `code`), or a damaged-file StoreError. */
+export function isSqliteError(err: unknown): boolean {
+  if (err instanceof StoreError) return err.code === 'DAMAGED';
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
 }
