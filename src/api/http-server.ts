@@ -50,13 +50,15 @@ export interface HttpServerOptions {
 export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
   const log = logger.child({ component: 'http' });
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const headersTimeoutMs = options.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs);
+  const checkIntervalMs = options.checkIntervalMs ?? Math.min(30_000, Math.max(1000, Math.floor(requestTimeoutMs / 4)));
   const server = http.createServer(
     {
       // Node would otherwise answer a Host-less HTTP/1.1 request with an empty 400 of its own.
       requireHostHeader: false,
-      headersTimeout: options.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs),
+      headersTimeout: headersTimeoutMs,
       requestTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: options.checkIntervalMs ?? Math.min(30_000, Math.max(1000, Math.floor(requestTimeoutMs / 4))),
+      connectionsCheckingInterval: checkIntervalMs,
     },
     (req, res) => {
       // Express's URL parsing (Node's url.parse) treats `//x…` as a protocol-relative URL with no path,
@@ -102,8 +104,8 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
   guardConnections(server, {
     maxConnections: options.maxConnections ?? 2048,
     requestTimeoutMs,
-    // A socket that connects and stays silent gets as long as a slow request's headers would.
-    idleTimeoutMs: options.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs),
+    // A silent socket: Node answers 408 once headersTimeout is checked; this closes whatever Node leaves.
+    idleTimeoutMs: 2 * headersTimeoutMs + checkIntervalMs,
   });
   return server;
 }
