@@ -59,12 +59,25 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
       socket.destroy();
     }, limits.requestTimeoutMs);
     deadline.unref();
+    // Done only when both are: an answer sent early (before the body was read) must not free a
+    // client that keeps trickling an unread body, which Node goes on reading on the same socket.
+    let answered = false;
+    let received = req.complete;
+    const settle = (): void => {
+      if (answered && received) clearTimeout(deadline);
+    };
+    req.once('end', () => {
+      received = true;
+      settle();
+    });
     res.once('close', () => {
-      clearTimeout(deadline);
+      answered = true;
+      settle();
       const left = (busy.get(socket) ?? 1) - 1;
       if (left > 0) busy.set(socket, left);
       else busy.delete(socket);
     });
+    socket.once('close', () => clearTimeout(deadline));
   });
 
   return { open: () => sockets.size, counts };

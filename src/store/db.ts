@@ -60,8 +60,7 @@ export function openReaderDb(path: string, opts: ReaderDbOptions = {}): Db {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 5000 });
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN') throw cannotOpen(path, err);
-    throw err;
+    throw classifyOpenError(path, err);
   }
   try {
     db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? 64) * 1024)}`);
@@ -69,17 +68,26 @@ export function openReaderDb(path: string, opts: ReaderDbOptions = {}): Db {
     db.pragma('schema_version');
   } catch (err) {
     db.close();
-    const code = (err as { code?: string }).code ?? '';
-    if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR')) {
-      throw new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, { cause: err });
-    }
-    throw err;
+    throw classifyOpenError(path, err);
   }
   return db;
 }
 
+/** A StoreError naming what is wrong with the file, or `err` itself when it is not about the file. */
+function classifyOpenError(path: string, err: unknown): unknown {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR')) {
+    const why = cannotOpen(path, err);
+    if (why) return why;
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR')) {
+    return new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, { cause: err });
+  }
+  return err;
+}
+
 /** SQLite says only "unable to open database file": tell a missing file from one we may not read. */
-function cannotOpen(path: string, cause: unknown): StoreError {
+function cannotOpen(path: string, cause: unknown): StoreError | null {
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) return new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause });
   if (st.isDirectory()) return new StoreError('UNREADABLE', `database ${path} is a directory, not a file`, { cause });
@@ -89,5 +97,6 @@ function cannotOpen(path: string, cause: unknown): StoreError {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     return new StoreError('UNREADABLE', `database ${path} exists but cannot be read by this process (${code}); check its owner and mode`, { cause });
   }
+  if ((cause as { code?: string }).code !== 'SQLITE_CANTOPEN') return null;
   return new StoreError('UNREADABLE', `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`, { cause });
 }
