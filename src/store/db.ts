@@ -88,7 +88,13 @@ function classifyOpenError(path: string, err: unknown): unknown {
 
 /** SQLite says only "unable to open database file": tell a missing file from one we may not read. */
 function cannotOpen(path: string, cause: unknown): StoreError | null {
-  const st = statSync(path, { throwIfNoEntry: false });
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return new StoreError('UNREADABLE', `database ${path} cannot be reached by this process (${code}); check the directories' owner and mode`, { cause });
+  }
   if (!st) return new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause });
   if (st.isDirectory()) return new StoreError('UNREADABLE', `database ${path} is a directory, not a file`, { cause });
   try {

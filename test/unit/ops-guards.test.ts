@@ -4,6 +4,7 @@
  * reader's error messages, file modes, the connection guard, and the indexer's retry series.
  */
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,9 +21,10 @@ import { WatchedFile } from '../../src/api/watched-file.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { ChainStore } from '../../src/store/chain-store.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
-import { isSqliteError, StoreError } from '../../src/store/errors.js';
+import { isSqliteError } from '../../src/store/errors.js';
 import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
 import { buildWorld, type World } from '../support/api-world.js';
+import { REPO_ROOT } from '../support/indexer-process.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -180,21 +182,18 @@ describe('reader error messages', () => {
     const junk = path.join(d, 'junk.sqlite');
     writeFileSync(junk, Buffer.alloc(8192, 0x41));
     expect(() => ChainReader.open(junk)).toThrow(expect.objectContaining({ code: 'DAMAGED' }) as Error);
-    if (process.getuid?.() !== 0) {
-      const locked = path.join(d, 'locked.sqlite');
-      makeIndex(locked);
-      chmodSync(locked, 0o000);
-      let err: unknown;
-      try {
-        ChainReader.open(locked);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(StoreError);
-      expect((err as StoreError).message).not.toContain('does not exist');
-    } else {
-      console.warn('ops-guards: running as root, which reads any file: the permission-denied case is covered by the directory case only');
-    }
+    // Permission denied: as root (which reads anything) the check runs in a child as user nobody.
+    chmodSync(d, 0o755);
+    const locked = path.join(d, 'locked.sqlite');
+    makeIndex(locked);
+    chmodSync(locked, 0o600);
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if (process.getuid?.() !== 0) chmodSync(locked, 0o000);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/open-index-child.ts', locked], { ...asNobody, cwd: REPO_ROOT, encoding: 'utf8' });
+    const outcome = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as { code?: string; message?: string };
+    expect(outcome.code).toBe('UNREADABLE');
+    expect(outcome.message).toContain('cannot be read by this process (EACCES)');
+    expect(outcome.message).not.toContain('does not exist');
   });
 });
 
