@@ -1,0 +1,60 @@
+/**
+ * config/alerts.yml: valid rules, wired into config/prometheus.yml, and `promtool test rules` passing a
+ * firing and a not-firing case for every alert. promtool comes from Debian's `prometheus` package,
+ * installed by scripts/ensure-promtool.sh (apt-get when root); without it these tests skip, saying so.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REPO_ROOT } from '../support/indexer-process.js';
+
+const ensure = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/ensure-promtool.sh')], { encoding: 'utf8', timeout: 600_000 });
+const havePromtool = ensure.status === 0;
+if (!havePromtool) {
+  console.warn(`\n*** alerts.test.ts SKIPPED: promtool is not available (${ensure.stderr.trim() || 'ensure-promtool.sh failed'}) ***\n`);
+}
+
+function promtool(...args: string[]): string {
+  return execFileSync('promtool', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+interface RulesFile {
+  groups: Array<{ rules: Array<{ alert?: string }> }>;
+}
+interface RulesTest {
+  rule_files: string[];
+  tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }>;
+}
+
+const alerts = (parse(readFileSync(path.join(REPO_ROOT, 'config/alerts.yml'), 'utf8')) as RulesFile).groups
+  .flatMap((g) => g.rules)
+  .map((r) => r.alert)
+  .filter((a): a is string => a !== undefined);
+const TEST_FILE = 'test/fixtures/prometheus/alerts.test.yml';
+const cases = (parse(readFileSync(path.join(REPO_ROOT, TEST_FILE), 'utf8')) as RulesTest).tests.flatMap((t) => t.alert_rule_test ?? []);
+
+describe('alert rules', () => {
+  it('covers the issue\'s list and has a firing and a not-firing case for every alert', () => {
+    expect(alerts).toEqual(
+      expect.arrayContaining(['AddrsumIndexStale', 'AddrsumNodeUnreachable', 'AddrsumIndexLagging', 'AddrsumApi5xxRate', 'AddrsumApi429Rate']),
+    );
+    for (const alert of alerts) {
+      const mine = cases.filter((c) => c.alertname === alert);
+      expect(mine.some((c) => c.exp_alerts.length > 0), `${alert} has a firing case`).toBe(true);
+      expect(mine.some((c) => c.exp_alerts.length === 0), `${alert} has a not-firing case`).toBe(true);
+    }
+  });
+
+  it('is loaded by config/prometheus.yml', () => {
+    const prom = parse(readFileSync(path.join(REPO_ROOT, 'config/prometheus.yml'), 'utf8')) as { rule_files?: string[] };
+    expect(prom.rule_files).toEqual(['alerts.yml']);
+  });
+
+  it.skipIf(!havePromtool)('passes promtool check rules, check config and test rules', () => {
+    expect(promtool('check', 'rules', 'config/alerts.yml')).toContain(`SUCCESS: ${alerts.length} rules found`);
+    expect(promtool('check', 'config', 'config/prometheus.yml')).toContain('SUCCESS');
+    expect(promtool('test', 'rules', TEST_FILE)).toContain('SUCCESS');
+  });
+});
