@@ -15,6 +15,7 @@ import { createLogger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { isDamageError, isSqliteError } from '../store/errors.js';
+import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
 import { createApp } from './app.js';
@@ -52,7 +53,7 @@ for (const chain of CHAIN_CODES) {
   const reader = new WatchedFile(file, () => openChecked(file, chain, params.network), clock, isDamageError, {
     onOpenError: (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available'),
     onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
-  });
+  }, 1000, truncationProblem);
   closers.push(() => reader.close());
   chains.set(chain, {
     params,
@@ -76,7 +77,7 @@ for (const chain of CHAIN_CODES) {
 const keysFile = keysDbPath(config);
 const keyStore = new WatchedFile(keysFile, () => KeyStore.openReadonly(keysFile), clock, isSqliteError, {
   onOpenError: () => log.warn({ file: keysFile }, 'no readable keys database; create a key with: npm run keys -- create'),
-});
+}, 1000, truncationProblem);
 closers.push(() => keyStore.close());
 const keyVerifier = new StoreKeyVerifier(() => {
   const got = keyStore.get();

@@ -6,12 +6,15 @@
  *   - replaced or re-created (device + inode changed): the old handle is closed and the new file opened;
  *   - damaged (a read failed, see drop()): closed, and reopened on a later use, so a restored file answers
  *     again without a restart.
+ *   - truncated (its size disagrees with its header; checked at most once per `retryMs`): closed as damaged.
  * Opening is tried at most once per `retryMs` while it fails, so a missing or broken file costs one stat
  * per request, not one open. The stat happens before the open: if the file is swapped in between, the
  * next use sees a different identity and reopens, never the reverse.
  */
 import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
 import type { Clock } from './deps.js';
+
+class DamagedFile extends Error {}
 
 export type Watched<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string; readonly damaged: boolean };
 
@@ -27,6 +30,7 @@ export class WatchedFile<T extends { close(): void }> {
   private identity: FileIdentity | null = null;
   private nextTry = 0;
   private lastError: { text: string; damaged: boolean } | null = null;
+  private nextValidate = 0;
 
   constructor(
     readonly path: string,
@@ -36,12 +40,23 @@ export class WatchedFile<T extends { close(): void }> {
     private readonly isDamage: (err: unknown) => boolean,
     private readonly events: WatchedFileEvents = {},
     private readonly retryMs = 1000,
+    /** A cheap whole-file check (e.g. truncation), run when opening and at most once per `retryMs` while open. */
+    private readonly validate: (path: string) => string | null = () => null,
   ) {}
 
   get(): Watched<T> {
     const now = fileIdentity(this.path);
     if (this.value) {
-      if (sameFile(now, this.identity)) return { ok: true, value: this.value };
+      if (sameFile(now, this.identity)) {
+        const t = this.clock.now();
+        if (t < this.nextValidate) return { ok: true, value: this.value };
+        this.nextValidate = t + this.retryMs;
+        const problem = this.validate(this.path);
+        if (problem === null) return { ok: true, value: this.value };
+        this.events.onOpenError?.(new Error(problem));
+        this.drop(problem);
+        return { ok: false, reason: problem, damaged: true };
+      }
       this.close();
       this.events.onReplaced?.(now === null ? 'deleted' : 'replaced');
       this.nextTry = 0;
@@ -51,14 +66,17 @@ export class WatchedFile<T extends { close(): void }> {
     if (t < this.nextTry && this.lastError) return { ok: false, reason: this.lastError.text, damaged: this.lastError.damaged };
     this.nextTry = t + this.retryMs;
     try {
+      const problem = this.validate(this.path);
+      if (problem !== null) throw new DamagedFile(problem);
       this.value = this.open();
       this.identity = now;
+      this.nextValidate = t + this.retryMs;
       this.lastError = null;
       return { ok: true, value: this.value };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       if (text !== this.lastError?.text) this.events.onOpenError?.(err);
-      this.lastError = { text, damaged: this.isDamage(err) };
+      this.lastError = { text, damaged: err instanceof DamagedFile || this.isDamage(err) };
       return { ok: false, reason: text, damaged: this.lastError.damaged };
     }
   }

@@ -22,6 +22,7 @@ import { KeyStore } from '../../src/keys/key-store.js';
 import { ChainStore } from '../../src/store/chain-store.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
 import { isSqliteError } from '../../src/store/errors.js';
+import { truncationProblem } from '../../src/store/file-header.js';
 import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
 import { buildWorld, type World } from '../support/api-world.js';
 import { REPO_ROOT } from '../support/indexer-process.js';
@@ -127,9 +128,15 @@ describe('watched database file', () => {
     let t = 0;
     const clock = { now: () => t };
     const opened: string[] = [];
-    const watched = new WatchedFile(file, () => ChainReader.open(file), clock, isSqliteError, {
-      onReplaced: (what) => opened.push(what),
-    });
+    const watched = new WatchedFile(
+      file,
+      () => ChainReader.open(file),
+      clock,
+      isSqliteError,
+      { onReplaced: (what) => opened.push(what) },
+      1000,
+      truncationProblem,
+    );
     const first = watched.get();
     expect(first.ok).toBe(true);
     // Deleted: never the old handle again.
@@ -152,11 +159,16 @@ describe('watched database file', () => {
     const swapped = watched.get();
     expect(swapped.ok && again.ok && swapped.value !== again.value).toBe(true);
     expect(opened).toEqual(['deleted', 'replaced']);
-    // Damaged in place (same inode): a read fails, the handle is dropped, opening fails as DAMAGED.
+    // Truncated in place (same inode, header intact): noticed by the size check within retryMs.
     const backup = path.join(d, 'backup.sqlite');
     copyFileSync(file, backup);
     const size = statSync(file).size;
-    truncateSync(file, Math.floor(size / 3));
+    truncateSync(file, Math.floor(size / 2));
+    expect(watched.get().ok).toBe(true);
+    t += 1000;
+    const cut = watched.get();
+    expect(cut).toMatchObject({ ok: false, damaged: true, reason: expect.stringContaining('is truncated') });
+    // Overwritten header: a read fails (the handle is dropped), opening fails as DAMAGED.
     writeFileSync(file, Buffer.alloc(100, 0x41), { flag: 'r+' });
     watched.drop('a read failed');
     t += 1000;
