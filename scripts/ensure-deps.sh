@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what `npm test` and `npm run demo` need on a bare machine: npm packages and litecoind.
+# Installs what `npm test` and `npm run demo` need on a bare machine: npm packages, litecoind and (optional) promtool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +19,7 @@ if ! command -v litecoind >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+# promtool (Debian's prometheus package) checks and unit-tests config/alerts.yml; optional: without it
+# test/unit/alerts.test.ts skips its promtool case and says so.
+bash scripts/ensure-promtool.sh || echo "ensure-deps: promtool unavailable; the alert-rule test will skip" >&2

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { IndexerMetrics } from '../../indexer/metrics.js';
+import { createApiMetrics } from '../../src/metrics.js';
 import { REPO_ROOT } from '../support/indexer-process.js';
 
 const ensure = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/ensure-promtool.sh')], { encoding: 'utf8', timeout: 600_000 });
@@ -56,5 +58,35 @@ describe('alert rules', () => {
     expect(promtool('check', 'rules', 'config/alerts.yml')).toContain(`SUCCESS: ${alerts.length} rules found`);
     expect(promtool('check', 'config', 'config/prometheus.yml')).toContain('SUCCESS');
     expect(promtool('test', 'rules', TEST_FILE)).toContain('SUCCESS');
+  });
+});
+
+describe('monitoring files name only metrics the code exports', () => {
+  const exported = new Set([
+    ...createApiMetrics().registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
+    ...new IndexerMetrics('LTC').registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
+  ]);
+  const used = (text: string) => [...new Set([...text.matchAll(/addrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))];
+
+  it('config/alerts.yml', () => {
+    const names = used(readFileSync(path.join(REPO_ROOT, 'config/alerts.yml'), 'utf8'));
+    expect(names.length).toBeGreaterThan(5);
+    expect(names.filter((n) => !exported.has(n))).toEqual([]);
+  });
+
+  it('config/grafana/addrsum.json: valid dashboard JSON whose queries use exported metrics', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(REPO_ROOT, 'config/grafana/addrsum.json'), 'utf8')) as {
+      title: string;
+      uid: string;
+      panels: Array<{ id: number; title: string; targets: Array<{ expr: string }> }>;
+    };
+    expect(dashboard.uid).toBe('addrsum-overview');
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const names = used(exprs.join('\n'));
+    expect(names.filter((n) => !exported.has(n))).toEqual([]);
+    for (const wanted of ['addrsum_build_info', 'addrsum_api_chain_ready', 'addrsum_indexer_node_last_seen_timestamp_seconds', 'addrsum_indexer_tip_block_timestamp_seconds', 'addrsum_indexer_node_retries_total']) {
+      expect(names).toContain(wanted);
+    }
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
   });
 });
