@@ -7,6 +7,7 @@
  * at once, busy ones after 10 s at most), close the databases, exit 0.
  */
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, loadConfigOrExit } from '../config.js';
 import { KeyStore } from '../keys/key-store.js';
@@ -14,7 +15,7 @@ import { StoreKeyVerifier } from '../keys/key-verifier.js';
 import { createLogger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
-import { isDamageError, isSqliteError } from '../store/errors.js';
+import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
@@ -50,7 +51,7 @@ for (const chain of CHAIN_CODES) {
     continue;
   }
   const file = chainDbPath(config.dataDir, chain);
-  const reader = new WatchedFile(file, () => openChecked(file, chain, params.network), clock, isDamageError, {
+  const reader = new WatchedFile(file, () => openChecked(file, chain, params.network), clock, isUnusableDatabase, {
     onOpenError: (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available'),
     onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
   }, 1000, truncationProblem);
@@ -61,11 +62,14 @@ for (const chain of CHAIN_CODES) {
     acquire: () => {
       const got = reader.get();
       if (got.ok) return { ok: true, source: got.value };
-      if (got.damaged) return { ok: false, reason: `its index cannot be read: ${got.reason}`, damaged: true };
-      return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : got.reason };
+      // Answers name the file, not where it lives on this server (the log has the full path).
+      const why = got.reason.replaceAll(file, path.basename(file));
+      if (got.damaged) return { ok: false, reason: `its index cannot be read: ${why}`, damaged: true };
+      return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : why };
     },
     failed: (err) => {
-      if (!isSqliteError(err)) return null;
+      if (isBusy(err)) return { reason: 'its index is busy (recovering after an indexer crash?); retry shortly', damaged: false };
+      if (!isUnusableDatabase(err)) return null;
       const reason = `its index cannot be read (${(err as { code?: string }).code ?? 'error'}): restore it or re-index`;
       log.error({ chain, file, err: (err as Error).message }, 'chain index read failed: closed it, reopening once it is usable');
       reader.drop(reason);
@@ -75,7 +79,7 @@ for (const chain of CHAIN_CODES) {
 }
 
 const keysFile = keysDbPath(config);
-const keyStore = new WatchedFile(keysFile, () => KeyStore.openReadonly(keysFile), clock, isSqliteError, {
+const keyStore = new WatchedFile(keysFile, () => KeyStore.openReadonly(keysFile), clock, isUnusableDatabase, {
   onOpenError: () => log.warn({ file: keysFile }, 'no readable keys database; create a key with: npm run keys -- create'),
 }, 1000, truncationProblem);
 closers.push(() => keyStore.close());
@@ -93,7 +97,7 @@ const app = createApp({
       try {
         return keyVerifier.verify(presented);
       } catch (err) {
-        if (!isSqliteError(err)) throw err;
+        if (!isUnusableDatabase(err)) throw err;
         log.error({ file: keysFile, err: (err as Error).message }, 'keys database read failed: closed it, reopening once it is usable');
         keyStore.drop(String((err as Error).message));
         throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });

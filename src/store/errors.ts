@@ -41,19 +41,19 @@ export class StoreError extends Error {
   }
 }
 
-/** SQLite result codes that mean the file's content is unusable (not a lock or a busy writer). */
-const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_IOERR', 'SQLITE_IOERR_SHORT_READ', 'SQLITE_CANTOPEN', 'SQLITE_FULL']);
-
-/** Whether `err` says the database file itself is damaged or gone (better-sqlite3 puts the code in `code`). */
-export function isDamageError(err: unknown): boolean {
+/**
+ * Whether `err` says the database file cannot be used as it is: any failure SQLite reported (better-sqlite3's
+ * SqliteError carries `SQLITE_*` in `code`: corrupt, not a database, I/O error, a foreign schema), or a
+ * DAMAGED StoreError. A reader that gets one closes the file and reopens it later.
+ */
+export function isUnusableDatabase(err: unknown): boolean {
   if (err instanceof StoreError) return err.code === 'DAMAGED';
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (DAMAGE_CODES.has(code) || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR'));
+  return typeof code === 'string' && code.startsWith('SQLITE_') && !isBusy(err);
 }
 
-/** Any failure SQLite reported (better-sqlite3's SqliteError carries `SQLITE_*` in `code`), or a damaged-file StoreError. */
-export function isSqliteError(err: unknown): boolean {
-  if (err instanceof StoreError) return err.code === 'DAMAGED';
+/** A lock wait that outlasted the busy timeout (e.g. WAL recovery after a writer crash): transient, not damage. */
+export function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }

@@ -21,7 +21,7 @@ import { WatchedFile } from '../../src/api/watched-file.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { ChainStore } from '../../src/store/chain-store.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
-import { isSqliteError } from '../../src/store/errors.js';
+import { isUnusableDatabase } from '../../src/store/errors.js';
 import { truncationProblem } from '../../src/store/file-header.js';
 import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
 import { buildWorld, type World } from '../support/api-world.js';
@@ -132,7 +132,7 @@ describe('watched database file', () => {
       file,
       () => ChainReader.open(file),
       clock,
-      isSqliteError,
+      isUnusableDatabase,
       { onReplaced: (what) => opened.push(what) },
       1000,
       truncationProblem,
