@@ -1,4 +1,4 @@
-import type { BlockToApply, Tip } from '../src/store/chain-store.js';
+import type { BlockToApply, NodeSeen, Tip } from '../src/store/chain-store.js';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { ChainChanged, type BlockSource } from './block-source.js';
@@ -9,7 +9,7 @@ import { Wake } from './wake.js';
 /** The part of ChainStore the sync loop drives. */
 export interface SyncStore {
   tip(): Tip | null;
-  applyBlocks(blocks: BlockToApply[]): void;
+  applyBlocks(blocks: BlockToApply[], node?: NodeSeen): void;
   rollbackTip(): Tip | null;
   setNodeHeight(height: number, at: Date): void;
 }
@@ -146,14 +146,14 @@ export class Syncer {
   private commit(batch: BlockToApply[], txs: number, nodeHeight: number): void {
     if (batch.length === 0) return;
     const started = process.hrtime.bigint();
-    this.store.applyBlocks(batch);
+    // These blocks came from the node just now: recorded in the same transaction, so the API's freshness
+    // check does not read a long catch-up as silence.
+    this.store.applyBlocks(batch, { height: Math.max(nodeHeight, this.chainHeight), at: new Date() });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);
     const last = batch[batch.length - 1]!;
     const height = last.height;
-    // These blocks came from the node just now: the API's freshness check must not see a long catch-up as silence.
-    this.store.setNodeHeight(Math.max(nodeHeight, this.chainHeight), new Date());
     if (last.time !== undefined) this.metrics.tipTime.set(last.time);
     this.metrics.setHeights(height, Math.max(nodeHeight, this.chainHeight));
     const line = this.progress.record({ height, nodeHeight, txs });

@@ -42,6 +42,12 @@ export interface BlockToApply {
   txs: ParsedTx[];
 }
 
+/** The node's height and when it answered, recorded with a batch (catch-up: the blocks just came from it). */
+export interface NodeSeen {
+  height: number;
+  at: Date;
+}
+
 export interface Tip {
   height: number;
   hash: Buffer;
@@ -147,7 +153,7 @@ export class ChainStore {
    * height 0 on an empty store. Throws StoreError (NOT_CONNECTED, MISSING_UTXO, INCONSISTENT) with
    * nothing written.
    */
-  applyBlocks(blocks: readonly BlockToApply[]): void {
+  applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): void {
     if (blocks.length === 0) return;
     this.checkLinks(blocks);
     const last = blocks[blocks.length - 1]!;
@@ -167,6 +173,7 @@ export class ChainStore {
       this.writeTip(last, after);
       if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
       else this.stmts.metaSet.run('tip_time', last.time);
+      if (node) this.writeNodeSeen(node.height, node.at);
       return after;
     }).immediate();
     this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
@@ -209,10 +216,12 @@ export class ChainStore {
    * The indexer calls it whenever the node answered (each pass and each catch-up commit).
    */
   setNodeHeight(height: number, at: Date): void {
-    this.db.transaction(() => {
-      this.stmts.metaSet.run('node_height', height);
-      this.stmts.metaSet.run('node_seen_at', at.getTime());
-    }).immediate();
+    this.db.transaction(() => this.writeNodeSeen(height, at)).immediate();
+  }
+
+  private writeNodeSeen(height: number, at: Date): void {
+    this.stmts.metaSet.run('node_height', height);
+    this.stmts.metaSet.run('node_seen_at', at.getTime());
   }
 
   close(): void {
