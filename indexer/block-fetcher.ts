@@ -86,6 +86,6 @@ export class BlockFetcher {
     if (toDisplayHex(block.header.hash) !== hash) {
       throw new BlockHashMismatch(`node returned block ${toDisplayHex(block.header.hash)} for ${hash} at height ${height}`);
     }
-    return { height, hash: fromDisplayHex(hash), prevHash: block.header.prevHash, txs: block.txs };
+    return { height, hash: fromDisplayHex(hash), prevHash: block.header.prevHash, time: block.header.time, txs: block.txs };
   }
 }

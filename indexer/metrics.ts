@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { buildInfoGauge } from '../src/build-info.js';
+import { NODE_ERROR_CODES } from './rpc-errors.js';
 
 /** The indexer's Prometheus metrics; one registry per indexer so tests can run several in one process. */
 export class IndexerMetrics {
@@ -11,6 +13,8 @@ export class IndexerMetrics {
   readonly reorgs: Counter;
   readonly reorgBlocks: Counter;
   readonly retries: Counter;
+  readonly nodeLastSeen: Gauge;
+  readonly tipTime: Gauge;
 
   constructor(chain: string, withDefaults = false) {
     this.registry.setDefaultLabels({ chain });
@@ -33,7 +37,25 @@ export class IndexerMetrics {
       labelNames: ['code'],
       registers,
     });
+    // Every code from the start, at 0: increase() and alerts need the series before the first failure.
+    for (const code of NODE_ERROR_CODES) this.retries.inc({ code }, 0);
+    this.nodeLastSeen = new Gauge({
+      name: 'addrsum_indexer_node_last_seen_timestamp_seconds',
+      help: 'When the node last answered the indexer (Unix seconds; 0 = never since start)',
+      registers,
+    });
+    this.tipTime = new Gauge({
+      name: 'addrsum_indexer_tip_block_timestamp_seconds',
+      help: 'Header time of the indexed tip block (Unix seconds; 0 = none applied since start)',
+      registers,
+    });
+    buildInfoGauge(registers);
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The node answered a request. */
+  nodeSeen(at = Date.now()): void {
+    this.nodeLastSeen.set(Math.floor(at / 1000));
   }
 
   setHeights(indexed: number | null, node: number | null): void {

@@ -7,8 +7,11 @@ import { NodeError, withRetry, type NodeClient, type NodeLog } from './node-clie
  * or refusing our password (the process never exits on those), until shutdown aborts the wait.
  */
 export function retryingSource(client: NodeClient, log: NodeLog, metrics: IndexerMetrics, signal: AbortSignal): BlockSource {
-  const retry = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
-    withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
+  const retry = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    const value = await withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
+    metrics.nodeSeen();
+    return value;
+  };
   return {
     getTipHeights: async () => {
       const { blocks, headers } = await retry('getblockchaininfo', () => client.getChainInfo());

@@ -21,7 +21,8 @@
 
 import { CodedError } from '../src/coded-error.js';
 
-export type NodeErrorCode = 'UNREACHABLE' | 'AUTH' | 'WARMING_UP' | 'TIMEOUT' | 'RPC' | 'NOT_FOUND' | 'BAD_RESPONSE';
+export const NODE_ERROR_CODES = ['UNREACHABLE', 'AUTH', 'WARMING_UP', 'TIMEOUT', 'RPC', 'NOT_FOUND', 'BAD_RESPONSE'] as const;
+export type NodeErrorCode = (typeof NODE_ERROR_CODES)[number];
 
 export interface NodeErrorDetails {
   /** JSON-RPC error code from the node (e.g. -28, -5), when there was one. */

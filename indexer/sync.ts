@@ -1,4 +1,4 @@
-import type { BlockToApply, Tip } from '../src/store/chain-store.js';
+import type { BlockToApply, NodeSeen, Tip } from '../src/store/chain-store.js';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { ChainChanged, type BlockSource } from './block-source.js';
@@ -10,7 +10,7 @@ import { CodedError } from '../src/coded-error.js';
 /** The part of ChainStore the sync loop drives. */
 export interface SyncStore {
   tip(): Tip | null;
-  applyBlocks(blocks: BlockToApply[]): void;
+  applyBlocks(blocks: BlockToApply[], node?: NodeSeen): void;
   rollbackTip(): Tip | null;
   setNodeHeight(height: number, at: Date): void;
 }
@@ -181,11 +181,14 @@ export class Syncer {
   private async commit(batch: BlockToApply[], txs: number, nodeHeight: number): Promise<void> {
     if (batch.length === 0) return;
     const started = process.hrtime.bigint();
-    this.store.applyBlocks(batch);
+    // These blocks came from the node just now: recorded in the same transaction, so the API's freshness
+    // check does not read a long catch-up as silence.
+    this.store.applyBlocks(batch, { height: Math.max(nodeHeight, this.chainHeight), at: new Date() });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);
     const last = batch[batch.length - 1]!;
+    if (last.time !== undefined) this.metrics.tipTime.set(last.time);
     this.metrics.setHeights(last.height, Math.max(nodeHeight, this.chainHeight));
     if (this.tipLines) {
       const ms = Math.round(this.now() - this.passStarted);

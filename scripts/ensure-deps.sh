@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs what `npm test` and `npm run demo` need on a bare machine: npm packages, litecoind and redis-server.
+# Installs what `npm test` and `npm run demo` need on a bare machine: the npm packages, and Debian's
+# litecoind (integration tests and the demo), redis-server (shared limits), prometheus (promtool, for the
+# alert rules) and docker-compose (Compose v1's parser, for docker-compose.yml). Packages come from
+# apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,28 +16,25 @@ if [ ! -x node_modules/.bin/vitest ] || [ "$(cat "$stamp" 2>/dev/null)" != "$loc
   echo "$lock_digest" > "$stamp"
 fi
 
-if ! command -v litecoind >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ]; then
-    echo "ensure-deps: installing litecoind (apt-get)" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq litecoind >&2
-  else
-    echo "ensure-deps: litecoind is missing; install it with: sudo apt-get install -y litecoind" >&2
+apt_updated=no
+# ensure_command COMMAND PACKAGE: installs PACKAGE when COMMAND is missing.
+ensure_command() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "ensure-deps: $1 is missing; install it with: sudo apt-get install -y $2" >&2
     exit 1
   fi
-fi
+  echo "ensure-deps: installing $2 (apt-get) for $1" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  if [ "$apt_updated" = no ]; then
+    apt-get update -qq >&2
+    apt_updated=yes
+  fi
+  # --no-install-recommends: only the command is used (no services are started by the tests' setup).
+  apt-get install -y -qq --no-install-recommends "$2" >&2
+}
 
-# redis-server: the shared-limits tests run the API against Redis (their own instances, and the one at
-# 127.0.0.1:6379 when it answers; they start that one themselves when nothing does).
-if ! command -v redis-server >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ]; then
-    echo "ensure-deps: installing redis-server (apt-get)" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq redis-server >&2
-  else
-    echo "ensure-deps: redis-server is missing; install it with: sudo apt-get install -y redis-server" >&2
-    exit 1
-  fi
-fi
+ensure_command litecoind litecoind
+ensure_command redis-server redis-server
+ensure_command promtool prometheus
+ensure_command docker-compose docker-compose

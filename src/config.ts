@@ -138,6 +138,16 @@ export const configSchema = z.strictObject({
     redisUrl: redisUrl.optional(),
     /** While Redis is unreachable: `fail-open` serves from in-process buckets, `fail-closed` answers 503 LIMITS_UNAVAILABLE. */
     redisFailureMode: z.enum(['fail-open', 'fail-closed'], { error: 'expected fail-open or fail-closed' }),
+    /** Requests with a wrong x-api-key, per client address (IPv6: per /64), checked before the key lookup. */
+    invalidKeys: tierLimits,
+    /** A chain stops answering (503, /ready false) when its indexer has not heard from the node for this long. 0 = off. */
+    staleAfterSeconds: int(0, 30 * 86_400),
+    /** A chain stops answering when its tip block's header time is older than this. 0 = off. */
+    maxTipAgeSeconds: int(0, 365 * 86_400),
+    /** Open connections at most; beyond it the oldest idle connection is closed (else the new one is refused). */
+    maxConnections: int(16, 1_000_000),
+    /** Total time for one request, from its first byte to the end of the answer; slower sockets are closed. */
+    requestTimeoutMs: int(1000, 600_000),
   }),
   chains: z.strictObject({ BTC: chainConfig, LTC: chainConfig }),
 });
@@ -185,6 +195,12 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },
   { name: 'ADDRSUM_REDIS_URL', path: ['api', 'redisUrl'], kind: 'text' },
   { name: 'ADDRSUM_REDIS_FAILURE_MODE', path: ['api', 'redisFailureMode'], kind: 'text' },
+  { name: 'ADDRSUM_STALE_AFTER_SECONDS', path: ['api', 'staleAfterSeconds'], kind: 'int' },
+  { name: 'ADDRSUM_MAX_TIP_AGE_SECONDS', path: ['api', 'maxTipAgeSeconds'], kind: 'int' },
+  { name: 'ADDRSUM_MAX_CONNECTIONS', path: ['api', 'maxConnections'], kind: 'int' },
+  { name: 'ADDRSUM_REQUEST_TIMEOUT_MS', path: ['api', 'requestTimeoutMs'], kind: 'int' },
+  { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
+  { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.flatMap(chainBindings),

@@ -5,6 +5,7 @@
  * would make the series count unbounded and put identifiers into monitoring.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { buildInfoGauge } from './build-info.js';
 
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -20,14 +21,21 @@ export interface ApiMetrics {
   readonly indexedHeight: Gauge<'chain'>;
   /** Node tip height per chain as last seen by the indexer. */
   readonly nodeHeight: Gauge<'chain'>;
-  /** 1 while the chain answers (index present and within syncLagBlocks of the node), else 0. */
+  /** 1 while the chain answers (index present, fresh, within syncLagBlocks of the node), else 0. Configured chains only. */
   readonly chainReady: Gauge<'chain'>;
+  /** Seconds since the indexer last heard from its node, per chain (as recorded in the index). */
+  readonly nodeSeenAge: Gauge<'chain'>;
+  /** Seconds since the indexed tip block's header time, per chain. */
+  readonly tipAge: Gauge<'chain'>;
+  /** Log lines for 401/429 answers left out by sampling. */
+  readonly logLinesSuppressed: Counter<'status'>;
 }
 
 export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): ApiMetrics {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'addrsum_api_' });
   const registers = [registry];
+  buildInfoGauge(registers);
   return {
     registry,
     requests: new Counter({
@@ -69,8 +77,26 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
     }),
     chainReady: new Gauge({
       name: 'addrsum_api_chain_ready',
-      help: '1 if the chain is answered (index present, lag within syncLagBlocks), else 0',
+      help: '1 if the chain is answered (index present, fresh, lag within syncLagBlocks), else 0',
       labelNames: ['chain'],
+      registers,
+    }),
+    nodeSeenAge: new Gauge({
+      name: 'addrsum_api_chain_node_seen_age_seconds',
+      help: 'Seconds since the indexer last heard from its node, per chain',
+      labelNames: ['chain'],
+      registers,
+    }),
+    tipAge: new Gauge({
+      name: 'addrsum_api_chain_tip_age_seconds',
+      help: "Seconds since the indexed tip block's header time, per chain",
+      labelNames: ['chain'],
+      registers,
+    }),
+    logLinesSuppressed: new Counter({
+      name: 'addrsum_api_log_lines_suppressed_total',
+      help: 'Request log lines for 401/429 answers left out by sampling (each window logs a summary instead)',
+      labelNames: ['status'],
       registers,
     }),
   };

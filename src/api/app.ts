@@ -27,7 +27,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', () => ({}));
   app.set('trust proxy', deps.settings.trustProxyHops > 0 ? deps.settings.trustProxyHops : false);
 
-  app.use(requestContext(logger, metrics));
+  app.use(requestContext(logger, metrics, () => clock.now()));
   app.use(rejectMalformedUrl);
   // The address route first: it takes nearly every request, and the paths of the two never overlap.
   app.use(addressRouter(deps, limiter, metrics));

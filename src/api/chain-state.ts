@@ -1,29 +1,78 @@
 /**
- * Whether a chain can answer now. The index answers while it is within `syncLagBlocks` of the node's
- * height as last recorded by the indexer. When the indexer could never reach the node (nodeHeight
- * null) the index is still consistent at its own tip, so it keeps answering from there.
+ * Whether a chain can answer now. The index answers while
+ *   - it exists and can be read (a damaged file answers INDEX_DAMAGED, a missing one CHAIN_UNAVAILABLE),
+ *   - the indexer heard from its node within `staleAfterSeconds` (a dead indexer, or one that cannot reach
+ *     its node, must not leave old balances looking current),
+ *   - the tip block is younger than `maxTipAgeSeconds` (when set: a node stuck on an old tip), and
+ *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
-import type { ChainHandle, IndexStatus, SummarySource } from './deps.js';
+import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
 
 export type ChainState =
-  | { readonly kind: 'unavailable'; readonly reason: string }
+  | { readonly kind: 'unavailable'; readonly reason: string; readonly damaged?: boolean }
   /** The database exists but holds no block yet (the indexer has just started). */
   | { readonly kind: 'empty'; readonly source: SummarySource }
-  | { readonly kind: 'syncing'; readonly source: SummarySource; readonly status: IndexStatus; readonly lag: number }
-  | { readonly kind: 'ready'; readonly source: SummarySource; readonly status: IndexStatus; readonly lag: number | null };
+  | { readonly kind: 'stale'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly reason: string }
+  | { readonly kind: 'syncing'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly lag: number }
+  | { readonly kind: 'ready'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly lag: number | null };
+
+/** Whole seconds since the indexer last heard from the node / since the tip block's time; null = unknown. */
+export interface Ages {
+  readonly nodeSeenAgeSeconds: number | null;
+  readonly tipAgeSeconds: number | null;
+}
+
+export interface ChainStateSettings extends Freshness {
+  readonly syncLagBlocks: number;
+}
 
 /** Blocks the node is ahead of the index; 0 when the index is level or ahead (a node resyncing after a reorg). */
 export function lagOf(status: Pick<IndexStatus, 'tipHeight' | 'nodeHeight'>): number | null {
   return status.nodeHeight === null ? null : Math.max(0, status.nodeHeight - status.tipHeight);
 }
 
-export function chainState(handle: ChainHandle, syncLagBlocks: number): ChainState {
+function ageSeconds(at: Date | null | undefined, now: number): number | null {
+  // A clock a little behind the indexer's would give a negative age: count it as fresh.
+  return at ? Math.max(0, Math.floor((now - at.getTime()) / 1000)) : null;
+}
+
+export function agesOf(status: IndexStatus, now: number): Ages {
+  return { nodeSeenAgeSeconds: ageSeconds(status.nodeSeenAt, now), tipAgeSeconds: ageSeconds(status.tipTime, now) };
+}
+
+/** Why the index must not answer as current, or null when it is fresh enough. */
+export function staleness(ages: Ages, settings: Freshness): string | null {
+  const staleAfter = settings.staleAfterSeconds ?? 0;
+  if (staleAfter > 0) {
+    if (ages.nodeSeenAgeSeconds === null) return 'the indexer has not recorded hearing from its node';
+    if (ages.nodeSeenAgeSeconds > staleAfter) {
+      return `the indexer last heard from its node ${ages.nodeSeenAgeSeconds} s ago (limit ${staleAfter} s): is it running, and can it reach the node?`;
+    }
+  }
+  const maxTipAge = settings.maxTipAgeSeconds ?? 0;
+  if (maxTipAge > 0 && ages.tipAgeSeconds !== null && ages.tipAgeSeconds > maxTipAge) {
+    return `the indexed tip block is ${ages.tipAgeSeconds} s old (limit ${maxTipAge} s): is the node following the network?`;
+  }
+  return null;
+}
+
+export function chainState(handle: ChainHandle, settings: ChainStateSettings, now: number): ChainState {
   const acquired = handle.acquire();
-  if (!acquired.ok) return { kind: 'unavailable', reason: acquired.reason };
+  if (!acquired.ok) return { kind: 'unavailable', reason: acquired.reason, ...(acquired.damaged === true && { damaged: true }) };
   const { source } = acquired;
-  const status = source.status();
+  let status: IndexStatus | null;
+  try {
+    status = source.status();
+  } catch (err) {
+    const failure = handle.failed?.(err);
+    if (!failure) throw err;
+    return { kind: 'unavailable', reason: failure.reason, ...(failure.damaged && { damaged: true }) };
+  }
   if (status === null) return { kind: 'empty', source };
+  const ages = agesOf(status, now);
+  const stale = staleness(ages, settings);
+  if (stale !== null) return { kind: 'stale', source, status, ages, reason: stale };
   const lag = lagOf(status);
-  if (lag !== null && lag > syncLagBlocks) return { kind: 'syncing', source, status, lag };
-  return { kind: 'ready', source, status, lag };
+  if (lag !== null && lag > settings.syncLagBlocks) return { kind: 'syncing', source, status, ages, lag };
+  return { kind: 'ready', source, status, ages, lag };
 }

@@ -26,7 +26,10 @@ export interface IndexStatus {
   readonly tipHeight: number;
   readonly tipHash: string;
   readonly nodeHeight: number | null;
+  /** When the indexer last heard from its node; null when it never recorded it. */
   readonly nodeSeenAt: Date | null;
+  /** The tip block's header time; null/absent when unknown. */
+  readonly tipTime?: Date | null;
 }
 
 /** A script's mempool deltas: Δ balance and Δ UTXO count may be negative; txCount = mempool transactions touching it. */
@@ -58,7 +61,16 @@ export interface SummarySource {
   status(): IndexStatus | null;
 }
 
-export type SourceState = { readonly ok: true; readonly source: SummarySource } | { readonly ok: false; readonly reason: string };
+export type SourceState =
+  | { readonly ok: true; readonly source: SummarySource }
+  /** `damaged`: the file exists but cannot be read as an index (answered INDEX_DAMAGED, not CHAIN_UNAVAILABLE). */
+  | { readonly ok: false; readonly reason: string; readonly damaged?: boolean };
+
+/** What a read failure means for the chain; null = not a file problem (a bug: answered 500). */
+export interface SourceFailure {
+  readonly reason: string;
+  readonly damaged: boolean;
+}
 
 export interface ChainHandle {
   readonly params: ChainParams;
@@ -66,6 +78,11 @@ export interface ChainHandle {
   readonly configured: boolean;
   /** The chain's index, or why there is none (not configured; database not created yet). Cheap: called per request. */
   acquire(): SourceState;
+  /**
+   * A read from the acquired source threw: when the file is damaged or gone, drop it (the next acquire
+   * reopens) and say why; otherwise null.
+   */
+  failed?(err: unknown): SourceFailure | null;
 }
 
 export interface TierLimits {
@@ -74,13 +91,23 @@ export interface TierLimits {
 }
 
 /** The `api` section of the configuration, as far as the app reads it. */
-export interface ApiSettings {
+export interface ApiSettings extends Freshness {
   readonly allowAnonymous: boolean;
   readonly syncLagBlocks: number;
   readonly trustProxyHops: number;
   /** Most addresses in one batch request (default 100). */
   readonly batchMaxAddresses?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
+  /** Bucket per client address (IPv6: per /64) for requests with a wrong key; checked before the key is looked up. */
+  readonly invalidKeys?: TierLimits;
+}
+
+/** When an index stops counting as current (0 or absent = that check is off). */
+export interface Freshness {
+  /** The indexer must have heard from its node within this many seconds. */
+  readonly staleAfterSeconds?: number;
+  /** The tip block's header time must be within this many seconds. */
+  readonly maxTipAgeSeconds?: number;
 }
 
 export interface Clock {

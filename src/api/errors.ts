@@ -25,6 +25,10 @@ export const ERROR_STATUS = {
   INTERNAL: 500,
   CHAIN_SYNCING: 503,
   CHAIN_UNAVAILABLE: 503,
+  /** The chain's index file exists but cannot be read (truncated, overwritten): restore it or re-index. */
+  INDEX_DAMAGED: 503,
+  /** keys.sqlite exists but cannot be read, so no key can be checked. */
+  KEYS_UNAVAILABLE: 503,
   NOT_READY: 503,
   LIMITS_UNAVAILABLE: 503,
 } as const;

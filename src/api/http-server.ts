@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { guardConnections } from './connection-guard.js';
 import { ApiError, jsendBody, type ErrorCode } from './errors.js';
 import type { Logger } from '../logger.js';
 
@@ -38,21 +39,26 @@ function clientErrorAnswer(code: string | undefined): [ErrorCode, string] {
 export interface HttpServerOptions {
   /** Time allowed to receive a request's headers (Node's default: 60 s); slower clients get 408. */
   readonly headersTimeoutMs?: number;
-  /** Time allowed to receive a whole request (Node's default: 300 s). */
+  /** Time allowed to receive a whole request, and to answer it (default 30 s); slower sockets are closed. */
   readonly requestTimeoutMs?: number;
   /** How often Node checks those timeouts (Node's default: 30 s). */
   readonly checkIntervalMs?: number;
+  /** Open connections at most; see connection-guard.ts (default 2048). */
+  readonly maxConnections?: number;
 }
 
 export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
   const log = logger.child({ component: 'http' });
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const headersTimeoutMs = options.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs);
+  const checkIntervalMs = options.checkIntervalMs ?? Math.min(30_000, Math.max(1000, Math.floor(requestTimeoutMs / 4)));
   const server = http.createServer(
     {
       // Node would otherwise answer a Host-less HTTP/1.1 request with an empty 400 of its own.
       requireHostHeader: false,
-      headersTimeout: options.headersTimeoutMs ?? 60_000,
-      requestTimeout: options.requestTimeoutMs ?? 300_000,
-      connectionsCheckingInterval: options.checkIntervalMs ?? 30_000,
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: checkIntervalMs,
     },
     (req, res) => {
       // Express's URL parsing (Node's url.parse) treats `//x…` as a protocol-relative URL with no path,
@@ -95,5 +101,11 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
     rawAnswer(socket, 'METHOD_NOT_ALLOWED', 'method "CONNECT" is not allowed here; use GET or HEAD', { Allow: 'GET, HEAD' });
   });
 
+  guardConnections(server, {
+    maxConnections: options.maxConnections ?? 2048,
+    requestTimeoutMs,
+    // A silent socket: Node answers 408 once headersTimeout is checked; this closes whatever Node leaves.
+    idleTimeoutMs: 2 * headersTimeoutMs + checkIntervalMs,
+  });
   return server;
 }

@@ -47,7 +47,18 @@ function errorSchema(codes: readonly ErrorCode[], data?: Json): Json {
   };
 }
 
-type HeaderName = 'X-Request-Id' | 'RateLimit-Limit' | 'RateLimit-Remaining' | 'RateLimit-Reset' | 'Retry-After' | 'ETag' | 'Cache-Control' | 'Allow' | 'WWW-Authenticate';
+type HeaderName =
+  | 'X-Request-Id'
+  | 'RateLimit-Limit'
+  | 'RateLimit-Remaining'
+  | 'RateLimit-Reset'
+  | 'Retry-After'
+  | 'ETag'
+  | 'Cache-Control'
+  | 'Allow'
+  | 'WWW-Authenticate'
+  | 'X-Index-Age'
+  | 'X-Tip-Age';
 
 function headers(required: readonly HeaderName[], optional: readonly HeaderName[] = []): Json {
   const out: Json = {};
@@ -72,6 +83,8 @@ const HEADERS: Record<HeaderName, Json> = {
   'Cache-Control': { description: '`no-cache` on answers (revalidate with the ETag), `no-store` on errors.', schema: { type: 'string' } },
   Allow: { description: 'The methods this path serves.', schema: { enum: ['GET, HEAD', 'POST'] } },
   'WWW-Authenticate': { description: 'How to authenticate: the x-api-key header.', schema: { type: 'string' } },
+  'X-Index-Age': { description: 'Seconds since the indexer last heard from its node (the answer is at most this stale; see api.staleAfterSeconds).', schema: INT_TEXT },
+  'X-Tip-Age': { description: "Seconds since the indexed tip block's header time (absent when unknown).", schema: INT_TEXT },
 };
 
 const LIMITS: HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
@@ -138,7 +151,7 @@ const SCHEMAS: Json = {
   ChainReadiness: {
     type: 'object',
     additionalProperties: false,
-    required: ['chain', 'network', 'configured', 'ready', 'indexedHeight', 'nodeHeight', 'lag', 'nodeSeenAt'],
+    required: ['chain', 'network', 'configured', 'ready', 'indexedHeight', 'nodeHeight', 'lag', 'nodeSeenAt', 'nodeSeenAgeSeconds', 'tipTime', 'tipAgeSeconds'],
     properties: {
       chain: { enum: ['BTC', 'LTC'] },
       network: { enum: ['mainnet', 'testnet', 'regtest'] },
@@ -147,7 +160,10 @@ const SCHEMAS: Json = {
       indexedHeight: { type: ['integer', 'null'], minimum: 0 },
       nodeHeight: { type: ['integer', 'null'], minimum: 0, description: 'As last recorded by the indexer; null if it never reached the node.' },
       lag: { type: ['integer', 'null'], minimum: 0 },
-      nodeSeenAt: { type: ['string', 'null'], format: 'date-time' },
+      nodeSeenAt: { type: ['string', 'null'], format: 'date-time', description: 'When the indexer last heard from its node.' },
+      nodeSeenAgeSeconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds since nodeSeenAt; over api.staleAfterSeconds the chain is not ready.' },
+      tipTime: { type: ['string', 'null'], format: 'date-time', description: "The indexed tip block's header time (null until a block is applied by this version)." },
+      tipAgeSeconds: { type: ['integer', 'null'], minimum: 0, description: 'Seconds since tipTime; over api.maxTipAgeSeconds (when set) the chain is not ready.' },
       reason: { type: 'string', description: 'Why the chain does not answer; absent when ready.' },
     },
   },
@@ -222,17 +238,20 @@ function batchPathItem(): Json {
 function addressResponses(): Json {
   const addressCodes: ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'];
   return {
-    200: response('The address summary at the indexed tip (zeros for a valid address never seen).', ref('schemas', 'AddressSuccess'), headers(['ETag', ...LIMITS, 'Cache-Control'])),
+    200: response('The address summary at the indexed tip (zeros for a valid address never seen).', ref('schemas', 'AddressSuccess'), headers(['ETag', ...LIMITS, 'Cache-Control'], ['X-Index-Age', 'X-Tip-Age'])),
     304: response('Not modified: If-None-Match matched the current ETag. No body.', null, headers(['ETag', ...LIMITS], ['Cache-Control'])),
     400: response('Not an address of this chain and network (code says which way), or a malformed URL.', failSchema(addressCodes), headers([], [...LIMITS, 'Cache-Control'])),
     401: response('MISSING_API_KEY (no x-api-key and anonymous access off) or INVALID_API_KEY (unknown, malformed or revoked).', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
     404: response('UNKNOWN_CHAIN: the chain segment is not BTC or LTC (any case). NOT_FOUND: the address segment is empty.', failSchema(['UNKNOWN_CHAIN', 'NOT_FOUND']), headers([], ['Cache-Control'])),
-    429: response('Over the tier\'s limit.', failSchema(['RATE_LIMITED']), headers(['Retry-After', ...LIMITS], ['Cache-Control'])),
+    429: response('Over the tier\'s limit, or too many wrong keys from this client address (IPv6: its /64).', failSchema(['RATE_LIMITED']), headers(['Retry-After', ...LIMITS], ['Cache-Control'])),
     500: internalError,
     503: response(
-      'CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE (chain not configured, index not created yet), or LIMITS_UNAVAILABLE (Redis unreachable with fail-closed limits).',
-      { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE', 'LIMITS_UNAVAILABLE'])] },
-      // LIMITS_UNAVAILABLE comes before any bucket was read, so it has no RateLimit-* headers.
+      'CHAIN_SYNCING (data: indexed and node heights); CHAIN_UNAVAILABLE (chain not configured, index not created yet, or not fresh: ' +
+        'the indexer has not heard from its node within api.staleAfterSeconds, data then carries the ages); INDEX_DAMAGED (the index ' +
+        'file cannot be read: restore it or re-index; answers resume without a restart); KEYS_UNAVAILABLE (keys.sqlite cannot be read); ' +
+        'LIMITS_UNAVAILABLE (Redis unreachable with fail-closed limits). KEYS_UNAVAILABLE and LIMITS_UNAVAILABLE come before any bucket ' +
+        'was read, so they have no RateLimit headers.',
+      { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE'])] },
       headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
     ),
   };

@@ -29,7 +29,8 @@ if state[1] and state[2] then
   tokens = math.min(burst, tonumber(state[1]) + elapsed * rate)
 end
 local allowed = 0
-if tokens >= cost then
+-- cost 0 only looks: allowed while a token is left, nothing taken
+if tokens >= math.max(cost, 1) then
   tokens = tokens - cost
   allowed = 1
 end

@@ -25,7 +25,9 @@ export interface LimitDecision {
 
 export interface RateLimiter {
   /**
-   * Takes `cost` tokens from `caller`'s bucket if it holds that many. In-process stores answer at once;
+   * Takes `cost` tokens from `caller`'s bucket if it holds that many; cost 0 only looks (allowed = a token
+   * is left, nothing taken: the wrong-key check asks before the lookup and pays only for a wrong key).
+   * In-process stores answer at once;
    * shared ones (Redis) answer with a promise, so callers handle both without a promise per request here.
    */
   consume(caller: string, limits: TierLimits, cost?: number): LimitDecision | Promise<LimitDecision>;
@@ -39,7 +41,7 @@ export function decide(allowed: boolean, tokens: number, limits: TierLimits, cos
     remaining: Math.floor(tokens),
     resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
     // A cost above the burst never fits: the wait shown is until the bucket is full, which then says so.
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(cost, limits.burst) - tokens) / limits.rate)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(Math.max(cost, 1), limits.burst) - tokens) / limits.rate)),
   };
 }
 
@@ -64,7 +66,7 @@ export class TokenBucketLimiter implements RateLimiter {
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
-    const allowed = tokens >= cost;
+    const allowed = tokens >= Math.max(cost, 1);
     if (allowed) tokens -= cost;
     if (bucket) {
       // Updated in place: no object per request on the hot path.
@@ -72,7 +74,8 @@ export class TokenBucketLimiter implements RateLimiter {
       bucket.at = t;
       bucket.rate = limits.rate;
       bucket.burst = limits.burst;
-    } else {
+    } else if (cost > 0) {
+      // A look at an absent bucket creates none (it would be full: the same as absent).
       this.buckets.set(caller, { tokens, at: t, rate: limits.rate, burst: limits.burst });
     }
     return decide(allowed, tokens, limits, cost);

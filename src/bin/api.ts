@@ -7,10 +7,12 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createApp } from '../api/app.js';
 import { systemClock, type ChainHandle } from '../api/deps.js';
 import { createHttpServer } from '../api/http-server.js';
-import { LazyOpen } from '../api/lazy-open.js';
+import { ApiError } from '../api/errors.js';
+import { WatchedFile } from '../api/watched-file.js';
 import { createLimiter } from '../api/shared-limiter.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
@@ -18,6 +20,9 @@ import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
 import { ChainReader } from '../store/chain-reader.js';
+import { isBusy, isUnusableDatabase } from '../store/errors.js';
+import { truncationProblem } from '../store/file-header.js';
+import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -52,18 +57,38 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
       continue;
     }
     const file = chainDbPath(config.dataDir, chain);
-    const reader = new LazyOpen(
+    // A deleted, replaced or damaged index is closed and reopened (watched-file.ts): never served stale.
+    const reader = new WatchedFile(
+      file,
       () => openChecked(file, chain, params.network),
       clock,
-      (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available yet'),
+      isUnusableDatabase,
+      {
+        onOpenError: (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available'),
+        onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
+      },
+      1000,
+      truncationProblem,
     );
     closers.push(() => reader.close());
     chains.set(chain, {
       params,
       configured: true,
       acquire: () => {
-        const source = reader.get();
-        return source ? { ok: true, source } : { ok: false, reason: 'its index does not exist yet (is the indexer running?)' };
+        const got = reader.get();
+        if (got.ok) return { ok: true, source: got.value };
+        // Answers name the file, not where it lives on this server (the log has the full path).
+        const why = got.reason.replaceAll(file, path.basename(file));
+        if (got.damaged) return { ok: false, reason: `its index cannot be read: ${why}`, damaged: true };
+        return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : why };
+      },
+      failed: (err) => {
+        if (isBusy(err)) return { reason: 'its index is busy (recovering after an indexer crash?); retry shortly', damaged: false };
+        if (!isUnusableDatabase(err)) return null;
+        const reason = `its index cannot be read (${(err as { code?: string }).code ?? 'error'}): restore it or re-index`;
+        log.error({ chain, file, err: (err as Error).message }, 'chain index read failed: closed it, reopening once it is usable');
+        reader.drop(reason);
+        return { reason, damaged: true };
       },
     });
   }
@@ -80,8 +105,17 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   const limits = createLimiter(config.api, logger, metrics.registry);
   closers.push(() => limits.close());
 
-  const app = createApp({ chains, keys, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
-  const server = createHttpServer(app, logger);
+  const keyCheck = {
+    verify: (presented: string) => {
+      const check = keys.verify(presented);
+      if (!check.ok && keys.unreadable) {
+        throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+      }
+      return check;
+    },
+  };
+  const app = createApp({ chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
+  const server = createHttpServer(app, logger, { maxConnections: config.api.maxConnections, requestTimeoutMs: config.api.requestTimeoutMs });
   const closeStores = () => {
     for (const close of closers) close();
   };

@@ -55,7 +55,16 @@ export async function main(config: Config, { chain, logger, signal }: IndexerOpt
       'indexer starting',
     );
     const source = retryingSource(client, log, metrics, signal);
-    const info = await withRetry(() => client.getChainInfo(), { log, signal, what: 'getblockchaininfo' });
+    const tip = store.tip();
+    metrics.setHeights(tip?.height ?? null, null);
+    // At startup too, every failure counts in node_retries_total (a wrong password must not look like silence).
+    const info = await withRetry(() => client.getChainInfo(), {
+      log,
+      signal,
+      what: 'getblockchaininfo',
+      onRetry: (err) => metrics.retries.inc({ code: err.code }),
+    });
+    metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
     const syncer = new Syncer(
       store,

@@ -13,8 +13,9 @@
  * of a real key was guessed.
  */
 import { timingSafeEqual } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
+import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
 import { isWellFormedKey, keyDigest } from './key-format.js';
 import type { KeyCheck, KeyVerifier } from './key-verifier.js';
 import { isTier, type Tier } from './tier.js';
@@ -44,12 +45,13 @@ export interface KeyCacheEvents {
 const RETRY_MS = 1000;
 
 export class KeyCache implements KeyVerifier {
-  private db: Database.Database | null = null;
-  private dataVersion: Database.Statement<[], number> | null = null;
+  private db: SqliteDatabase | null = null;
+  private dataVersion: SqliteStatement<[], number> | null = null;
   private opened: FileIdentity | null = null;
   private version = -1;
   private keys = new Map<string, CachedKey>();
   private failed: { at: number; file: FileIdentity } | null = null;
+  private truncationCheckedAt = 0;
 
   constructor(
     private readonly file: string,
@@ -65,6 +67,14 @@ export class KeyCache implements KeyVerifier {
     if (!found || !timingSafeEqual(found.digest, digest)) return { ok: false, reason: 'unknown' };
     if (found.revoked) return { ok: false, reason: 'revoked' };
     return { ok: true, id: found.id, tier: found.tier };
+  }
+
+  /**
+   * The file is there but cannot be read (damaged, truncated, not a keys database): every key counts as
+   * unknown, and the API says KEYS_UNAVAILABLE rather than blaming the caller's key.
+   */
+  get unreadable(): boolean {
+    return this.failed !== null;
   }
 
   /** Number of keys held (revoked ones included). */
@@ -88,10 +98,17 @@ export class KeyCache implements KeyVerifier {
         this.close();
         this.keys = new Map();
       }
+      this.failed = null;
       return;
     }
     try {
       if (this.db !== null && sameFile(current, this.opened)) {
+        // A file cut short in place keeps its identity and data_version: look at its size now and then.
+        if (this.now() - this.truncationCheckedAt >= RETRY_MS) {
+          this.truncationCheckedAt = this.now();
+          const problem = truncationProblem(this.file);
+          if (problem !== null) throw new Error(problem);
+        }
         if (this.dataVersion!.get() !== this.version) this.load('changed');
         return;
       }

@@ -12,7 +12,7 @@
  * holds the keys in memory (key-cache.ts) and reloads them when this file changes, so a revocation
  * applies from the request after the CLI commits.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
 import { generateKey, generateKeyId, keyDigest } from './key-format.js';
@@ -72,9 +72,14 @@ export class KeyStore {
     this.byDigest = db.prepare<[Buffer], Row>('SELECT * FROM api_keys WHERE digest = ?');
   }
 
-  /** For the CLI: creates the directory, the file and the table when missing. */
+  /**
+   * For the CLI: creates the directory (0700), the file (0600: it holds the key digests, readable by the
+   * service's user only; SQLite gives its journal the same mode) and the table when missing.
+   */
   static open(file: string): KeyStore {
-    mkdirSync(path.dirname(file), { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Create the file ourselves with its mode: SQLite would create it 0644 (less the umask).
+    closeSync(openSync(file, 'a', 0o600));
     const db = new Database(file);
     db.pragma('journal_mode = DELETE');
     db.exec(SCHEMA);

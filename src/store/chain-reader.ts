@@ -54,6 +54,8 @@ export interface ChainStatus {
   tipHash: string;
   nodeHeight: number | null;
   nodeSeenAt: Date | null;
+  /** The tip block's header time; null for an index written before it was recorded (or just after a rollback). */
+  tipTime: Date | null;
 }
 
 interface SummaryRow {
@@ -77,6 +79,7 @@ interface StatusRow {
   tip_hash: Buffer | null;
   node_height: number | null;
   node_seen_at: number | null;
+  tip_time: number | null;
 }
 
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
@@ -102,7 +105,8 @@ export class ChainReader {
     );
     this.statusStmt = db.prepare(
       `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ` +
-        `${META('node_height')} AS node_height, ${META('node_seen_at')} AS node_seen_at`,
+        `${META('node_height')} AS node_height, ${META('node_seen_at')} AS node_seen_at, ` +
+        `${META('tip_time')} AS tip_time`,
     );
     this.confirmedStmt = db.prepare(
       'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
@@ -123,7 +127,7 @@ export class ChainReader {
     });
   }
 
-  /** Throws StoreError NO_DATABASE, NOT_INITIALIZED, SCHEMA_TOO_NEW or SCHEMA_TOO_OLD. */
+  /** Throws StoreError NO_DATABASE, UNREADABLE, DAMAGED, NOT_INITIALIZED, SCHEMA_TOO_NEW or SCHEMA_TOO_OLD. */
   static open(path: string, opts: ReaderDbOptions = {}): ChainReader {
     const db = openReaderDb(path, opts);
     try {
@@ -181,6 +185,7 @@ export class ChainReader {
       tipHash: toDisplayHex(row.tip_hash),
       nodeHeight: row.node_height,
       nodeSeenAt: row.node_seen_at === null ? null : new Date(row.node_seen_at),
+      tipTime: row.tip_time === null ? null : new Date(row.tip_time * 1000),
     };
   }
 

@@ -7,7 +7,7 @@
  * | scripts | script_key                   | balance, utxo_count                    | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
  * | blocks  | height                       | hash, prev_hash (internal byte order)  | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
- * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at |
+ * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip) |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
  *
  * Every invariant holds at every commit: a batch's UTXO rows, aggregates, undo rows, pruning, blocks
@@ -39,7 +39,15 @@ export interface BlockToApply {
   height: number;
   hash: Buffer;
   prevHash: Buffer;
+  /** Header time, seconds since the epoch (recorded for the tip: how old the indexed chain is). */
+  time?: number;
   txs: ParsedTx[];
+}
+
+/** The node's height and when it answered, recorded with a batch (catch-up: the blocks just came from it). */
+export interface NodeSeen {
+  height: number;
+  at: Date;
 }
 
 export interface Tip {
@@ -93,7 +101,8 @@ export class ChainStore {
     if (!Number.isSafeInteger(undoDepth) || undoDepth < 0) throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
     const inMemory = path === ':memory:' || path === '';
     // The writer owns the data directory: a first start on a fresh machine creates it.
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    // 0700: the directory also holds keys.sqlite; only the service's user needs to enter it.
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const lock = inMemory ? null : WriterLock.acquire(path, () => describeWriter(path));
     let db: Db | undefined;
     try {
@@ -149,7 +158,7 @@ export class ChainStore {
    * height 0 on an empty store. Throws StoreError (NOT_CONNECTED, MISSING_UTXO, INCONSISTENT) with
    * nothing written.
    */
-  applyBlocks(blocks: readonly BlockToApply[]): void {
+  applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): void {
     if (blocks.length === 0) return;
     this.checkLinks(blocks);
     const last = blocks[blocks.length - 1]!;
@@ -168,6 +177,9 @@ export class ChainStore {
       this.stmts.undoPrune.run(undoFrom - 1);
       const after = deltas.flush(this.stmts, this.currentTotals);
       this.writeTip(last, after);
+      if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
+      else this.stmts.metaSet.run('tip_time', last.time);
+      if (node) this.writeNodeSeen(node.height, node.at);
       return after;
     }).immediate());
     this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
@@ -198,6 +210,8 @@ export class ChainStore {
       const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
       if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
       this.writeTip(below, after);
+      // The blocks table keeps no header times: unknown until the next block is applied.
+      this.stmts.metaDelete.run('tip_time');
       return { newTip: below, totals: after };
     }).immediate());
     this.currentTip = newTip;
@@ -205,12 +219,17 @@ export class ChainStore {
     return this.tip();
   }
 
-  /** What the node reported, so the API can tell lag without talking to the node. */
+  /**
+   * What the node reported and when, so the API can tell lag and freshness without talking to the node.
+   * The indexer calls it whenever the node answered (each pass and each catch-up commit).
+   */
   setNodeHeight(height: number, at: Date): void {
-    this.db.transaction(() => {
-      this.stmts.metaSet.run('node_height', height);
-      this.stmts.metaSet.run('node_seen_at', at.getTime());
-    }).immediate();
+    this.db.transaction(() => this.writeNodeSeen(height, at)).immediate();
+  }
+
+  private writeNodeSeen(height: number, at: Date): void {
+    this.stmts.metaSet.run('node_height', height);
+    this.stmts.metaSet.run('node_seen_at', at.getTime());
   }
 
   close(): void {

@@ -20,6 +20,7 @@
  *
  * Reader (the API): `{ readonly: true, fileMustExist: true }` — it can never create, migrate or write.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import Database, { type SqliteDatabase } from './sqlite-driver.js';
 import { StoreError } from './errors.js';
 
@@ -59,11 +60,49 @@ export function openReaderDb(path: string, opts: ReaderDbOptions = {}): Db {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 5000 });
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN') {
-      throw new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause: err });
-    }
-    throw err;
+    throw classifyOpenError(path, err);
   }
-  db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? 64) * 1024)}`);
+  try {
+    db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? 64) * 1024)}`);
+    // SQLite opens lazily: read the header now so a truncated or foreign file fails here, with its name.
+    db.pragma('schema_version');
+  } catch (err) {
+    db.close();
+    throw classifyOpenError(path, err);
+  }
   return db;
+}
+
+/** A StoreError naming what is wrong with the file, or `err` itself when it is not about the file. */
+function classifyOpenError(path: string, err: unknown): unknown {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR')) {
+    const why = cannotOpen(path, err);
+    if (why) return why;
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR')) {
+    return new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, { cause: err });
+  }
+  return err;
+}
+
+/** SQLite says only "unable to open database file": tell a missing file from one we may not read. */
+function cannotOpen(path: string, cause: unknown): StoreError | null {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return new StoreError('UNREADABLE', `database ${path} cannot be reached by this process (${code}); check the directories' owner and mode`, { cause });
+  }
+  if (!st) return new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause });
+  if (st.isDirectory()) return new StoreError('UNREADABLE', `database ${path} is a directory, not a file`, { cause });
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    return new StoreError('UNREADABLE', `database ${path} exists but cannot be read by this process (${code}); check its owner and mode`, { cause });
+  }
+  if ((cause as { code?: string }).code !== 'SQLITE_CANTOPEN') return null;
+  return new StoreError('UNREADABLE', `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`, { cause });
 }

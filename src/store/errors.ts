@@ -21,6 +21,10 @@ export type StoreErrorCode =
   | 'SCHEMA_TOO_OLD'
   /** Reader: the database file does not exist. */
   | 'NO_DATABASE'
+  /** Reader: the file exists but this process may not read it (permissions, a directory, …). */
+  | 'UNREADABLE'
+  /** Reader: the file is not a readable SQLite database (truncated, overwritten, damaged). */
+  | 'DAMAGED'
   /** Reader: the file exists but the indexer has not initialised it yet. */
   | 'NOT_INITIALIZED'
   /** A migrations directory that cannot be applied (gap, duplicate number, bad name). */
@@ -35,4 +39,21 @@ export class StoreError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/**
+ * Whether `err` says the database file cannot be used as it is: any failure SQLite reported (better-sqlite3's
+ * SqliteError carries `SQLITE_*` in `code`: corrupt, not a database, I/O error, a foreign schema), or a
+ * DAMAGED StoreError. A reader that gets one closes the file and reopens it later.
+ */
+export function isUnusableDatabase(err: unknown): boolean {
+  if (err instanceof StoreError) return err.code === 'DAMAGED';
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') && !isBusy(err);
+}
+
+/** A lock wait that outlasted the busy timeout (e.g. WAL recovery after a writer crash): transient, not damage. */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }

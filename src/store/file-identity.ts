@@ -1,7 +1,7 @@
 /**
- * Which file a path names right now: (device, inode). An open SQLite connection keeps reading the inode it
- * opened, so a file replaced under the same name (`cp f f.new && mv f.new f`, a restored backup) goes
- * unnoticed by the connection itself; comparing identities tells a reader to reopen.
+ * Which file a path names right now (device + inode). A process that keeps a database open keeps reading
+ * the file it opened even after that path was deleted, replaced (`mv new old`) or re-created: comparing
+ * the identity it opened with the path's current one is how it notices and reopens.
  */
 import { statSync } from 'node:fs';
 
@@ -10,14 +10,13 @@ export interface FileIdentity {
   ino: number;
 }
 
-/** The identity of the file at `path`, or null when nothing is there. */
+/** The identity of the file at `path`, or null when nothing is there (or it cannot be stat'ed). */
 export function fileIdentity(path: string): FileIdentity | null {
   const st = statSync(path, { throwIfNoEntry: false });
   return st ? { dev: st.dev, ino: st.ino } : null;
 }
 
-/** True when both name the same file; two nulls (both missing) count as the same. */
+/** Two identities name the same file; a missing file is never the same as anything. */
 export function sameFile(a: FileIdentity | null, b: FileIdentity | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.dev === b.dev && a.ino === b.ino;
+  return a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
 }

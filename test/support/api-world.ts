@@ -26,6 +26,9 @@ export class FakeIndex implements SummarySource {
   tipHash = 'ab'.repeat(32);
   nodeHeight: number | null = 100;
   nodeSeenAt: Date | null = new Date('2025-01-01T00:00:00Z');
+  tipTime: Date | null = null;
+  /** Thrown by summary() and status() (a damaged file). */
+  failure: Error | null = null;
   /** Nothing indexed yet: summary() and status() answer null. */
   empty = false;
   lookups = 0;
@@ -36,6 +39,7 @@ export class FakeIndex implements SummarySource {
 
   summary(script: Uint8Array): AddressSummary | null {
     this.lookups += 1;
+    if (this.failure) throw this.failure;
     if (this.empty) return null;
     const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
     return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight };
@@ -57,8 +61,9 @@ export class FakeIndex implements SummarySource {
   }
 
   status(): IndexStatus | null {
+    if (this.failure) throw this.failure;
     if (this.empty) return null;
-    return { tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight, nodeSeenAt: this.nodeSeenAt };
+    return { tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight, nodeSeenAt: this.nodeSeenAt, tipTime: this.tipTime };
   }
 }
 
@@ -74,6 +79,9 @@ export interface WorldOptions {
   realClock?: boolean;
   tiers?: ApiSettings['tiers'];
   batchMaxAddresses?: number;
+  invalidKeys?: ApiSettings['invalidKeys'];
+  staleAfterSeconds?: number;
+  maxTipAgeSeconds?: number;
 }
 
 export class FakeClock {
@@ -115,6 +123,7 @@ export function buildWorld(options: WorldOptions = {}): World {
         if (missing.has(chain)) return { ok: false, reason: 'its index does not exist yet' };
         return { ok: true, source: index[chain] };
       },
+      failed: (err) => (err instanceof Error && /damaged/.test(err.message) ? { reason: err.message, damaged: true } : null),
     });
   }
   const logs: string[] = [];
@@ -135,6 +144,9 @@ export function buildWorld(options: WorldOptions = {}): World {
       trustProxyHops: 0,
       batchMaxAddresses: options.batchMaxAddresses ?? 100,
       tiers: options.tiers ?? { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } },
+      ...(options.invalidKeys && { invalidKeys: options.invalidKeys }),
+      ...(options.staleAfterSeconds !== undefined && { staleAfterSeconds: options.staleAfterSeconds }),
+      ...(options.maxTipAgeSeconds !== undefined && { maxTipAgeSeconds: options.maxTipAgeSeconds }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,

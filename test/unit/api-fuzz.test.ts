@@ -34,7 +34,7 @@ const keys: string[] = [];
 beforeAll(async () => {
   for (const allowAnonymous of [true, false]) {
     // Limits high enough that generated requests reach address validation instead of stopping at 429.
-    const world = buildWorld({ allowAnonymous, tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } } });
+    const world = buildWorld({ allowAnonymous, tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } }, invalidKeys: { rate: 1e6, burst: 1e6 } });
     world.index.BTC.set('76a914a31c06bd463e3923bc1aadbde48b16976c08071788ac', 2_100_000_000_000_000, 7);
     const server = createHttpServer(world.app, pino({ level: 'silent' }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

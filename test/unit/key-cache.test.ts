@@ -45,7 +45,7 @@ function withStore<T>(fn: (s: KeyStore) => T): T {
 describe('file identity', () => {
   it('names the file behind a path, null when missing, and tells a replaced file apart', () => {
     expect(fileIdentity(file)).toBeNull();
-    expect(sameFile(null, null)).toBe(true);
+    expect(sameFile(null, null)).toBe(false);
     writeFileSync(file, 'a');
     const first = fileIdentity(file);
     expect(first).not.toBeNull();

@@ -363,10 +363,10 @@ describe('on a file, with a reader', () => {
       store.applyBlocks([c.blocks[2]!]);
       expect(reader.summary(a)).toEqual({ balanceSats: 1000, utxoCount: 2, tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null });
       expect(reader.summary(p2pkh(rng))).toEqual({ balanceSats: 0, utxoCount: 0, tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null });
-      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null, nodeSeenAt: null });
+      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null, nodeSeenAt: null, tipTime: null });
       const at = new Date('2025-01-02T03:04:05.678Z');
       store.setNodeHeight(10, at);
-      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: 10, nodeSeenAt: at });
+      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: 10, nodeSeenAt: at, tipTime: null });
       // The address answer carries the node height from the same statement (the API's lag check).
       expect(reader.summary(a)).toMatchObject({ tipHeight: 2, nodeHeight: 10 });
       store.rollbackTip();

@@ -1,6 +1,6 @@
 /**
- * Per-caller limits after authentication: the key id's bucket, or the client IP's for anonymous
- * callers, sized by the caller's tier. Every limited response (including 429) carries RateLimit-Limit,
+ * Per-caller limits after authentication: the key id's bucket, or the client network's (IPv6: /64) for
+ * anonymous callers, sized by the caller's tier. Every limited response (including 429) carries RateLimit-Limit,
  * RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. The store answers synchronously
  * (in-process buckets) or with a promise (Redis); the synchronous path allocates no promise.
  */
@@ -8,6 +8,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from '../../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { buckets } from '../caller-buckets.js';
 import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { context } from './request-context.js';
 
@@ -19,9 +20,7 @@ export function rateLimit(
   cost: (req: Request, res: Response) => number = () => 1,
 ): RequestHandler {
   const apply = (res: Response, tier: 'default' | 'private', n: number, decision: LimitDecision): void => {
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    setLimitHeaders(res, decision);
     if (!decision.allowed) {
       metrics.rateLimited.inc({ tier });
       const what =
@@ -35,7 +34,7 @@ export function rateLimit(
     const ctx = context(res);
     const tier = ctx.tier;
     if (tier === 'none') throw new Error('rate limiting before authentication');
-    const caller = ctx.keyId !== null ? `key:${ctx.keyId}` : `ip:${req.ip ?? 'unknown'}`;
+    const caller = ctx.keyId !== null ? buckets.key(ctx.keyId) : buckets.anonymous(req.ip);
     const n = cost(req, res);
     const decision = limiter.consume(caller, settings.tiers[tier], n);
     if (decision instanceof Promise) {
@@ -48,4 +47,10 @@ export function rateLimit(
     apply(res, tier, n, decision);
     next();
   };
+}
+
+export function setLimitHeaders(res: Response, decision: LimitDecision): void {
+  res.setHeader('RateLimit-Limit', String(decision.limit));
+  res.setHeader('RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
 }

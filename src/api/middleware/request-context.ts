@@ -2,12 +2,15 @@
  * First middleware of every request: a request id (the caller's X-Request-Id when it is short and plain,
  * else a new UUID) echoed in X-Request-Id, a child logger carrying it, and — when the response ends — one
  * log line and the request metrics, labelled by route template (never the raw path: it holds addresses).
+ * Lines of 401 and 429 answers are sampled (20 per status per 10 s, then a summary line), so a flood of
+ * bad keys cannot fill the disk; the request metrics still count every one.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Tier } from '../../keys/tier.js';
 import type { Logger } from '../../logger.js';
 import type { ApiMetrics } from '../../metrics.js';
+import { LogSampler } from '../log-sampler.js';
 
 export interface RequestContext {
   readonly id: string;
@@ -16,7 +19,12 @@ export interface RequestContext {
   tier: Tier | 'none';
   /** Key id (never the key) or null for anonymous callers. */
   keyId: string | null;
+  /** Why authentication refused the request (missing, malformed, unknown, revoked, throttled), for the log line. */
+  authFailure?: string;
 }
+
+/** Statuses a client can produce at will and in bulk: their log lines are sampled (log-sampler.ts). */
+const SAMPLED_STATUSES = new Set([401, 429]);
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -34,7 +42,17 @@ export function routeTemplate(req: Request): string {
   return typeof path === 'string' ? path : 'unmatched';
 }
 
-export function requestContext(logger: Logger, metrics: ApiMetrics): RequestHandler {
+export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => number = Date.now): RequestHandler {
+  const sampler = new LogSampler();
+  const shouldLog = (status: number): boolean => {
+    const t = now();
+    for (const s of sampler.due(t)) {
+      logger.warn({ status: Number(s.kind), suppressed: s.suppressed, since: new Date(s.windowStart).toISOString() }, `left out ${s.suppressed} request log lines with status ${s.kind}`);
+    }
+    if (!SAMPLED_STATUSES.has(status) || sampler.admit(String(status), t)) return true;
+    metrics.logLinesSuppressed.inc({ status: String(status) });
+    return false;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     const id = requestId(req.headers['x-request-id']);
@@ -60,8 +78,19 @@ export function requestContext(logger: Logger, metrics: ApiMetrics): RequestHand
       const status = aborted ? 'aborted' : String(res.statusCode);
       metrics.requests.inc({ route, status, tier: ctx.tier });
       metrics.latency.observe({ route }, seconds);
+      if (!shouldLog(res.statusCode)) return;
       logger.info(
-        { reqId: id, method: req.method, route, status: res.statusCode, aborted, ms: Math.round(seconds * 1e4) / 10, keyId: ctx.keyId, tier: ctx.tier },
+        {
+          reqId: id,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          aborted,
+          ms: Math.round(seconds * 1e4) / 10,
+          keyId: ctx.keyId,
+          tier: ctx.tier,
+          ...(ctx.authFailure !== undefined && { authFailure: ctx.authFailure }),
+        },
         'request',
       );
     };

@@ -2,7 +2,7 @@
  * GET/HEAD /api/v1/{chain}/address/{address}.
  *
  * Order of checks (each answers before the next runs): route → method → chain → key → limits →
- * address → index state → lookup. Chain and address are validated before any data is read; the key is
+ * address → index state (present, readable, fresh, caught up) → lookup. Chain and address are validated before any data is read; the key is
  * checked before the address so that callers without a key cannot use the validator.
  * The answer is one SQLite read (balance, UTXO count and the tip they are true at, together); its ETag
  * is derived from chain, network, script and tip, so it changes exactly when the answer may.
@@ -14,8 +14,8 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
-import { lagOf } from '../chain-state.js';
-import type { AppDeps, ChainHandle, SummarySource } from '../deps.js';
+import { chainState, type Ages } from '../chain-state.js';
+import { systemClock, type AppDeps, type ChainHandle, type SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -40,6 +40,20 @@ export function unavailable(chain: ChainCode, why: string): ApiError {
   return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
+export function damaged(chain: ChainCode, why: string): ApiError {
+  return new ApiError('INDEX_DAMAGED', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+}
+
+export function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
+  return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, { indexedHeight, ...ages }, { 'Retry-After': RETRY_503_SECONDS });
+}
+
+/** How current the answer is, so a caller can judge for itself (seconds; absent when unknown). */
+export function setAgeHeaders(res: Response, ages: Ages): void {
+  if (ages.nodeSeenAgeSeconds !== null) res.setHeader('X-Index-Age', String(ages.nodeSeenAgeSeconds));
+  if (ages.tipAgeSeconds !== null) res.setHeader('X-Tip-Age', String(ages.tipAgeSeconds));
+}
+
 export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
   const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
   return new ApiError('CHAIN_SYNCING', `the ${chain} index ${where}; answers resume when it has caught up`, { indexedHeight, nodeHeight }, {
@@ -60,17 +74,26 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const address = String(req.params.address);
   const decoded = addressToScript(handle.params, address);
   if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-  const acquired = handle.acquire();
-  if (!acquired.ok) throw unavailable(chain, acquired.reason);
-  // One statement: the balance, the tip it is true at and the node height for the lag check.
-  const summary = acquired.source.summary(decoded.script);
-  if (summary === null) throw syncing(chain, null, null);
-  const lag = lagOf(summary);
-  if (lag !== null && lag > deps.settings.syncLagBlocks) throw syncing(chain, summary.tipHeight, summary.nodeHeight);
+  const state = chainState(handle, deps.settings, (deps.clock ?? systemClock).now());
+  if (state.kind === 'unavailable') throw state.damaged === true ? damaged(chain, state.reason) : unavailable(chain, state.reason);
+  if (state.kind === 'empty') throw syncing(chain, null, null);
+  if (state.kind === 'stale') throw stale(chain, state.reason, state.status.tipHeight, state.ages);
+  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
+  setAgeHeaders(res, state.ages);
   if (mempoolRequested(req)) {
-    answerWithMempool(handle, chain, address, decoded.script, acquired.source, summary.nodeHeight, req, res);
+    answerWithMempool(handle, chain, address, decoded.script, state.source, state.status.nodeHeight, req, res);
     return;
   }
+  let summary: ReturnType<typeof state.source.summary>;
+  try {
+    summary = state.source.summary(decoded.script);
+  } catch (err) {
+    const failure = handle.failed?.(err);
+    if (!failure) throw err;
+    throw failure.damaged ? damaged(chain, failure.reason) : unavailable(chain, failure.reason);
+  }
+  // The tip can vanish between the two reads only if the database was replaced; say so rather than guess.
+  if (summary === null) throw syncing(chain, null, state.status.nodeHeight);
   res.setHeader('ETag', etagOf(handle, decoded.script, summary.tipHeight, summary.tipHash));
   res.setHeader('Cache-Control', 'no-cache');
   if (req.fresh) {
@@ -113,7 +136,7 @@ export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiM
         parseChain(String(req.params.chain));
         next();
       },
-      authenticate(deps.keys, deps.settings.allowAnonymous, metrics),
+      authenticate(deps.keys, deps.settings, limiter, metrics),
       rateLimit(limiter, deps.settings, metrics),
       (req: Request, res: Response) => answer(deps, req, res),
     )

@@ -7,7 +7,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { ApiMetrics } from '../../metrics.js';
-import { chainState, type ChainState } from '../chain-state.js';
+import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
@@ -22,17 +22,24 @@ export interface ChainReadiness {
   nodeHeight: number | null;
   lag: number | null;
   nodeSeenAt: string | null;
+  /** Seconds since the indexer last heard from its node (null: unknown). */
+  nodeSeenAgeSeconds: number | null;
+  /** The tip block's header time and its age in seconds (null: unknown). */
+  tipTime: string | null;
+  tipAgeSeconds: number | null;
   /** Why the chain does not answer; absent when ready. */
   reason?: string;
 }
 
 function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
   const base = { chain: handle.params.chain, network: handle.params.network, configured: handle.configured };
+  const none = { indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, nodeSeenAgeSeconds: null, tipTime: null, tipAgeSeconds: null };
   switch (state.kind) {
     case 'unavailable':
-      return { ...base, ready: false, indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, reason: state.reason };
+      return { ...base, ready: false, ...none, reason: state.reason };
     case 'empty':
-      return { ...base, ready: false, indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, reason: 'the index has no blocks yet' };
+      return { ...base, ready: false, ...none, reason: 'the index has no blocks yet' };
+    case 'stale':
     case 'syncing':
     case 'ready': {
       const s = state.status;
@@ -41,24 +48,41 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
         ready: state.kind === 'ready',
         indexedHeight: s.tipHeight,
         nodeHeight: s.nodeHeight,
-        lag: state.lag,
+        lag: lagOf(s),
         nodeSeenAt: s.nodeSeenAt ? s.nodeSeenAt.toISOString() : null,
+        nodeSeenAgeSeconds: state.ages.nodeSeenAgeSeconds,
+        tipTime: s.tipTime ? s.tipTime.toISOString() : null,
+        tipAgeSeconds: state.ages.tipAgeSeconds,
       };
-      return state.kind === 'ready' ? row : { ...row, reason: `the index is ${state.lag} blocks behind the node` };
+      if (state.kind === 'ready') return row;
+      return { ...row, reason: state.kind === 'stale' ? state.reason : `the index is ${state.lag} blocks behind the node` };
     }
   }
 }
 
 /** Per-chain readiness, and the gauges refreshed from it (so /metrics and /ready agree). */
-export function readiness(deps: AppDeps, metrics: ApiMetrics): ChainReadiness[] {
+export function readiness(deps: AppDeps, metrics: ApiMetrics, clock: Clock): ChainReadiness[] {
   return [...deps.chains.values()].map((handle) => {
-    const row = describe(handle, chainState(handle, deps.settings.syncLagBlocks));
+    const row = describe(handle, safeState(handle, deps, clock));
+    // A chain this service does not serve gets no series at all: chain_ready 0 for it would page someone.
+    if (!handle.configured) return row;
     const labels = { chain: row.chain };
     metrics.chainReady.set(labels, row.ready ? 1 : 0);
     if (row.indexedHeight !== null) metrics.indexedHeight.set(labels, row.indexedHeight);
     if (row.nodeHeight !== null) metrics.nodeHeight.set(labels, row.nodeHeight);
+    if (row.nodeSeenAgeSeconds !== null) metrics.nodeSeenAge.set(labels, row.nodeSeenAgeSeconds);
+    if (row.tipAgeSeconds !== null) metrics.tipAge.set(labels, row.tipAgeSeconds);
     return row;
   });
+}
+
+/** /ready must answer 200 or 503, never 500: any failure reading a chain makes that chain not ready. */
+function safeState(handle: ChainHandle, deps: AppDeps, clock: Clock): ChainState {
+  try {
+    return chainState(handle, deps.settings, clock.now());
+  } catch (err) {
+    return { kind: 'unavailable', reason: `its index cannot be read (${err instanceof Error ? err.message : String(err)})` };
+  }
 }
 
 function only(router: Router, path: string, handler: (req: Request, res: Response) => void | Promise<void>): void {
@@ -81,7 +105,7 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
   });
 
   only(router, '/ready', (_req, res) => {
-    const chains = readiness(deps, metrics).filter((c) => c.configured);
+    const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
     const ready = chains.length > 0 && chains.every((c) => c.ready);
     if (ready) {
       res.setHeader('Cache-Control', 'no-store');
@@ -93,7 +117,7 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
   });
 
   only(router, '/metrics', async (_req, res) => {
-    readiness(deps, metrics);
+    readiness(deps, metrics, clock);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.send(await metrics.registry.metrics());

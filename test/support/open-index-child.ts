@@ -1,0 +1,9 @@
+/** Child process: opens argv[2] with ChainReader and prints the outcome as one JSON line (run as another user). */
+import { ChainReader } from '../../src/store/chain-reader.js';
+
+try {
+  ChainReader.open(process.argv[2] ?? '').close();
+  console.log(JSON.stringify({ opened: true }));
+} catch (err) {
+  console.log(JSON.stringify({ code: (err as { code?: string }).code, message: (err as Error).message }));
+}

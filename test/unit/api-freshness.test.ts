@@ -1,0 +1,180 @@
+/**
+ * Operational truth at the app level (fakes for the index): an index whose indexer went silent, or whose
+ * tip is too old, is not served as ready; a damaged index answers 503 INDEX_DAMAGED, /ready never 500;
+ * wrong keys are throttled per client network before lookup and their log lines are sampled; unconfigured
+ * chains export no chain_ready series; every process exports addrsum_build_info.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import request from 'supertest';
+import { createHttpServer } from '../../src/api/http-server.js';
+import { buildWorld, Caller, type World } from '../support/api-world.js';
+
+const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
+
+const worlds: World[] = [];
+function world(options: Parameters<typeof buildWorld>[0] = {}): { w: World; c: Caller } {
+  const w = buildWorld(options);
+  worlds.push(w);
+  return { w, c: new Caller(w.app) };
+}
+
+afterEach(() => {
+  for (const w of worlds.splice(0)) w.cleanup();
+});
+
+type ReadyRow = Record<string, unknown>;
+type ReadyBody = { code?: string; data: { ready: boolean; chains: ReadyRow[] } };
+
+function fresh(w: World, ageSeconds = 0): void {
+  for (const chain of ['BTC', 'LTC'] as const) w.index[chain].nodeSeenAt = new Date(w.clock.t - ageSeconds * 1000);
+}
+
+describe('freshness', () => {
+  it('serves while the indexer heard from its node recently, with the ages in headers and /ready', async () => {
+    const { w, c } = world({ staleAfterSeconds: 120 });
+    fresh(w, 30);
+    w.index.BTC.tipTime = new Date(w.clock.t - 600_000);
+    const key = w.createKey('private').key;
+    const a = await c.send('GET', ADDRESS, { 'x-api-key': key });
+    expect(a.status).toBe(200);
+    expect(a.headers['x-index-age']).toBe('30');
+    expect(a.headers['x-tip-age']).toBe('600');
+    const r = await c.send('GET', '/ready');
+    expect(r.status).toBe(200);
+    expect((r.body as ReadyBody).data.chains[0]).toMatchObject({ chain: 'BTC', ready: true, nodeSeenAgeSeconds: 30, tipAgeSeconds: 600 });
+    expect(c.problems).toEqual([]);
+  });
+
+  it('a silent indexer turns the chain, /ready and chain_ready false once staleAfterSeconds has passed', async () => {
+    const { w, c } = world({ staleAfterSeconds: 120 });
+    fresh(w, 0);
+    const key = w.createKey('private').key;
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': key })).status).toBe(200);
+    w.index.BTC.lookups = 0;
+    w.clock.t += 121_000;
+    const a = await c.send('GET', ADDRESS, { 'x-api-key': key });
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ code: 'CHAIN_UNAVAILABLE', data: { indexedHeight: 100, nodeSeenAgeSeconds: 121 } });
+    expect((a.body as { message: string }).message).toContain('last heard from its node 121 s ago');
+    expect(w.index.BTC.lookups).toBe(0);
+    const r = await c.send('GET', '/ready');
+    expect(r.status).toBe(503);
+    expect((r.body as ReadyBody).data.chains[0]).toMatchObject({ ready: false, nodeSeenAgeSeconds: 121, reason: expect.stringContaining('121 s') });
+    const metrics = (await request(w.app).get('/metrics')).text;
+    expect(metrics).toMatch(/addrsum_api_chain_ready\{chain="BTC"\} 0/);
+    expect(metrics).toMatch(/addrsum_api_chain_node_seen_age_seconds\{chain="BTC"\} 121/);
+    // The indexer reports again: answers resume.
+    fresh(w, 1);
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': key })).status).toBe(200);
+    expect(c.problems).toEqual([]);
+  });
+
+  it('an index whose indexer never recorded hearing from the node is not fresh', async () => {
+    const { w, c } = world({ staleAfterSeconds: 120 });
+    w.index.BTC.nodeSeenAt = null;
+    const a = await c.send('GET', ADDRESS, { 'x-api-key': w.createKey('private').key });
+    expect(a.status).toBe(503);
+    expect((a.body as { message: string }).message).toContain('has not recorded hearing from its node');
+  });
+
+  it('a tip older than maxTipAgeSeconds is not ready; 0 turns the check off', async () => {
+    const on = world({ staleAfterSeconds: 120, maxTipAgeSeconds: 3600 });
+    fresh(on.w);
+    on.w.index.BTC.tipTime = new Date(on.w.clock.t - 3601_000);
+    const a = await on.c.send('GET', ADDRESS, { 'x-api-key': on.w.createKey('private').key });
+    expect(a.status).toBe(503);
+    expect((a.body as { message: string }).message).toContain('tip block is 3601 s old');
+    const off = world({ staleAfterSeconds: 120, maxTipAgeSeconds: 0 });
+    fresh(off.w);
+    off.w.index.BTC.tipTime = new Date(off.w.clock.t - 10 * 86_400_000);
+    expect((await off.c.send('GET', ADDRESS, { 'x-api-key': off.w.createKey('private').key })).status).toBe(200);
+  });
+});
+
+describe('damaged index', () => {
+  it('answers 503 INDEX_DAMAGED (not 500) on the address route, /ready 503 and never 500; recovers', async () => {
+    const { w, c } = world();
+    const key = w.createKey('private').key;
+    w.index.BTC.failure = Object.assign(new Error('database disk image is malformed (damaged)'), { code: 'SQLITE_CORRUPT' });
+    const a = await c.send('GET', ADDRESS, { 'x-api-key': key });
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ status: 'error', code: 'INDEX_DAMAGED' });
+    const r = await c.send('GET', '/ready');
+    expect(r.status).toBe(503);
+    expect((r.body as ReadyBody).data.chains[0]).toMatchObject({ chain: 'BTC', ready: false });
+    // A failure the handle does not recognise is a bug: still no 500 from /ready.
+    w.index.BTC.failure = new Error('something else');
+    expect((await c.send('GET', '/ready')).status).toBe(503);
+    expect((await request(w.app).get('/metrics')).status).toBe(200);
+    w.index.BTC.failure = null;
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': key })).status).toBe(200);
+    expect((await c.send('GET', '/ready')).status).toBe(200);
+    expect(c.problems).toEqual([]);
+  });
+});
+
+describe('metrics series', () => {
+  it('exports chain_ready only for configured chains, and addrsum_build_info', async () => {
+    const { w } = world({ unconfigured: ['BTC'] });
+    const text = (await request(w.app).get('/metrics')).text;
+    expect(text).toMatch(/addrsum_api_chain_ready\{chain="LTC"\} 1/);
+    expect(text).not.toMatch(/chain="BTC"/);
+    expect(text).toMatch(/addrsum_build_info\{version="\d+\.\d+\.\d+[^"]*",node="v\d+\.\d+\.\d+"\} 1/);
+  });
+});
+
+describe('wrong keys', () => {
+  const WRONG = 'asum_' + 'x'.repeat(43);
+
+  it('2,000 wrong keys from one client: 429 after the burst, before any lookup; the log stays small', { timeout: 120_000 }, async () => {
+    const { w } = world({ invalidKeys: { rate: 1, burst: 20 } });
+    let lookups = 0;
+    const good = w.createKey('private').key;
+    const statuses = new Map<number, number>();
+    const server = createHttpServer(w.app, pino({ level: 'silent' }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      // 10 clients on keep-alive connections, 200 requests each, all from 127.0.0.1 (the real API takes
+      // 10,000 in test/integration/operational-ltc.test.ts).
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          for (let i = 0; i < 200; i++) {
+            const res = await fetch(`${base}${ADDRESS}`, { headers: { 'x-api-key': WRONG } });
+            await res.arrayBuffer();
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            if (res.status === 401) lookups++;
+          }
+        }),
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    // The fake clock does not move: exactly the burst is looked up, everything after is refused first.
+    expect(lookups).toBe(20);
+    expect(statuses.get(429)).toBe(1_980);
+    const logBytes = w.logs.reduce((n, line) => n + Buffer.byteLength(line), 0);
+    expect(logBytes).toBeLessThan(30_000);
+    // The summary line of the first window arrives once the window is over.
+    w.clock.t += 10_000;
+    await request(w.app).get('/health');
+    expect(w.logs.some((l) => /"suppressed":\d+/.test(l) && l.includes('left out'))).toBe(true);
+    const metrics = (await request(w.app).get('/metrics')).text;
+    expect(metrics).toMatch(/addrsum_api_log_lines_suppressed_total\{status="429"\} \d+/);
+    expect(metrics).toMatch(/addrsum_api_rate_limited_total\{tier="invalid_key"\} 1980/);
+    // A good key from the same client still works (the wrong-key bucket only stops wrong keys... and the
+    // check comes before lookup, so while empty it refuses every keyed request from that network).
+    w.clock.t += 20_000;
+    expect((await request(w.app).get(ADDRESS).set('x-api-key', good)).status).toBe(200);
+  });
+
+  it('missing keys count too when anonymous access is off', async () => {
+    const { w } = world({ invalidKeys: { rate: 1, burst: 3 } });
+    const s: number[] = [];
+    for (let i = 0; i < 5; i++) s.push((await request(w.app).get(ADDRESS)).status);
+    expect(s).toEqual([401, 401, 401, 429, 429]);
+  });
+});
