@@ -19,7 +19,7 @@ import { chainParams } from '../src/chain/params.js';
 import { KeyStore } from '../src/keys/key-store.js';
 import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { startApi } from '../test/support/api-process.js';
+import { startApi } from '../harness/api-process.js';
 import { trackChild } from './emergency.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, sha, SyntheticChain } from './synthetic-chain.js';

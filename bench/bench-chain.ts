@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { startLitecoind, type Litecoind } from '../test/support/litecoind.js';
+import { startLitecoind, type Litecoind } from '../harness/litecoind.js';
 import { TxFactory, hotAddress, type Coin } from './chain-gen-tx.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine } from './report.js';

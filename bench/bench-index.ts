@@ -8,9 +8,9 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chainDbPath } from '../src/store/paths.js';
-import { indexedTip } from '../test/support/index-check.js';
-import { makeDataDir, startIndexer, type IndexerProcess } from '../test/support/indexer-process.js';
-import type { Litecoind } from '../test/support/litecoind.js';
+import { indexedTip } from '../harness/index-check.js';
+import { makeDataDir, startIndexer, type IndexerProcess } from '../harness/indexer-process.js';
+import type { Litecoind } from '../harness/litecoind.js';
 import { trackChild, trackDir, untrackDir } from './emergency.js';
 import { BENCH_DIR, CHAIN_VERSION, startBenchNode, type Log } from './bench-chain.js';
 

@@ -17,7 +17,7 @@ import { Transaction, crypto as bcrypto, initEccLib, payments, script as bscript
 import * as ecc from 'tiny-secp256k1';
 import { scriptToAddress } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
-import { SeededRng } from '../test/support/seeded-rng.js';
+import { SeededRng } from '../harness/seeded-rng.js';
 
 initEccLib(ecc);
 

@@ -1,7 +1,7 @@
 /**
  * Last-resort cleanup for a benchmark interrupted by Ctrl-C or SIGTERM, when its try/finally cannot run:
  * child processes it registered get SIGKILL and temp dirs it registered are deleted, synchronously, on
- * process exit. (litecoind children also have their own exit hook and watchdog: test/support/litecoind.ts.)
+ * process exit. (litecoind children also have their own exit hook and watchdog: harness/litecoind.ts.)
  * The normal path is try/finally in each benchmark; it unregisters what it has cleaned up itself.
  */
 import type { ChildProcess } from 'node:child_process';

@@ -36,7 +36,7 @@ import { SCHEMA_VERSION } from '../src/store/migrate.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { WriterLock } from '../src/store/writer-lock.js';
-import { SeededRng } from '../test/support/seeded-rng.js';
+import { SeededRng } from '../harness/seeded-rng.js';
 import { timedGet, type TimedAnswer } from './bench-api.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, SyntheticChain } from './synthetic-chain.js';

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { parseTransaction } from '../src/chain/tx-parser.js';
-import { MempoolPublisher } from '../test/support/mempool-publisher.js';
+import { MempoolPublisher } from '../harness/mempool-publisher.js';
 import { followCoin, followScript, RATE, rawTx, SCRIPTS } from './mempool-follow-txs.js';
 
 const publisher = await MempoolPublisher.bind();

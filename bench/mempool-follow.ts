@@ -24,7 +24,7 @@ import { chainParams } from '../src/chain/params.js';
 import { KeyStore } from '../src/keys/key-store.js';
 import { ChainStore } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { startApi } from '../test/support/api-process.js';
+import { startApi } from '../harness/api-process.js';
 import { trackChild } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { followBlocks, followScript, RATE, SCRIPTS } from './mempool-follow-txs.js';

@@ -10,8 +10,8 @@ import { retryingSource } from '../indexer/node-source.js';
 import { Syncer } from '../indexer/sync.js';
 import { ChainStore } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { makeDataDir } from '../test/support/indexer-process.js';
-import type { Litecoind } from '../test/support/litecoind.js';
+import { makeDataDir } from '../harness/indexer-process.js';
+import type { Litecoind } from '../harness/litecoind.js';
 import { removeIndexDir } from './bench-index.js';
 import { trackDir } from './emergency.js';
 

@@ -5,7 +5,7 @@
  * its absence next to a non-empty chain means an interrupted build.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import type { ChainManifest } from '../test/support/regtest-chain.js';
+import type { ChainManifest } from '../harness/regtest-chain.js';
 
 interface StoredManifest extends Omit<ChainManifest, 'taprootKeys'> {
   taprootKeys: Record<string, string>;

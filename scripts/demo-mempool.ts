@@ -4,7 +4,7 @@
  * several addresses at once. Printed as ready-to-paste curl lines with the API's answers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { coins, type RegtestNode } from '../test/support/regtest-wallet.js';
+import { coins, type RegtestNode } from '../harness/regtest-wallet.js';
 import type { ApiTarget, ShowItem } from './demo-showcase.js';
 
 const PAYMENT_SATS = 50_000_000;

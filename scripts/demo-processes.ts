@@ -11,8 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT } from '../test/support/indexer-process.js';
-import { startWatchdog } from '../test/support/watchdog.js';
+import { REPO_ROOT } from '../harness/indexer-process.js';
+import { startWatchdog } from '../harness/watchdog.js';
 
 /** How long a child may take to stop after SIGTERM before it is killed (the API waits ≤ 10 s itself). */
 const STOP_GRACE_MS = 15_000;

@@ -12,9 +12,9 @@
  */
 import { address as b58 } from 'bitcoinjs-lib';
 import { formatCoins } from '../src/chain/amount.js';
-import type { ChainManifest, ManifestAddress } from '../test/support/regtest-chain.js';
-import { scanAddresses } from '../test/support/regtest-scan.js';
-import type { RegtestNode } from '../test/support/regtest-wallet.js';
+import type { ChainManifest, ManifestAddress } from '../harness/regtest-chain.js';
+import { scanAddresses } from '../harness/regtest-scan.js';
+import type { RegtestNode } from '../harness/regtest-wallet.js';
 
 /** Litecoin's SCRIPT_ADDRESS (`Q…`, 58) and SCRIPT_ADDRESS2 (`2…`, 196) on test networks (chainparams.cpp). */
 const P2SH_VERSION = 58;

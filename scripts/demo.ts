@@ -9,7 +9,7 @@
  * a block with activity every 10 s. Ctrl-C (SIGINT) or SIGTERM: API and indexer get SIGTERM, litecoind
  * a graceful `stop`, exit 0. Any failure: everything is stopped as well, exit 1.
  *
- * The node harness, chain builder and scans come from test/support: they are the project's regtest
+ * The node harness, chain builder and scans come from harness/: they are the project's regtest
  * tools, shared by the integration tests, the benchmarks and this demo.
  *
  * Environment (for tests and the curious): ADDRSUM_DEMO_DIR (default data/demo), ADDRSUM_DEMO_PORT
@@ -24,11 +24,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ENV_VARIABLES } from '../src/config.js';
 import { KeyStore } from '../src/keys/key-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { indexedTip } from '../test/support/index-check.js';
-import { REPO_ROOT } from '../test/support/indexer-process.js';
-import { startLitecoind, type Litecoind } from '../test/support/litecoind.js';
-import { freePort } from '../test/support/ports.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../test/support/regtest-chain.js';
+import { indexedTip } from '../harness/index-check.js';
+import { REPO_ROOT } from '../harness/indexer-process.js';
+import { startLitecoind, type Litecoind } from '../harness/litecoind.js';
+import { freePort } from '../harness/ports.js';
+import { buildVariedChain, mineWithActivity, type ChainManifest } from '../harness/regtest-chain.js';
 import { loadManifest, saveManifest } from './demo-manifest.js';
 import { startChild, waitUntil, type DemoChild } from './demo-processes.js';
 import { printMempoolAndBatch } from './demo-mempool.js';

@@ -14,8 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeClient } from '../../indexer/node-client.js';
 import { parseCoins } from '../../src/chain/amount.js';
-import { REPO_ROOT } from '../support/indexer-process.js';
-import { parseJsonDecimalsAsText } from '../support/rpc-json.js';
+import { REPO_ROOT } from '../../harness/indexer-process.js';
+import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';
 
 interface Printed {
   key: string;

@@ -13,9 +13,9 @@ import { ChainReader } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
-import { HashBlockPublisher } from '../support/hashblock-publisher.js';
-import { checkIndex, indexedTip, type Expected } from '../support/index-check.js';
-import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
+import { HashBlockPublisher } from '../../harness/hashblock-publisher.js';
+import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
+import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 
 const params = chainParams('BTC', 'regtest');
 

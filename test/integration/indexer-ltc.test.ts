@@ -13,12 +13,12 @@ import { formatCoins } from '../../src/chain/amount.js';
 import { chainParams } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { chainDbPath } from '../../src/store/paths.js';
-import { startApi, type ApiProcess } from '../support/api-process.js';
-import { checkIndex, indexedTip, type Expected } from '../support/index-check.js';
-import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
-import { startLitecoind, type Litecoind } from '../support/litecoind.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../support/regtest-chain.js';
-import { scanAddresses, scanScripts, utxoSetTotals } from '../support/regtest-scan.js';
+import { startApi, type ApiProcess } from '../../harness/api-process.js';
+import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
+import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { scanAddresses, scanScripts, utxoSetTotals } from '../../harness/regtest-scan.js';
 
 const params = chainParams('LTC', 'regtest');
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { startLitecoind } from '../support/litecoind.js';
+import { startLitecoind } from '../../harness/litecoind.js';
 
 const CHILD = fileURLToPath(new URL('../support/litecoind-owner-child.ts', import.meta.url));
 

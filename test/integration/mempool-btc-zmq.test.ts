@@ -14,9 +14,9 @@ import { ChainReader, type ScriptView } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain, type Coin } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
-import { indexedTip } from '../support/index-check.js';
-import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
-import { MempoolPublisher } from '../support/mempool-publisher.js';
+import { indexedTip } from '../../harness/index-check.js';
+import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { MempoolPublisher } from '../../harness/mempool-publisher.js';
 
 interface MempoolTx {
   txid: string;

@@ -6,9 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeClient, NodeError, withRetry, type NodeLog } from '../../indexer/node-client.js';
-import { startLitecoind, type Litecoind } from '../support/litecoind.js';
-import { mapLimit } from '../support/map-limit.js';
-import { coins } from '../support/regtest-wallet.js';
+import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { mapLimit } from '../../harness/map-limit.js';
+import { coins } from '../../harness/regtest-wallet.js';
 
 let node: Litecoind;
 let tip: number;

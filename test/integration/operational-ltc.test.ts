@@ -21,12 +21,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { chainDbPath } from '../../src/store/paths.js';
-import { startApi, type ApiProcess } from '../support/api-process.js';
-import { indexedTip } from '../support/index-check.js';
-import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../support/indexer-process.js';
-import { startLitecoind, type Litecoind } from '../support/litecoind.js';
-import { mapLimit } from '../support/map-limit.js';
-import { scanAddresses } from '../support/regtest-scan.js';
+import { startApi, type ApiProcess } from '../../harness/api-process.js';
+import { indexedTip } from '../../harness/index-check.js';
+import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { mapLimit } from '../../harness/map-limit.js';
+import { scanAddresses } from '../../harness/regtest-scan.js';
 
 interface Answer {
   status: number;

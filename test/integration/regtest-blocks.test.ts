@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCoins } from '../../src/chain/amount.js';
 import { parseBlock, parseTransaction, type ParsedBlock } from '../../src/chain/block-parser.js';
 import { toDisplayHex } from '../../src/chain/hash.js';
-import { startLitecoind, type Litecoind } from '../support/litecoind.js';
-import { mapLimit } from '../support/map-limit.js';
-import { MWEB_ACTIVATION_HEIGHT, buildVariedChain, sendMwebToMweb, type ChainManifest } from '../support/regtest-chain.js';
-import { coins, mwebBalance, pegOut } from '../support/regtest-wallet.js';
+import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { mapLimit } from '../../harness/map-limit.js';
+import { MWEB_ACTIVATION_HEIGHT, buildVariedChain, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
+import { coins, mwebBalance, pegOut } from '../../harness/regtest-wallet.js';
 
 interface NodeBlock {
   hash: string;

@@ -5,7 +5,7 @@
  * also after a reorg onto a branch built by mineWithActivity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLitecoind, type Litecoind } from '../support/litecoind.js';
+import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import {
   PLANNED_KINDS,
   addressesOfKind,
@@ -15,7 +15,7 @@ import {
   scanScripts,
   utxoSetTotals,
   type ChainManifest,
-} from '../support/regtest-chain.js';
+} from '../../harness/regtest-chain.js';
 
 let node: Litecoind;
 let manifest: ChainManifest;

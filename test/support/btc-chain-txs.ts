@@ -7,7 +7,7 @@
 import { script as bscript, Transaction } from 'bitcoinjs-lib';
 import type { Coin } from './btc-chain-model.js';
 import { signInput, type OwnedScript, type Prevout } from './btc-chain-wallet.js';
-import type { SeededRng } from './seeded-rng.js';
+import type { SeededRng } from '../../harness/seeded-rng.js';
 
 /** Smallest output we create (above every dust threshold). */
 const MIN_OUT = 1_000;

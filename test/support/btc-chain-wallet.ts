@@ -5,7 +5,7 @@
  */
 import { crypto as bcrypto, initEccLib, networks, payments, script as bscript, Transaction } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import type { SeededRng } from './seeded-rng.js';
+import type { SeededRng } from '../../harness/seeded-rng.js';
 
 initEccLib(ecc);
 

@@ -13,7 +13,7 @@ import { assembleBlock, blockSubsidy, COINBASE_MATURITY, coinbaseTx, genesisBloc
 import { outpointKey, UtxoModel, type Balance, type BlockUndo, type Coin } from './btc-chain-model.js';
 import { makeTx, specialOutputs, type SpendCandidate } from './btc-chain-txs.js';
 import { makeOwnedScript, OWNED_KINDS, type AddressKind, type OwnedKind, type OwnedScript } from './btc-chain-wallet.js';
-import { SeededRng } from './seeded-rng.js';
+import { SeededRng } from '../../harness/seeded-rng.js';
 
 export type { Balance, Coin } from './btc-chain-model.js';
 export { ADDRESS_KINDS, BARE_KINDS, OWNED_KINDS } from './btc-chain-wallet.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { KeyStore } from '../../src/keys/key-store.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { ChainStore } from '../../src/store/chain-store.js';
-import { freePort } from './ports.js';
+import { freePort } from '../../harness/ports.js';
 
 /** A regtest bech32 address (valid on LTC regtest; never on chain here, so it answers 200 with zeros). */
 export const ADDRESS = 'rltc1qcswcz6dxhm2pgd6amemskh48azmfleqsrgcuyd';

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type ApiProcess } from '../support/api-process.js';
+import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { makeDataDir, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
 
 let data: DataDir;

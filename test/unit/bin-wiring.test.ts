@@ -17,7 +17,7 @@ import { ChainReader } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode } from '../support/fake-node.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../harness/ports.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeClient, NodeError, isRetryable } from '../../indexer/node-client.js';
-import { parseJsonDecimalsAsText } from '../support/rpc-json.js';
-import { freePort } from '../support/ports.js';
+import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';
+import { freePort } from '../../harness/ports.js';
 
 /** A stand-in for Core's HTTP server: each request goes to `handler`; every request is recorded. */
 interface Seen {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeClient, NodeError, withRetry, type NodeLog } from '../../indexer/node-client.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../harness/ports.js';
 
 function memoryLog(): NodeLog & { lines: { obj: object; msg: string }[] } {
   const lines: { obj: object; msg: string }[] = [];

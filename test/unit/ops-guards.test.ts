@@ -25,7 +25,7 @@ import { isUnusableDatabase } from '../../src/store/errors.js';
 import { truncationProblem } from '../../src/store/file-header.js';
 import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
 import { buildWorld, type World } from '../support/api-world.js';
-import { REPO_ROOT } from '../support/indexer-process.js';
+import { REPO_ROOT } from '../../harness/indexer-process.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -7,9 +7,9 @@
  * the fallback gauge says so, and limits return to Redis when it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type ApiProcess } from '../support/api-process.js';
+import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { burst, machineRedis, makeDataDir, metric, ownRedis, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../harness/ports.js';
 
 let SHARED_REDIS = 'redis://127.0.0.1:6379';
 let machine: Awaited<ReturnType<typeof machineRedis>>;

@@ -7,10 +7,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChainCode } from '../../src/chain/params.js';
+import type { ChainCode } from '../src/chain/params.js';
 import { freePort } from './ports.js';
 
-export const REPO_ROOT = new URL('../../', import.meta.url).pathname;
+export const REPO_ROOT = new URL('../', import.meta.url).pathname;
 
 export interface IndexerEnv {
   chain: ChainCode;

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Transaction, crypto as bcrypto, initEccLib, payments } from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { chainParams } from '../../src/chain/params.js';
+import { chainParams } from '../src/chain/params.js';
 
 initEccLib(ecc);
 

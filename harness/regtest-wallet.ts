@@ -3,7 +3,7 @@
  * raw spends that empty chosen addresses, and MWEB moves. All amounts are integer satoshis; the node
  * gets them as 8-decimal strings (AmountFromValue accepts strings) and returns them as text (cliExact).
  */
-import { parseCoins, formatCoins } from '../../src/chain/amount.js';
+import { parseCoins, formatCoins } from '../src/chain/amount.js';
 import type { Litecoind } from './litecoind.js';
 import type { AddressKind, ManifestAddress } from './regtest-manifest.js';
 export { mapLimit } from './map-limit.js';

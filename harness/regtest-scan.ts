@@ -6,7 +6,7 @@
  * - recordBlockAddresses: adds every address some block paid to the manifest.
  * Amounts are read as decimal text (cliExact) and converted with parseCoins: no float ever holds money.
  */
-import { parseCoins } from '../../src/chain/amount.js';
+import { parseCoins } from '../src/chain/amount.js';
 import { addAddress, type AddressKind, type ChainManifest } from './regtest-manifest.js';
 import { mapLimit } from './map-limit.js';
 import type { RegtestNode } from './regtest-wallet.js';
