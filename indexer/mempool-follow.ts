@@ -25,14 +25,10 @@ import type { MempoolStore } from '../src/store/mempool-store.js';
 import type { Tip } from '../src/store/chain-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
+import type { LogSink } from '../src/logger.js';
 
 /** How soon a reconcile skipped because the index is behind the node is tried again. */
 const RETRY_BEHIND_MS = 500;
-
-export interface MempoolLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export interface MempoolFollowOptions {
   /** How often to reconcile with getrawmempool (the only source without ZMQ). */
@@ -71,7 +67,7 @@ export class MempoolFollower {
     private readonly tip: () => Tip | null,
     private readonly source: MempoolSource,
     private readonly opts: MempoolFollowOptions,
-    private readonly log: MempoolLog,
+    private readonly log: LogSink,
     /** Called on a ZMQ block event: wakes the sync loop. */
     private readonly onBlock: () => void = () => undefined,
   ) {

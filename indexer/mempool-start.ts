@@ -1,10 +1,11 @@
 /** Wires the mempool follower of one indexer process: node source, ZMQ topics (when configured), timer. */
 import type { ChainConfig } from '../src/config.js';
 import type { ChainStore } from '../src/store/chain-store.js';
-import { MempoolFollower, type MempoolLog } from './mempool-follow.js';
+import { MempoolFollower } from './mempool-follow.js';
 import { nodeMempoolSource } from './mempool-source.js';
 import type { NodeClient } from './node-client.js';
 import { followMempoolEvents } from './zmq-mempool.js';
+import type { LogSink } from '../src/logger.js';
 
 /** Resolves when `signal` aborts; follow failures are logged and retried, never fatal. */
 export async function startMempoolFollow(
@@ -12,7 +13,7 @@ export async function startMempoolFollow(
   client: NodeClient,
   config: ChainConfig,
   wakeSync: () => void,
-  log: MempoolLog,
+  log: LogSink,
   signal: AbortSignal,
 ): Promise<void> {
   const follower = new MempoolFollower(store.mempool, () => store.tip(), nodeMempoolSource(client), { pollIntervalMs: config.mempoolPollMs }, log, wakeSync);

@@ -19,10 +19,10 @@ import {
   fromSocketError,
 } from './rpc-errors.js';
 import { redactUrl } from '../src/redact.js';
-import type { NodeLog } from './node-retry.js';
+import type { LogSink } from '../src/logger.js';
 
 export { NodeError, isRetryable, type NodeErrorCode } from './rpc-errors.js';
-export { withRetry, type NodeLog, type RetryOptions } from './node-retry.js';
+export { withRetry, type RetryOptions } from './node-retry.js';
 
 export interface NodeClientOptions {
   /** `http://user:pass@host:port` (user and password URL-encoded); a path such as `/wallet/x` is kept for RPC. */
@@ -31,7 +31,7 @@ export interface NodeClientOptions {
   cookieFile?: string;
   /** Limit for one whole request (connect, send, full answer). Default 60 s: a 4 MB block as hex is 8 MB. */
   timeoutMs?: number;
-  log?: NodeLog;
+  log?: LogSink;
   /** Concurrent sockets to the node; Core serves -rpcthreads (default 4) at a time. Default 8. */
   maxSockets?: number;
   /** Idle keep-alive sockets are closed after this long. Default 2 s (see the constructor). */
@@ -81,7 +81,7 @@ export class NodeClient {
   private readonly cookieFile: string | undefined;
   private cookieAuth: string | null = null;
   private readonly timeoutMs: number;
-  private readonly log: NodeLog | undefined;
+  private readonly log: LogSink | undefined;
   private readonly agent: http.Agent;
   private rest: Promise<boolean> | null = null;
   private nextId = 1;

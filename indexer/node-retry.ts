@@ -1,14 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryable, type NodeError } from './rpc-errors.js';
-
-/** The logging surface we need; a pino Logger satisfies it. */
-export interface NodeLog {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
+import type { LogSink } from '../src/logger.js';
 
 export interface RetryOptions {
-  log?: NodeLog;
+  log?: LogSink;
   /** Aborting (SIGTERM) stops waiting at once; withRetry then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Upper bound of one wait; the delay doubles from baseDelayMs up to this. Default 30 s. */

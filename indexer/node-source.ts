@@ -1,12 +1,13 @@
 import { ChainChanged, type BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
-import { NodeError, withRetry, type NodeClient, type NodeLog } from './node-client.js';
+import { NodeError, withRetry, type NodeClient } from './node-client.js';
+import type { LogSink } from '../src/logger.js';
 
 /**
  * The sync loop's view of a node: every call retried with backoff while the node is down, warming up
  * or refusing our password (the process never exits on those), until shutdown aborts the wait.
  */
-export function retryingSource(client: NodeClient, log: NodeLog, metrics: IndexerMetrics, signal: AbortSignal): BlockSource {
+export function retryingSource(client: NodeClient, log: LogSink, metrics: IndexerMetrics, signal: AbortSignal): BlockSource {
   const retry = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const value = await withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
     metrics.nodeSeen();

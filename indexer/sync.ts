@@ -6,6 +6,7 @@ import type { IndexerMetrics } from './metrics.js';
 import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
 import { CodedError } from '../src/coded-error.js';
+import type { LogSink } from '../src/logger.js';
 
 /** The part of ChainStore the sync loop drives. */
 export interface SyncStore {
@@ -13,11 +14,6 @@ export interface SyncStore {
   applyBlocks(blocks: BlockToApply[], node?: NodeSeen): void;
   rollbackTip(): Tip | null;
   setNodeHeight(height: number, at: Date): void;
-}
-
-export interface SyncLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
 }
 
 export interface SyncOptions {
@@ -69,7 +65,7 @@ export class Syncer {
     private readonly store: SyncStore,
     private readonly source: BlockSource,
     private readonly opts: SyncOptions,
-    private readonly log: SyncLog,
+    private readonly log: LogSink,
     private readonly metrics: IndexerMetrics,
   ) {
     this.now = opts.now ?? (() => performance.now());

@@ -1,9 +1,5 @@
 import { Subscriber } from 'zeromq';
-
-export interface ZmqLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import type { LogSink } from '../src/logger.js';
 
 /**
  * Subscribes to a node's `hashblock` ZMQ topic and calls `onBlock` for every message. The payload is
@@ -14,7 +10,7 @@ export interface ZmqLog {
 export async function followHashBlocks(
   endpoint: string,
   onBlock: (hashHex: string) => void,
-  log: ZmqLog,
+  log: LogSink,
   signal: AbortSignal,
 ): Promise<void> {
   const socket = new Subscriber();

@@ -11,6 +11,15 @@ import { PinoPretty } from 'pino-pretty';
 
 export type { Logger };
 
+/**
+ * The logging surface components take: a pino Logger satisfies it, and tests pass a recorder. The one
+ * interface for it (the indexer's node client, sync loop, ZMQ and mempool followers all use it).
+ */
+export interface LogSink {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
 export type LogFormat = 'json' | 'pretty';
 
 export interface LoggerOptions {

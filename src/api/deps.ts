@@ -7,7 +7,9 @@ import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import type { RateLimiter } from './token-bucket.js';
+import type { RateLimiter, TierLimits } from './token-bucket.js';
+
+export type { TierLimits };
 
 /**
  * One address's aggregate, true at the named tip, with the node height the indexer last recorded (all
@@ -83,11 +85,6 @@ export interface ChainHandle {
    * reopens) and say why; otherwise null.
    */
   failed?(err: unknown): SourceFailure | null;
-}
-
-export interface TierLimits {
-  readonly rate: number;
-  readonly burst: number;
 }
 
 /** The `api` section of the configuration, as far as the app reads it. */

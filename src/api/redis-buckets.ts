@@ -12,7 +12,8 @@
  * which admit up to 2 × burst across a window edge: not the tiers' token-bucket contract.
  */
 import { Redis } from 'ioredis';
-import type { TierLimits } from './deps.js';
+
+import type { TierLimits } from './token-bucket.js';
 
 export const BUCKET_KEY_PREFIX = 'addrsum:bucket:';
 

@@ -16,10 +16,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { redactUrl } from '../redact.js';
 import type { Logger } from '../logger.js';
-import type { TierLimits } from './deps.js';
 import { ApiError } from './errors.js';
 import { RedisBuckets } from './redis-buckets.js';
-import { decide, TokenBucketLimiter, type LimitDecision, type RateLimiter } from './token-bucket.js';
+import { decide, TokenBucketLimiter, type LimitDecision, type RateLimiter, type TierLimits } from './token-bucket.js';
 
 export const FAILURE_MODES = ['fail-open', 'fail-closed'] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];

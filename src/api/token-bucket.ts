@@ -12,7 +12,11 @@
  * whole tokens left, Reset = seconds until the bucket is full again; a refusal adds Retry-After = seconds
  * until one token is back.
  */
-import type { TierLimits } from './deps.js';
+
+export interface TierLimits {
+  readonly rate: number;
+  readonly burst: number;
+}
 
 export interface LimitDecision {
   readonly allowed: boolean;

@@ -5,10 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeClient, NodeError, withRetry, type NodeLog } from '../../indexer/node-client.js';
+import { NodeClient, NodeError, withRetry } from '../../indexer/node-client.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
 import { coins } from '../../harness/regtest-wallet.js';
+import type { LogSink } from '../../src/logger.js';
 
 let node: Litecoind;
 let tip: number;
@@ -122,7 +123,7 @@ describe('NodeClient with a real litecoind', () => {
   it('reports a stopped node as UNREACHABLE and withRetry waits until it is back', async () => {
     const client = new NodeClient({ url: node.rpcUrl });
     const lines: { obj: object; msg: string }[] = [];
-    const log: NodeLog = { warn: (obj, msg) => lines.push({ obj, msg }), info: () => undefined };
+    const log: LogSink = { warn: (obj, msg) => lines.push({ obj, msg }), info: () => undefined };
     try {
       const restarting = node.restart();
       // Wait for the moment the node is down.

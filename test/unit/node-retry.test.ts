@@ -1,9 +1,10 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeClient, NodeError, withRetry, type NodeLog } from '../../indexer/node-client.js';
+import { NodeClient, NodeError, withRetry } from '../../indexer/node-client.js';
 import { freePort } from '../../harness/ports.js';
+import type { LogSink } from '../../src/logger.js';
 
-function memoryLog(): NodeLog & { lines: { obj: object; msg: string }[] } {
+function memoryLog(): LogSink & { lines: { obj: object; msg: string }[] } {
   const lines: { obj: object; msg: string }[] = [];
   return { lines, warn: (obj, msg) => lines.push({ obj, msg }), info: (obj, msg) => lines.push({ obj, msg }) };
 }
