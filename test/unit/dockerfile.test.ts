@@ -101,7 +101,7 @@ describe('Dockerfile', () => {
     expect(commandArgv('["node", "x.js"]')).toEqual(['node', 'x.js']);
     expect(commandArgv('node x.js')).toEqual(['/bin/sh', '-c', 'node x.js']);
     expect(compiledFrom('dist/src/bin/addrsum-api.js')).toBe('src/bin/addrsum-api.ts');
-    expect(compiledFrom('src/api/server.ts')).toBeUndefined();
+    expect(compiledFrom('src/bin/addrsum-api.ts')).toBeUndefined();
     expect(inContext(['test', '*.sqlite'], 'test/x.ts')).toBe(false);
     expect(inContext(['test', '*.sqlite'], 'src/a.sqlite')).toBe(true);
   });
