@@ -18,13 +18,14 @@ import { checkNode } from './node-check.js';
 import { retryingSource } from './node-source.js';
 import { Syncer } from './sync.js';
 import { followHashBlocks } from './zmq.js';
+import { bootstrapOption, checkSnapshot, loadSnapshot, type CheckedSnapshot } from './bootstrap-cli.js';
 
 function fail(message: string): never {
   process.stderr.write(`addrsum indexer: ${message}\n`);
   process.exit(1);
 }
 
-async function run(chain: ChainCode, config: Config, log: Logger): Promise<void> {
+async function run(chain: ChainCode, config: Config, log: Logger, bootstrapFile: string | undefined): Promise<void> {
   const chainConfig = config.chains[chain];
   if (chainConfig.rpcUrl === undefined) {
     fail(`ADDRSUM_${chain}_RPC_URL is not set: the ${chain} indexer needs its node's JSON-RPC URL (http://user:pass@host:port)`);
@@ -39,15 +40,23 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
   }
 
   const dbPath = chainDbPath(config.dataDir, chain);
-  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
-  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
-  const metrics = new IndexerMetrics(chain, true);
-  let metricsServer: Server | undefined;
   const client = new NodeClient({
     url: chainConfig.rpcUrl,
     ...(chainConfig.rpcCookieFile !== undefined && { cookieFile: chainConfig.rpcCookieFile }),
     log,
   });
+  // A snapshot is checked (file header, base block on the node) before the database is touched.
+  let snapshot: CheckedSnapshot | null = null;
+  try {
+    if (bootstrapFile !== undefined) snapshot = await checkSnapshot(bootstrapFile, chain, chainConfig.network, client, log, signal);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
+  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
+  const metrics = new IndexerMetrics(chain, true);
+  let metricsServer: Server | undefined;
   try {
     metricsServer = await startMetricsServer(metrics.registry, config.api.host, chainConfig.metricsPort);
     log.info(
@@ -57,6 +66,7 @@ async function run(chain: ChainCode, config: Config, log: Logger): Promise<void>
     const source = retryingSource(client, log, metrics, signal);
     const info = await retryingGetChainInfo(client, log, signal);
     await checkNode(chain, chainConfig.network, info, source);
+    if (snapshot) loadSnapshot(snapshot, store, log);
     const syncer = new Syncer(
       store,
       source,
@@ -86,9 +96,10 @@ function retryingGetChainInfo(client: NodeClient, log: Logger, signal: AbortSign
 const program = new Command('indexer')
   .description('Index one chain from its node into SQLite')
   .addOption(new Option('--chain <chain>', 'chain to index').choices([...CHAIN_CODES]).makeOptionMandatory())
+  .addOption(bootstrapOption())
   .showHelpAfterError();
 program.parse();
-const chain = program.opts<{ chain: ChainCode }>().chain;
+const { chain, bootstrap: bootstrapFile } = program.opts<{ chain: ChainCode; bootstrap?: string }>();
 
 let config: Config;
 try {
@@ -98,7 +109,7 @@ try {
   throw err;
 }
 const log = createLogger({ level: config.logLevel }).child({ chain, component: 'indexer' });
-run(chain, config, log).then(
+run(chain, config, log, bootstrapFile).then(
   () => process.exit(0),
   (err: unknown) => {
     const e = err as { code?: string; message?: string };
