@@ -11,6 +11,7 @@ import { runHeavyBench } from './heavy.js';
 import { runNodeBench } from './node.js';
 import { runParseBench } from './parse.js';
 import { runRequestBench } from './request.js';
+import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
 
 interface Outcome {
@@ -24,6 +25,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   node: () => runNodeBench(),
   disk: () => runDiskBench(),
   tip: () => runTipBench(),
+  scale: () => runScaleBench(),
 };
 
 async function main(): Promise<void> {

@@ -26,7 +26,7 @@ export interface CheckedSnapshot {
   prevHash: Buffer;
 }
 
-type BootstrapLog = Pick<Logger, 'info'>;
+type BootstrapLog = { info(obj: object, msg: string): void };
 
 /** Steps 1–2: the file's header, then the node's word on its base block. Throws SnapshotError. */
 export async function checkSnapshot(

@@ -80,7 +80,8 @@ const OP_EQUAL = 0x87;
 const OP_RETURN = 0x6a;
 export const SPECIAL_SCRIPTS = 6;
 
-function readScript(r: ByteReader): Buffer {
+/** Reads one compressed script (ScriptCompression) and returns the scriptPubKey it stands for. */
+export function readCompressedScript(r: ByteReader): Buffer {
   const size = readVarInt(r);
   switch (size) {
     case 0: {
@@ -150,7 +151,7 @@ export function readCoin(r: ByteReader, pegoutFlag: boolean): SnapshotCoin {
   if (pegoutFlag) code = code & 0x7fffffff;
   const value = decompressAmount(readVarInt(r));
   if (!Number.isSafeInteger(value)) throw new ParseError('MALFORMED', r.pos, 'coin amount out of range');
-  const script = readScript(r);
+  const script = readCompressedScript(r);
   return { height: Math.floor(code / 2), coinbase: code % 2 === 1, value, script };
 }
 

@@ -21,7 +21,7 @@ export interface BaseBlock {
   prevHash: Buffer;
 }
 
-export type LoadPhase = 'sorting coins' | 'building aggregates' | 'committing';
+export type LoadPhase = 'reading and sorting coins' | 'building aggregates' | 'committing';
 
 export interface BulkLoadOptions {
   /** Called as each phase starts. */
@@ -53,7 +53,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
   try {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     return db.transaction((): Totals => {
-      phase('sorting coins');
+      phase('reading and sorting coins');
       db.prepare(`INSERT INTO utxos (outpoint, script_key, value, height) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
       phase('building aggregates');
       db.prepare(
