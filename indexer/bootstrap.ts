@@ -65,6 +65,8 @@ export async function checkSnapshot(
 
 export interface BootstrapOptions {
   progressEveryMs?: number;
+  /** Pushes log lines out during the load (it holds the event loop for its whole length). */
+  flush?: () => void;
   sortThreads?: number;
   now?: () => number;
 }
@@ -80,6 +82,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
     throw new SnapshotError('INDEX_NOT_EMPTY', `the index already holds blocks up to ${tip.height}: bootstrap needs an empty index (delete this chain's database file first)`);
   }
   const now = opts.now ?? (() => performance.now());
+  const flush = opts.flush ?? (() => undefined);
   const every = opts.progressEveryMs ?? 5000;
   const total = snap.file.header.coinCount;
   const stats = snap.file.stats;
@@ -93,12 +96,14 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       if ((++n & 4095) === 0 && now() >= nextLine) {
         nextLine = now() + every;
         log.info(progressLine(stats.coins, total, (now() - started) / 1000), progressText(stats.coins, total, (now() - started) / 1000));
+        flush();
       }
     }
   };
   const onPhase = (phase: LoadPhase): void => {
     const seconds = (now() - started) / 1000;
     log.info({ phase, coins: stats.coins, seconds: round1(seconds) }, `bootstrap: ${phase}`);
+    flush();
   };
   let totals;
   try {
@@ -114,8 +119,10 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
     { coins: stats.coins, skippedUnspendable: stats.skipped, utxos: totals.utxos, scripts: totals.scripts, amount: totals.amount, seconds: round1(seconds), coinsPerSec: Math.round(stats.coins / Math.max(seconds, 1e-3)), height: snap.height },
     `bootstrap done: ${stats.coins} coins (${stats.skipped} unspendable skipped) in ${hms(seconds)}; the index is at block ${snap.height}`,
   );
+  flush();
   // The load went through the WAL; fold it into the database now rather than at the next block.
   store.db.pragma('wal_checkpoint(TRUNCATE)');
+  log.info({ seconds: round1((now() - started) / 1000) }, 'bootstrap: WAL checkpointed; following the node from the base block');
   return true;
 }
 

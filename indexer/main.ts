@@ -18,7 +18,7 @@ import { checkNode } from './node-check.js';
 import { retryingSource } from './node-source.js';
 import { Syncer } from './sync.js';
 import { followHashBlocks } from './zmq.js';
-import { bootstrapOption, checkSnapshot, loadSnapshot, type CheckedSnapshot } from './bootstrap-cli.js';
+import { bootstrapOption, checkSnapshot, runBootstrap, type CheckedSnapshot } from './bootstrap-cli.js';
 
 function fail(message: string): never {
   process.stderr.write(`addrsum indexer: ${message}\n`);
@@ -66,7 +66,7 @@ async function run(chain: ChainCode, config: Config, log: Logger, bootstrapFile:
     const source = retryingSource(client, log, metrics, signal);
     const info = await retryingGetChainInfo(client, log, signal);
     await checkNode(chain, chainConfig.network, info, source);
-    if (snapshot) loadSnapshot(snapshot, store, log);
+    if (snapshot) runBootstrap(snapshot, store, log);
     const syncer = new Syncer(
       store,
       source,
