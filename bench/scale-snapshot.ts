@@ -178,7 +178,7 @@ export function writeSyntheticSnapshot(path: string, coins: number, baseHeight: 
         // Values log-uniform over 546 sat … 100 BTC, rounded as wallets round them.
         const exp = 2.7 + ((c >>> 8) % 1000) / 125;
         const value = Math.round(10 ** exp / 10 ** ((c >>> 20) % 4)) * 10 ** ((c >>> 20) % 4);
-        at = varInt(buf, at, compressAmount(value));
+        at = varInt(buf, at, Number(compressAmount(value)));
         const reuse = (c >>> 4) % 10 < 4 && nextScript > 0;
         // Reused scripts skew to low ids: a few scripts get very many coins, as exchanges' do.
         const u = mix(c, 9) / 0x100000000;

@@ -53,15 +53,15 @@ export class SnapshotFile {
     }
   }
 
-  /** Every spendable coin in file order. Throws SnapshotError on a truncated, malformed or miscounted file. */
-  *rows(): Generator<CoinRow> {
+  /** Every spendable coin in file order. Throws SnapshotError on a truncated, malformed or miscounted file. `windowBytes`: the initial read window (tests make it tiny). */
+  *rows(windowBytes = WINDOW): Generator<CoinRow> {
     const { kind, coinCount, dataOffset } = this.header;
     const stats = this.stats;
     stats.coins = 0;
     stats.skipped = 0;
     const fd = openSync(this.path, 'r');
     try {
-      let buf = Buffer.allocUnsafe(WINDOW);
+      let buf = Buffer.allocUnsafe(windowBytes);
       let filePos = dataOffset;
       let start = 0;
       let end = 0;

@@ -56,20 +56,80 @@ export function decompressAmount(x: number): number {
   return n;
 }
 
-/** Core's CompressAmount, the inverse (used by the snapshot writer of tests and benchmarks). */
-export function compressAmount(n: number): number {
+/**
+ * Core's CompressAmount, the inverse (for the snapshot writer of tests and benchmarks). The result can
+ * pass 2^53 (it is about 9× the amount when the amount has no trailing zero): then it is a bigint.
+ */
+export function compressAmount(n: number): number | bigint {
   if (n === 0) return 0;
   let e = 0;
   while (n % 10 === 0 && e < 9) {
     n /= 10;
     e++;
   }
+  const big = (): bigint => {
+    if (e < 9) {
+      const d = BigInt(n % 10);
+      return 1n + ((BigInt(Math.floor(n / 10)) * 9n + d - 1n) * 10n) + BigInt(e);
+    }
+    return 1n + (BigInt(n) - 1n) * 10n + 9n;
+  };
+  if (n * 90 > Number.MAX_SAFE_INTEGER) return big();
   if (e < 9) {
     const d = n % 10;
     n = Math.floor(n / 10);
     return 1 + (n * 9 + d - 1) * 10 + e;
   }
   return 1 + (n - 1) * 10 + 9;
+}
+
+const MAX_U64 = (1n << 64n) - 1n;
+
+/** DecompressAmount on a bigint, for compressed values above 2^53. */
+function decompressAmountBig(x: bigint): bigint {
+  if (x === 0n) return 0n;
+  x--;
+  let e = x % 10n;
+  x /= 10n;
+  let n: bigint;
+  if (e < 9n) {
+    const d = (x % 9n) + 1n;
+    x /= 9n;
+    n = x * 10n + d;
+  } else {
+    n = x + 1n;
+  }
+  for (; e > 0n; e--) n *= 10n;
+  return n;
+}
+
+/**
+ * A coin's amount: VARINT of the compressed amount, then DecompressAmount. Large amounts compress to
+ * values past 2^53, so those are read again as a bigint (Core's uint64 VARINT bound applies).
+ */
+export function readAmount(r: ByteReader): number {
+  const at = r.pos;
+  const first = r.pos;
+  // Fast path: compressed values of up to 7 VARINT bytes (< 2^49) are exact as numbers.
+  let n = 0;
+  for (let i = 0; i < 7; i++) {
+    const ch = r.u8();
+    n = n * 128 + (ch & 0x7f);
+    if (ch & 0x80) n++;
+    else return decompressAmount(n);
+  }
+  r.pos = first;
+  let x = 0n;
+  for (;;) {
+    const ch = r.u8();
+    x = (x << 7n) | BigInt(ch & 0x7f);
+    if (x > MAX_U64) throw new ParseError('MALFORMED', at, 'VarInt too large');
+    if (ch & 0x80) x++;
+    else break;
+  }
+  const value = decompressAmountBig(x);
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new ParseError('MALFORMED', at, 'coin amount out of range');
+  return Number(value);
 }
 
 const OP_DUP = 0x76;
@@ -149,20 +209,20 @@ export function readCoin(r: ByteReader, pegoutFlag: boolean): SnapshotCoin {
   let code = readVarInt(r);
   if (code > 0xffffffff) throw new ParseError('MALFORMED', r.pos, 'coin code above 32 bits');
   if (pegoutFlag) code = code & 0x7fffffff;
-  const value = decompressAmount(readVarInt(r));
-  if (!Number.isSafeInteger(value)) throw new ParseError('MALFORMED', r.pos, 'coin amount out of range');
+  const value = readAmount(r);
   const script = readCompressedScript(r);
   return { height: Math.floor(code / 2), coinbase: code % 2 === 1, value, script };
 }
 
 /** Core's WriteVarInt (for the snapshot writer of tests and benchmarks). */
-export function writeVarInt(n: number): Buffer {
+export function writeVarInt(value: number | bigint): Buffer {
+  let n = BigInt(value);
   const tmp: number[] = [];
   let len = 0;
   for (;;) {
-    tmp.push((n % 128) | (len ? 0x80 : 0x00));
-    if (n <= 0x7f) break;
-    n = Math.floor(n / 128) - 1;
+    tmp.push(Number(n & 0x7fn) | (len ? 0x80 : 0x00));
+    if (n <= 0x7fn) break;
+    n = (n >> 7n) - 1n;
     len++;
   }
   return Buffer.from(tmp.reverse());
