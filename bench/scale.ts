@@ -86,7 +86,7 @@ function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
   return blocks;
 }
 
-interface RunOutcome extends Omit<ScaleResult, 'applyRatio' | 'date' | 'machine'> {}
+type RunOutcome = Omit<ScaleResult, 'applyRatio' | 'date' | 'machine'>;
 
 function runOnce(coins: number, dir: string, say: (line: string) => void): RunOutcome {
   mkdirSync(dir, { recursive: true });
