@@ -51,6 +51,8 @@ export interface ScaleResult {
   applyRatio: number;
   lookupP50Ms: number;
   lookupP99Ms: number;
+  /** Peak resident memory of the benchmark process so far, MiB (the bootstrap dominates it). */
+  maxRssMiB?: number;
   phases: Record<string, number>;
 }
 
@@ -152,6 +154,7 @@ function runOnce(coins: number, dir: string, say: (line: string) => void): RunOu
       blocksPerSec,
       lookupP50Ms: percentile(times, 0.5),
       lookupP99Ms: percentile(times, 0.99),
+      maxRssMiB: process.resourceUsage().maxRSS / 1024,
       phases,
     };
   } finally {
@@ -191,7 +194,7 @@ function render(results: ScaleResult[]): string {
   }
   lines.push('', 'Bootstrap phases (seconds since start, as the progress log reports them):', '');
   for (const r of rows) {
-    lines.push(`- N = ${fmt(r.coins)}: ${Object.entries(r.phases).map(([k, v]) => `${k} at ${v} s`).join(', ')}, done at ${fmt(r.bootstrapSeconds, 1)} s; machine: ${r.machine}`);
+    lines.push(`- N = ${fmt(r.coins)}: ${Object.entries(r.phases).map(([k, v]) => `${k} at ${v} s`).join(', ')}, done at ${fmt(r.bootstrapSeconds, 1)} s; peak RSS ${r.maxRssMiB === undefined ? '?' : fmt(r.maxRssMiB)} MiB; machine: ${r.machine}`);
   }
   return lines.join('\n');
 }
