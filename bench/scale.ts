@@ -187,7 +187,7 @@ function render(results: ScaleResult[]): string {
   ];
   for (const r of rows) {
     lines.push(
-      `| ${fmt(r.coins)} | ${r.date} | ${fmt(r.bootstrapSeconds, 1)} s | ${fmt(r.bootstrapCpuSeconds ?? Number.NaN, 1)} | ${fmt(r.coinsPerSec)} ${mark(r.coinsPerSec >= GOALS.coinsPerSec)} | ` +
+      `| ${fmt(r.coins)} | ${r.date} | ${fmt(r.bootstrapSeconds, 1)} s | ${r.bootstrapCpuSeconds === undefined ? '–' : fmt(r.bootstrapCpuSeconds, 1)} | ${fmt(r.coinsPerSec)} ${mark(r.coinsPerSec >= GOALS.coinsPerSec)} | ` +
         `${fmt(r.bytesPerUtxo, 1)} ${mark(r.bytesPerUtxo <= GOALS.bytesPerUtxo)} | ${fmt(r.blocksPerSec, 2)} | ${fmt(r.applyRatio, 2)} ${mark(r.applyRatio >= GOALS.applyRatio)} | ` +
         `${fmt(r.lookupP50Ms, 3)} ms | ${fmt(r.lookupP99Ms, 3)} ms ${mark(r.lookupP99Ms <= GOALS.lookupP99Ms)} | ${fmt(r.scripts)} |`,
     );

@@ -40,9 +40,14 @@ export class SnapshotFile {
     this.stats = { coins: 0, skipped: 0, bytes: header.dataOffset, fileBytes };
   }
 
-  /** Reads and checks the header; throws SnapshotError (BAD_MAGIC, BAD_VERSION, WRONG_NETWORK, TRUNCATED). */
+  /** Reads and checks the header; throws SnapshotError (UNREADABLE, BAD_MAGIC, BAD_VERSION, WRONG_NETWORK, TRUNCATED). */
   static open(path: string, chain: ChainCode, network: NetworkName): SnapshotFile {
-    const fd = openSync(path, 'r');
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw new SnapshotError('UNREADABLE', `cannot read snapshot ${path}: ${(err as Error).message}`);
+    }
     try {
       const head = Buffer.alloc(CORE_HEADER_BYTES);
       const n = readSync(fd, head, 0, head.length, 0);

@@ -33,6 +33,7 @@ export interface SnapshotHeader {
 }
 
 export type SnapshotErrorCode =
+  | 'UNREADABLE'
   | 'TRUNCATED'
   | 'BAD_MAGIC'
   | 'BAD_VERSION'

@@ -126,6 +126,10 @@ describe('streaming reader', () => {
   const dir = mkdtempSync(join(tmpdir(), 'addrsum-snapfile-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('names a file it cannot open', () => {
+    expect(() => SnapshotFile.open(join(dir, 'missing.dat'), 'BTC', 'regtest')).toThrow(expect.objectContaining({ code: 'UNREADABLE', message: expect.stringMatching(/^cannot read snapshot .*missing\.dat: ENOENT/) }));
+  });
+
   it('yields the same rows whatever its window, skipping unspendables, in both formats', () => {
     const rng = new Rng(99);
     const groups = coinGroups(rng, 300);
