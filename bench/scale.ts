@@ -210,11 +210,10 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
     const main = runOnce(coins, dir, say);
     const reference = coins > 1_000_000 ? runOnce(1_000_000, dir, say) : null;
     const result: ScaleResult = { ...main, date: today(), machine: machineLine(), applyRatio: reference ? main.blocksPerSec / reference.blocksPerSec : 1 };
-    const results = loadResults().filter((r) => r.coins !== coins);
+    // The side-by-side 1M reference is the newest 1M measurement: it replaces an older 1M row.
+    const results = loadResults().filter((r) => r.coins !== coins && (reference === null || r.coins !== reference.coins));
     results.push(result);
-    if (reference && !results.some((r) => r.coins === reference.coins)) {
-      results.push({ ...reference, date: today(), machine: machineLine(), applyRatio: 1 });
-    }
+    if (reference) results.push({ ...reference, date: today(), machine: machineLine(), applyRatio: 1 });
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     writeSection('scale', render(results));
     say(render([result]));
