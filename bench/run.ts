@@ -13,6 +13,7 @@ import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
 import { runRequestBench } from './request.js';
+import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
 
 interface Outcome {
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   tip: () => runTipBench(),
   batch: () => runBatchBench(),
   'mempool-follow': () => runMempoolFollowBench(),
+  scale: () => runScaleBench(),
 };
 
 async function main(): Promise<void> {

@@ -21,6 +21,8 @@ export interface IndexerEnv {
   /** Extra TOML appended to the per-run config file (e.g. a smaller undo depth). */
   toml?: string;
   env?: Record<string, string>;
+  /** Extra command-line arguments after `--chain X` (e.g. `--bootstrap FILE`). */
+  args?: string[];
 }
 
 export interface IndexerProcess {
@@ -44,7 +46,7 @@ export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
     configFile,
     `[chains.${opts.chain}]\nnetwork = "regtest"\npollIntervalMs = ${opts.pollIntervalMs ?? 100}\n${opts.toml ?? ''}\n`,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-indexer.ts', '--chain', opts.chain], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-indexer.ts', '--chain', opts.chain, ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `npm test` and `npm run demo` need on a bare machine: the npm packages, and Debian's
 # litecoind (integration tests and the demo), redis-server (shared limits), prometheus (promtool, for the
-# alert rules) and docker-compose (Compose v1's parser, for docker-compose.yml). Packages come from
+# alert rules), docker-compose (Compose v1's parser, for docker-compose.yml) and python3 (Bitcoin Core's
+# snapshot reader). Packages come from
 # apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,3 +39,4 @@ ensure_command litecoind litecoind
 ensure_command redis-server redis-server
 ensure_command promtool prometheus
 ensure_command docker-compose docker-compose
+ensure_command python3 python3

@@ -78,3 +78,16 @@ export function createLogger(options: LoggerOptions): Logger {
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+/**
+ * Writes lines still buffered to the log's file descriptor now. For long synchronous work (the snapshot
+ * bulk load) whose progress lines would otherwise wait for the event loop. Best effort.
+ */
+export function flushLogSync(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as { flushSync?: () => void } | undefined;
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // A write still in flight: its lines go out at the next tick instead.
+  }
+}

@@ -5,6 +5,7 @@
  * is down: that is waited out with retries.
  */
 import { Option } from 'commander';
+import { bootstrapOption } from '../../indexer/bootstrap-cli.js';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -16,9 +17,11 @@ const program = newProgram({
   name: 'addrsum-indexer',
   description: 'Index one chain from its node into SQLite, until SIGTERM/SIGINT',
   settings: ['dataDir', 'logLevel', 'logFormat', 'api.host', 'chains.'],
-}).addOption(new Option('--chain <chain>', 'chain to index').choices([...CHAIN_CODES]).makeOptionMandatory());
+})
+  .addOption(new Option('--chain <chain>', 'chain to index').choices([...CHAIN_CODES]).makeOptionMandatory())
+  .addOption(bootstrapOption());
 program.parse();
-const { chain } = program.opts<{ chain: ChainCode }>();
+const { chain, bootstrap: bootstrapFile } = program.opts<{ chain: ChainCode; bootstrap?: string }>();
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, format: config.logFormat });
@@ -28,7 +31,7 @@ onStopSignals(log, (signal) => {
   log.info({ signal }, 'stopping after the current block');
   controller.abort(new Error(signal));
 });
-main(config, { chain, logger, signal: controller.signal }).then(
+main(config, { chain, logger, signal: controller.signal, ...(bootstrapFile !== undefined && { bootstrapFile }) }).then(
   () => exitAfterFlush(logger, 0),
   (err: unknown) => {
     const e = err as { code?: string; message?: string };

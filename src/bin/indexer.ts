@@ -17,6 +17,7 @@ import { checkNode } from '../../indexer/node-check.js';
 import { retryingSource } from '../../indexer/node-source.js';
 import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
+import { checkSnapshot, runBootstrap, type CheckedSnapshot } from '../../indexer/bootstrap-cli.js';
 import { startMempoolFollow } from '../../indexer/mempool-start.js';
 import { redactUrl } from '../redact.js';
 import { CodedError } from '../coded-error.js';
@@ -25,11 +26,13 @@ export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
 
 export interface IndexerOptions {
   readonly chain: ChainCode;
+  /** A `dumptxoutset` file to load the index from before following the node (bootstrap.ts). */
+  readonly bootstrapFile?: string;
   readonly logger: Logger;
   readonly signal: AbortSignal;
 }
 
-export async function main(config: Config, { chain, logger, signal }: IndexerOptions): Promise<void> {
+export async function main(config: Config, { chain, logger, signal, bootstrapFile }: IndexerOptions): Promise<void> {
   const log = logger.child({ chain, component: 'indexer' });
   const chainConfig = config.chains[chain];
   if (chainConfig.rpcUrl === undefined) {
@@ -39,15 +42,23 @@ export async function main(config: Config, { chain, logger, signal }: IndexerOpt
     );
   }
   const dbPath = chainDbPath(config.dataDir, chain);
-  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
-  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
-  const metrics = new IndexerMetrics(chain, true);
-  let metricsServer: Server | undefined;
   const client = new NodeClient({
     url: chainConfig.rpcUrl,
     ...(chainConfig.rpcCookieFile !== undefined && { cookieFile: chainConfig.rpcCookieFile }),
     log,
   });
+  // A snapshot is checked (file header, base block on the node) before the database is touched.
+  let snapshot: CheckedSnapshot | null = null;
+  try {
+    if (bootstrapFile !== undefined) snapshot = await checkSnapshot(bootstrapFile, chain, chainConfig.network, client, log, signal);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
+  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
+  const metrics = new IndexerMetrics(chain, true);
+  let metricsServer: Server | undefined;
   try {
     metricsServer = await startMetricsServer(metrics.registry, config.api.host, chainConfig.metricsPort);
     log.info(
@@ -66,6 +77,7 @@ export async function main(config: Config, { chain, logger, signal }: IndexerOpt
     });
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
+    if (snapshot) runBootstrap(snapshot, store, log);
     const syncer = new Syncer(
       store,
       source,

@@ -7,8 +7,12 @@
  * | scripts | script_key                   | balance, utxo_count                    | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
  * | blocks  | height                       | hash, prev_hash (internal byte order)  | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
- * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip) |
+ * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
+ *
+ * An index bootstrapped from a UTXO snapshot (bulk-load.ts) has meta base_height = the snapshot's base
+ * block: its blocks rows run base_height..tip instead of 0..tip, and nothing at or below the base can be
+ * rolled back (BELOW_BASE).
  *
  * Every invariant holds at every commit: a batch's UTXO rows, aggregates, undo rows, pruning, blocks
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
@@ -23,6 +27,7 @@ import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
+import { BASE_HEIGHT_KEY, bulkLoad, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
@@ -74,6 +79,7 @@ export class ChainStore {
   private readonly stmts: WriteStatements;
   private currentTip: Tip | null;
   private currentTotals: Totals;
+  private baseHeight: number | null;
 
   private constructor(
     readonly db: Db,
@@ -85,6 +91,8 @@ export class ChainStore {
     this.mempool = new MempoolStore(db);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
+    const base = meta.get(BASE_HEIGHT_KEY);
+    this.baseHeight = typeof base === 'number' ? base : null;
     this.currentTotals = {
       utxos: (meta.get('utxo_count') as number | undefined) ?? 0,
       amount: (meta.get('utxo_amount') as number | undefined) ?? 0,
@@ -186,10 +194,35 @@ export class ChainStore {
     this.currentTotals = totals;
   }
 
+  /**
+   * Fills an empty index from a UTXO snapshot in one transaction (bulk-load.ts) and makes `base` the
+   * tip; block sync continues from there. `rows` yields [outpoint, script_key, value, height].
+   */
+  loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
+    if (this.currentTip) throw new StoreError('NOT_EMPTY', `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`);
+    const totals = bulkLoad(this.db, rows, base, opts);
+    this.currentTip = { height: base.height, hash: Buffer.from(base.hash) };
+    this.currentTotals = totals;
+    this.baseHeight = base.height;
+    return { ...totals };
+  }
+
+  /** The snapshot base height of a bootstrapped index; null for one synced from genesis. */
+  base(): number | null {
+    return this.baseHeight;
+  }
+
   /** Disconnects the tip block atomically; returns the new tip (null when the store becomes empty). */
   rollbackTip(): Tip | null {
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
+    if (this.baseHeight !== null && tip.height <= this.baseHeight) {
+      throw new StoreError(
+        'BELOW_BASE',
+        `reorg below the snapshot base block ${tip.height} (${toDisplayHex(tip.hash)}): the index was bootstrapped there and knows nothing older; ` +
+          'delete this chain\'s database and bootstrap again from a snapshot of the node\'s current chain',
+      );
+    }
     const data = this.stmts.undoGet.get(tip.height);
     if (!data) {
       throw new StoreError(

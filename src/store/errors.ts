@@ -28,7 +28,11 @@ export type StoreErrorCode =
   /** Reader: the file exists but the indexer has not initialised it yet. */
   | 'NOT_INITIALIZED'
   /** A migrations directory that cannot be applied (gap, duplicate number, bad name). */
-  | 'BAD_MIGRATIONS';
+  | 'BAD_MIGRATIONS'
+  /** A snapshot bulk load into an index that already holds blocks or coins. */
+  | 'NOT_EMPTY'
+  /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
+  | 'BELOW_BASE';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

@@ -87,7 +87,7 @@ function values(row: KeyedRow | null): AggregateValues | null {
 }
 
 /**
- * Chain bookkeeping: blocks 0..tip all present and linked by prev_hash, meta's tip = the last block,
+ * Chain bookkeeping: blocks 0..tip (base_height..tip after a snapshot bootstrap) all present and linked by prev_hash, meta's tip = the last block,
  * undo rows only at or below the tip, meta's running totals = the sums over `scripts`.
  * Returns human-readable problems; empty means consistent.
  */
@@ -107,7 +107,10 @@ export function verifyChain(db: Db): string[] {
     if (blocks.n === 0) {
       if (tipHeight !== undefined) problems.push(`meta tip_height ${String(tipHeight)} but no blocks`);
     } else {
-      if (blocks.lo !== 0 || blocks.hi !== blocks.n - 1) problems.push(`blocks are not exactly heights 0..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
+      // A snapshot-bootstrapped index starts at its base block (meta base_height), not at genesis.
+      const base = meta.get('base_height');
+      const lo = typeof base === 'number' ? base : 0;
+      if (blocks.lo !== lo || blocks.hi !== lo + blocks.n - 1) problems.push(`blocks are not exactly heights ${lo}..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
       if (tipHeight !== blocks.hi) problems.push(`meta tip_height ${String(tipHeight)} is not the last block ${String(blocks.hi)}`);
       const lastHash = db.prepare('SELECT hash FROM blocks WHERE height = ?').pluck().get(blocks.hi) as Buffer;
       if (!(tipHash instanceof Buffer) || !tipHash.equals(lastHash)) problems.push('meta tip_hash is not the hash of the last block');

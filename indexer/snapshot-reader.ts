@@ -1,0 +1,126 @@
+/**
+ * Streams the coins of a `dumptxoutset` file in bounded memory: a window of the file is read with
+ * readSync, records are decoded from it (src/chain/snapshot-format.ts), and a record that runs past the
+ * window is retried after a refill (the window grows only for a record larger than itself).
+ *
+ * Yields index rows exactly as block sync writes them: the outpoint key, the script key, value and
+ * height; unspendable outputs (CScript::IsUnspendable, the rule block sync uses) are counted and skipped.
+ * The file must hold exactly the header's coin count and nothing after it.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { ByteReader, ParseError } from '../src/chain/byte-reader.js';
+import type { ChainCode, NetworkName } from '../src/chain/params.js';
+import { isUnspendable } from '../src/chain/script.js';
+import { CORE_HEADER_BYTES, parseSnapshotHeader, readRecord, SnapshotError, type SnapshotHeader } from '../src/chain/snapshot-format.js';
+import { outpointKey } from '../src/store/outpoint.js';
+import { scriptKey } from '../src/store/script-key.js';
+
+/** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
+export type CoinRow = [Buffer, Buffer, number, number];
+
+export interface ReadStats {
+  /** Coins decoded so far (of header.coinCount). */
+  coins: number;
+  /** Of those, unspendable ones skipped. */
+  skipped: number;
+  bytes: number;
+  fileBytes: number;
+}
+
+const WINDOW = 8 << 20;
+
+export class SnapshotFile {
+  readonly stats: ReadStats;
+
+  private constructor(
+    readonly path: string,
+    readonly header: SnapshotHeader,
+    fileBytes: number,
+  ) {
+    this.stats = { coins: 0, skipped: 0, bytes: header.dataOffset, fileBytes };
+  }
+
+  /** Reads and checks the header; throws SnapshotError (UNREADABLE, BAD_MAGIC, BAD_VERSION, WRONG_NETWORK, TRUNCATED). */
+  static open(path: string, chain: ChainCode, network: NetworkName): SnapshotFile {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw new SnapshotError('UNREADABLE', `cannot read snapshot ${path}: ${(err as Error).message}`);
+    }
+    try {
+      const head = Buffer.alloc(CORE_HEADER_BYTES);
+      const n = readSync(fd, head, 0, head.length, 0);
+      const header = parseSnapshotHeader(head.subarray(0, n), chain, network);
+      return new SnapshotFile(path, header, fstatSync(fd).size);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Every spendable coin in file order. Throws SnapshotError on a truncated, malformed or miscounted file. `windowBytes`: the initial read window (tests make it tiny). */
+  *rows(windowBytes = WINDOW): Generator<CoinRow> {
+    const { kind, coinCount, dataOffset } = this.header;
+    const stats = this.stats;
+    stats.coins = 0;
+    stats.skipped = 0;
+    const fd = openSync(this.path, 'r');
+    try {
+      let buf = Buffer.allocUnsafe(windowBytes);
+      let filePos = dataOffset;
+      let start = 0;
+      let end = 0;
+      let eof = false;
+      const refill = (): void => {
+        // Keep the unread tail, grow only when one record fills the whole window.
+        const tail = end - start;
+        if (tail === buf.length) {
+          const bigger = Buffer.allocUnsafe(buf.length * 2);
+          buf.copy(bigger, 0, start, end);
+          buf = bigger;
+        } else {
+          buf.copy(buf, 0, start, end);
+        }
+        start = 0;
+        end = tail;
+        const n = readSync(fd, buf, end, buf.length - end, filePos);
+        filePos += n;
+        end += n;
+        if (n === 0) eof = true;
+      };
+      refill();
+      while (stats.coins < coinCount) {
+        const r = new ByteReader(buf, start, end);
+        let outs;
+        try {
+          outs = readRecord(r, kind, coinCount - stats.coins);
+        } catch (err) {
+          if (err instanceof ParseError && err.code === 'TRUNCATED') {
+            if (eof) {
+              throw new SnapshotError('TRUNCATED', `snapshot truncated: the file ends after ${stats.coins} of the ${coinCount} coins its header announces`);
+            }
+            refill();
+            continue;
+          }
+          if (err instanceof ParseError) throw new SnapshotError('MALFORMED', `snapshot malformed after ${stats.coins} coins: ${err.message}`);
+          throw err;
+        }
+        stats.bytes += r.pos - start;
+        start = r.pos;
+        for (const o of outs) {
+          stats.coins++;
+          if (isUnspendable(o.coin.script)) {
+            stats.skipped++;
+            continue;
+          }
+          yield [outpointKey(o.txid, o.vout), scriptKey(o.coin.script), o.coin.value, o.coin.height];
+        }
+      }
+      if (end > start || readSync(fd, Buffer.alloc(1), 0, 1, filePos) > 0) {
+        throw new SnapshotError('COUNT_MISMATCH', `coin count mismatch: data continues after the ${coinCount} coins the header announces`);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Bulk load of an empty index from a UTXO snapshot (indexer/bootstrap.ts feeds it), as ONE
+ * transaction: a kill at any instant leaves the empty index it started from (no tip, so the API answers
+ * CHAIN_SYNCING), and a restart simply loads again.
+ *
+ * Sorted insertion with SQLite's own sorter, in bounded memory: the coins are offered to SQLite as a
+ * virtual table over the file stream, and `INSERT … SELECT … ORDER BY outpoint` sorts them with the
+ * external merge sort of vdbesort.c — runs of at most the page-cache size (cache_size) are sorted in
+ * memory and spilled to temp files, then merged — so every b-tree page of `utxos` is written once,
+ * full, left to right. The aggregates are one more sorted pass: `GROUP BY script_key` over `utxos`.
+ * temp_store is switched to FILE for the load (the writer's default MEMORY would hold the sort runs in
+ * RAM); the temp files live in SQLite's temp directory (SQLITE_TMPDIR, else /var/tmp, /usr/tmp, /tmp).
+ */
+import type { Db } from './db.js';
+import { StoreError } from './errors.js';
+import type { Totals } from './script-deltas.js';
+
+export interface BaseBlock {
+  height: number;
+  hash: Buffer;
+  prevHash: Buffer;
+}
+
+export type LoadPhase = 'reading and sorting coins' | 'building aggregates' | 'committing';
+
+export interface BulkLoadOptions {
+  /** Called as each phase starts. */
+  onPhase?: (phase: LoadPhase) => void;
+  /** SQLite sorter helper threads (PRAGMA threads); 0 sorts on the loading thread only. */
+  sortThreads?: number;
+}
+
+/** Meta key of the snapshot's base height: blocks rows exist from there up, undo only above it. */
+export const BASE_HEIGHT_KEY = 'base_height';
+
+let tableSeq = 0;
+
+/** Loads `rows` ([outpoint, script_key, value, height]) into an empty index and sets the tip to `base`. */
+export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
+  const nonEmpty = db.prepare('SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM utxos LIMIT 1)) + (SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1))').pluck().get() as number;
+  if (nonEmpty > 0) throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
+  // One virtual table per load: better-sqlite3 keeps a registered module for the connection's life.
+  const table = `snapshot_rows_${++tableSeq}`;
+  db.table(table, {
+    columns: ['outpoint', 'script_key', 'value', 'height'],
+    rows: function* () {
+      yield* rows();
+    },
+  });
+  const phase = opts.onPhase ?? (() => undefined);
+  db.pragma('temp_store = FILE');
+  db.pragma(`threads = ${opts.sortThreads ?? 1}`);
+  try {
+    const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    return db.transaction((): Totals => {
+      phase('reading and sorting coins');
+      db.prepare(`INSERT INTO utxos (outpoint, script_key, value, height) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
+      phase('building aggregates');
+      db.prepare(
+        'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
+      ).run();
+      phase('committing');
+      const sums = db.prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts').get() as Totals;
+      db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
+      meta.run(BASE_HEIGHT_KEY, base.height);
+      meta.run('tip_height', base.height);
+      meta.run('tip_hash', base.hash);
+      meta.run('utxo_count', sums.utxos);
+      meta.run('utxo_amount', sums.amount);
+      meta.run('script_count', sums.scripts);
+      return sums;
+    }).immediate();
+  } finally {
+    db.pragma('temp_store = MEMORY');
+    db.pragma('threads = 0');
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The real indexer process bootstrapped from Core-format (v2) snapshots, against a bitcoind stand-in
+ * serving a chain this test builds (expected balances come from the builder's own UTXO model):
+ * - a snapshot of the chain's UTXO set at its tip → every address equals the model; then 10 more blocks
+ *   and a 3-block reorg are followed, `npm run verify` passes, and a reorg below the base is refused clearly;
+ * - bad files (truncated, wrong magic, version, network, count, unknown base block) → one-line error,
+ *   exit code ≠ 0, and no index the API would serve;
+ * - SIGKILL at three points of a bootstrap, then a restart → exactly the uninterrupted result.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressToScript } from '../../src/chain/address.js';
+import { fromDisplayHex } from '../../src/chain/hash.js';
+import { chainParams } from '../../src/chain/params.js';
+import { coreGroup, coreHeader, type SnapshotOutputIn } from '../../src/chain/snapshot-writer.js';
+import { ChainReader } from '../../src/store/chain-reader.js';
+import { chainDbPath } from '../../src/store/paths.js';
+import { writeSyntheticSnapshot } from '../../bench/scale-snapshot.js';
+import { BtcChain } from '../support/btc-chain.js';
+import { startFakeNode, type FakeNode } from '../support/fake-node.js';
+import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
+import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+
+const params = chainParams('BTC', 'regtest');
+const REGTEST_MAGIC = 'fabfb5da';
+
+function expectations(chain: BtcChain): Expected[] {
+  const out: Expected[] = [];
+  for (const a of chain.addresses()) {
+    const decoded = addressToScript(params, a.address);
+    if (!decoded.ok) throw new Error(`builder address ${a.address} does not decode`);
+    const b = chain.balanceOf(decoded.script.toString('hex'));
+    out.push({ label: `${a.kind} ${a.address}`, script: decoded.script, sats: b.sats, utxos: b.utxos });
+  }
+  for (const s of chain.scripts()) {
+    const b = chain.balanceOf(s.script);
+    out.push({ label: `${s.kind} script`, script: Buffer.from(s.script, 'hex'), sats: b.sats, utxos: b.utxos });
+  }
+  return out;
+}
+
+function expectIndexEquals(dbPath: string, chain: BtcChain): void {
+  const report = checkIndex(dbPath, expectations(chain));
+  expect(report.tipHash).toBe(chain.tip.hash);
+  expect(report.mismatches).toEqual([]);
+  expect(report.totals).toEqual(chain.totals());
+  expect(report.aggregateDifferences).toBe(0);
+  expect(report.chainProblems).toEqual([]);
+}
+
+/** The chain model's UTXO set at its tip as a Core v2 file, grouped per txid as dumptxoutset writes it. */
+function snapshotOfChain(chain: BtcChain): { bytes: Buffer; coins: number } {
+  const groups = new Map<string, SnapshotOutputIn[]>();
+  for (const [outpoint, coin] of chain.utxos()) {
+    const [txid, vout] = outpoint.split(':') as [string, string];
+    const list = groups.get(txid) ?? [];
+    list.push({ vout: Number(vout), coin: { height: coin.height, coinbase: coin.coinbase, value: coin.value, script: Buffer.from(coin.script, 'hex') } });
+    groups.set(txid, list);
+  }
+  const coins = [...groups.values()].reduce((n, g) => n + g.length, 0);
+  const body = [...groups.entries()].map(([txid, outs]) => coreGroup(fromDisplayHex(txid), outs.sort((a, b) => a.vout - b.vout)));
+  return { bytes: Buffer.concat([coreHeader(REGTEST_MAGIC, fromDisplayHex(chain.tip.hash), coins), ...body]), coins };
+}
+
+function runVerify(dataDir: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'BTC'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+/** What the API would answer from: null when there is no database or no tip (CHAIN_SYNCING / UNAVAILABLE). */
+function servedTip(dbPath: string): number | null {
+  let reader: ChainReader;
+  try {
+    reader = ChainReader.open(dbPath);
+  } catch {
+    return null;
+  }
+  try {
+    return reader.status()?.tipHeight ?? null;
+  } finally {
+    reader.close();
+  }
+}
+
+function startBootstrap(dataDir: string, node: FakeNode, file: string): Promise<IndexerProcess> {
+  mkdirSync(dataDir, { recursive: true });
+  return startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, args: ['--bootstrap', file] });
+}
+
+describe('BTC bootstrap from a Core-format snapshot', () => {
+  const chain = new BtcChain('bootstrap-btc');
+  let node: FakeNode;
+  let dataDir: string;
+  let indexer: IndexerProcess | undefined;
+
+  beforeAll(async () => {
+    chain.mine(120, { txsPerBlock: 4 });
+    node = await startFakeNode(chain);
+    dataDir = await makeDataDir('addrsum-boot-');
+  });
+
+  afterAll(async () => {
+    indexer?.kill('SIGKILL');
+    await node?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('loads the snapshot, follows 10 blocks and a 3-block reorg, verifies, and refuses a reorg below the base', { timeout: 120_000 }, async () => {
+    const dir = join(dataDir, 'follow');
+    const dbPath = chainDbPath(dir, 'BTC');
+    const file = join(dataDir, 'utxo-follow.dat');
+    const snap = snapshotOfChain(chain);
+    writeFileSync(file, snap.bytes);
+    const base = chain.tipHeight;
+    indexer = await startBootstrap(dir, node, file);
+    await waitFor('the bootstrap', () => indexedTip(dbPath)?.hash === chain.tip.hash, 60_000, indexer);
+    expect(indexer.output()).toMatch(/bootstrap done: \d+ coins/);
+    expectIndexEquals(dbPath, chain);
+
+    chain.mine(10, { txsPerBlock: 5 });
+    await waitFor('10 blocks', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+    expectIndexEquals(dbPath, chain);
+    chain.reorg(3, { txsPerBlock: 5 });
+    await waitFor('a 3-block reorg', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+    expectIndexEquals(dbPath, chain);
+    indexer.kill('SIGTERM');
+    expect(await indexer.exited).toBe(0);
+    expect(runVerify(dir)).toMatchObject({ status: 0 });
+
+    // A restart with the same flag continues from where it is (the snapshot is not loaded twice).
+    indexer = await startBootstrap(dir, node, file);
+    chain.mine(1, { txsPerBlock: 2 });
+    await waitFor('restart with --bootstrap again', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+    expect(indexer.output()).toContain('already bootstrapped from this snapshot');
+    expectIndexEquals(dbPath, chain);
+
+    // A reorg replacing the base block itself cannot be followed: the index knows nothing below it.
+    chain.reorg(chain.tipHeight - base + 1, { txsPerBlock: 2 });
+    expect(await indexer.exited).toBe(1);
+    expect(indexer.output()).toMatch(/BELOW_BASE: reorg below the snapshot base block/);
+  });
+
+  it('refuses bad files with a one-line error, exit code != 0 and no index to serve', { timeout: 180_000 }, async () => {
+    const good = snapshotOfChain(chain).bytes;
+    const withHeader = (f: (b: Buffer) => void): Buffer => {
+      const b = Buffer.from(good);
+      f(b);
+      return b;
+    };
+    const cases: [string, Buffer, RegExp][] = [
+      ['truncated', good.subarray(0, good.length - 7), /^TRUNCATED: snapshot truncated/],
+      ['wrong magic', withHeader((b) => (b[0] = 0x55)), /^BAD_MAGIC: not a Bitcoin Core UTXO snapshot/],
+      ['wrong version', withHeader((b) => b.writeUInt16LE(3, 5)), /^BAD_VERSION: snapshot format version 3 is not supported/],
+      ['wrong network', withHeader((b) => Buffer.from('f9beb4d9', 'hex').copy(b, 7)), /^WRONG_NETWORK: snapshot is for Bitcoin mainnet/],
+      ['count too small', withHeader((b) => b.writeBigUInt64LE(b.readBigUInt64LE(43) - 1n, 43)), /^COUNT_MISMATCH: coin count mismatch/],
+      ['count too large', withHeader((b) => b.writeBigUInt64LE(b.readBigUInt64LE(43) + 1n, 43)), /^TRUNCATED: snapshot truncated: the file ends after/],
+      ['unknown base block', withHeader((b) => b.fill(0x42, 11, 43)), /^UNKNOWN_BASE_BLOCK: the snapshot's base block 4242.* is unknown to the node/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const dir = join(dataDir, `bad-${name.replace(/ /g, '-')}`);
+      const file = join(dataDir, `bad-${name.replace(/ /g, '-')}.dat`);
+      writeFileSync(file, bytes);
+      const run = await startBootstrap(dir, node, file);
+      const code = await run.exited;
+      expect(code, name).toBe(1);
+      const errLine = run.output().split('\n').filter((l) => l.startsWith('addrsum indexer: '));
+      expect(errLine, name).toHaveLength(1);
+      expect(errLine[0]!.slice('addrsum indexer: '.length), name).toMatch(message);
+      expect(servedTip(chainDbPath(dir, 'BTC')), name).toBeNull();
+    }
+  });
+
+  it('SIGKILLed at three points of a bootstrap, then restarted, ends exactly as an uninterrupted one', { timeout: 600_000 }, async () => {
+    const file = join(dataDir, 'utxo-big.dat');
+    writeSyntheticSnapshot(file, 400_000, chain.tipHeight, fromDisplayHex(chain.tip.hash));
+    const dump = (dbPath: string): string => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        const rows = (sql: string): string =>
+          (db.prepare(sql).raw().all() as unknown[][]).map((r) => r.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : String(v))).join(',')).join('\n');
+        return [
+          rows('SELECT outpoint, script_key, value, height FROM utxos ORDER BY outpoint'),
+          rows('SELECT script_key, balance, utxo_count FROM scripts ORDER BY script_key'),
+          rows("SELECT key, value FROM meta WHERE key IN ('tip_height', 'tip_hash', 'base_height', 'utxo_count', 'utxo_amount', 'script_count') ORDER BY key"),
+          rows('SELECT height, hash, prev_hash FROM blocks ORDER BY height'),
+        ].join('\n--\n');
+      } finally {
+        db.close();
+      }
+    };
+
+    const cleanDir = join(dataDir, 'kill-reference');
+    const clean = await startBootstrap(cleanDir, node, file);
+    await waitFor('the uninterrupted bootstrap', () => indexedTip(chainDbPath(cleanDir, 'BTC'))?.hash === chain.tip.hash, 300_000, clean);
+    clean.kill('SIGTERM');
+    await clean.exited;
+    const expected = dump(chainDbPath(cleanDir, 'BTC'));
+    expect(expected.split('\n').length).toBeGreaterThan(400_000);
+
+    const dir = join(dataDir, 'kill');
+    const dbPath = chainDbPath(dir, 'BTC');
+    // [when, the log line to wait for, delay after it, what the API may serve after the kill]
+    const points: [string, RegExp, number, number | null][] = [
+      ['while reading and sorting', /bootstrap: reading and sorting coins/, 300, null],
+      ['while building aggregates', /bootstrap: building aggregates/, 0, null],
+      ['after the commit, while checkpointing the WAL', /bootstrap done/, 0, chain.tipHeight],
+    ];
+    for (const [name, line, delay, served] of points) {
+      const run = await startBootstrap(dir, node, file);
+      await waitFor(`${name}`, () => line.test(run.output()), 300_000, run);
+      if (delay > 0) await sleep(delay);
+      run.kill('SIGKILL');
+      await run.exited;
+      // Killed before the commit: no tip, so the API answers CHAIN_SYNCING; after it: the whole load.
+      expect(servedTip(dbPath), name).toBe(served);
+    }
+    const last = await startBootstrap(dir, node, file);
+    await waitFor('the bootstrap after three kills', () => indexedTip(dbPath)?.hash === chain.tip.hash, 300_000, last);
+    last.kill('SIGTERM');
+    await last.exited;
+    expect(dump(dbPath) === expected, 'the killed-and-restarted index equals the uninterrupted one').toBe(true);
+    expect(runVerify(dir)).toMatchObject({ status: 0 });
+  });
+});
