@@ -48,7 +48,9 @@ function timed(agent: http.Agent, url: URL, method: 'GET' | 'POST', pathname: st
     const req = http.request({ host: url.hostname, port: url.port, path: pathname, method, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -66,7 +68,11 @@ function buildIndex(dataDir: string): string[] {
     const coinbases: ParsedTx[] = [];
     for (let r = 0; r < UTXOS_PER_SCRIPT; r++) {
       for (let i = 0; i < SCRIPTS; i += 1000) {
-        const tx = chain.tx(`cb ${r} ${i}`, scripts.slice(i, i + 1000).map((script, j) => ({ script, value: 10_000 + ((i + j) * 7919) % 1_000_000 })), true);
+        const tx = chain.tx(
+          `cb ${r} ${i}`,
+          scripts.slice(i, i + 1000).map((script, j) => ({ script, value: 10_000 + (((i + j) * 7919) % 1_000_000) })),
+          true,
+        );
         coinbases.push(tx);
         blocks.push(chain.block([tx]));
       }
@@ -115,13 +121,20 @@ export async function runBatchBench(): Promise<BatchBenchResult> {
   try {
     const built = performance.now();
     const addresses = buildIndex(dir);
-    process.stdout.write(`index of ${SCRIPTS} scripts and a 2,000-transaction mempool built in ${((performance.now() - built) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `index of ${SCRIPTS} scripts and a 2,000-transaction mempool built in ${((performance.now() - built) / 1000).toFixed(1)} s\n`,
+    );
     const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
     const key = keys.create('private', 'bench').key;
     keys.close();
     const config = path.join(dir, 'bench.toml');
     writeFileSync(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-    const api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dir, ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
+    const api = await startApi({
+      ADDRSUM_CONFIG: config,
+      ADDRSUM_DATA_DIR: dir,
+      ADDRSUM_LTC_NETWORK: 'mainnet',
+      ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9',
+    });
     trackChild(api.child);
     const url = new URL(api.url);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -136,7 +149,8 @@ export async function runBatchBench(): Promise<BatchBenchResult> {
         const b = await timed(agent, url, 'POST', '/api/v1/LTC/addresses', key, body);
         const m = await timed(agent, url, 'POST', '/api/v1/LTC/addresses?mempool=true', key, body);
         for (const r of [s, b, m]) if (r.status !== 200) throw new Error(`batch bench: API answered ${r.status}: ${r.text.slice(0, 200)}`);
-        if (round === 0 && (JSON.parse(b.text) as { data: { results: unknown[] } }).data.results.length !== BATCH) throw new Error('batch bench: short answer');
+        if (round === 0 && (JSON.parse(b.text) as { data: { results: unknown[] } }).data.results.length !== BATCH)
+          throw new Error('batch bench: short answer');
         if (round < WARMUP) continue;
         single.push(s.ms);
         batch.push(b.ms);
@@ -153,8 +167,14 @@ export async function runBatchBench(): Promise<BatchBenchResult> {
       singleMs,
       batchMs,
       batchMempoolMs,
-      singleP99: percentile([...single].sort((a, b) => a - b), 0.99),
-      batchP99: percentile([...batch].sort((a, b) => a - b), 0.99),
+      singleP99: percentile(
+        [...single].sort((a, b) => a - b),
+        0.99,
+      ),
+      batchP99: percentile(
+        [...batch].sort((a, b) => a - b),
+        0.99,
+      ),
       ratio: batchMs / singleMs,
       ratioMempool: batchMempoolMs / singleMs,
       goalMet: batchMs / singleMs <= GOAL && batchMempoolMs / singleMs <= GOAL,

@@ -32,13 +32,21 @@ export interface TimedAnswer {
 }
 
 /** GET over `agent` (node:http, kept alive: measures the server, not a heavyweight client; fetch adds ~0.3 ms). */
-export function timedGet(agent: http.Agent, host: string, port: number | string, path: string, headers: http.OutgoingHttpHeaders): Promise<TimedAnswer> {
+export function timedGet(
+  agent: http.Agent,
+  host: string,
+  port: number | string,
+  path: string,
+  headers: http.OutgoingHttpHeaders,
+): Promise<TimedAnswer> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = http.request({ host, port, path, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -52,7 +60,12 @@ export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<Be
   keys.close();
   const config = `${dataDir}/api.toml`;
   await writeFile(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-  const api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dataDir, ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: rpcUrl });
+  const api = await startApi({
+    ADDRSUM_CONFIG: config,
+    ADDRSUM_DATA_DIR: dataDir,
+    ADDRSUM_LTC_NETWORK: 'regtest',
+    ADDRSUM_LTC_RPC_URL: rpcUrl,
+  });
   trackChild(api.child);
   const { hostname, port } = new URL(api.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

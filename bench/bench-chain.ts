@@ -158,7 +158,11 @@ async function generate(datadir: string, log: Log): Promise<BenchChain> {
     const stats = await rpc.call<{ txcount: number }>('getchaintxstats');
     const utxos = await rpc.call<{ txouts: number; bestblock: string }>('gettxoutsetinfo');
     const info = await rpc.call<{ size_on_disk: number }>('getblockchaininfo');
-    const hot = await rpc.call<{ unspents: { scriptPubKey: string }[] }>('scantxoutset', 'start', factory.hotScripts.map((s) => `raw(${s.toString('hex')})`));
+    const hot = await rpc.call<{ unspents: { scriptPubKey: string }[] }>(
+      'scantxoutset',
+      'start',
+      factory.hotScripts.map((s) => `raw(${s.toString('hex')})`),
+    );
     const perScript = new Map<string, number>();
     for (const u of hot.unspents) perScript.set(u.scriptPubKey, (perScript.get(u.scriptPubKey) ?? 0) + 1);
     const hotAddresses = [...perScript.entries()].sort((a, b) => b[1] - a[1]).map(([s]) => hotAddress(Buffer.from(s, 'hex')));

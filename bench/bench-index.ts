@@ -88,7 +88,10 @@ export async function saveBenchIndex(dataDir: string, note: object): Promise<voi
   await mkdir(dir, { recursive: true });
   const from = chainDbPath(dataDir, 'LTC');
   await copyIndex(from, benchIndexPath());
-  await writeFile(join(dir, 'bench-index.json'), `${JSON.stringify({ chainVersion: CHAIN_VERSION, builtAt: new Date().toISOString(), ...note }, null, 2)}\n`);
+  await writeFile(
+    join(dir, 'bench-index.json'),
+    `${JSON.stringify({ chainVersion: CHAIN_VERSION, builtAt: new Date().toISOString(), ...note }, null, 2)}\n`,
+  );
 }
 
 /** The cached index's path, building it first (node on a copy of the chain + indexer) when absent. */

@@ -87,12 +87,19 @@ export async function runDiskBench(opts: { write?: boolean; log?: (line: string)
       pageSize = db.pragma('page_size', { simple: true }) as number;
       freeBytes = (db.pragma('freelist_count', { simple: true }) as number) * pageSize;
       const stats = db
-        .prepare('SELECT name, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC')
+        .prepare(
+          'SELECT name, SUM(pgsize) AS bytes, SUM(payload) AS payload, SUM(unused) AS unused FROM dbstat GROUP BY name ORDER BY bytes DESC',
+        )
         .all() as Omit<TableSize, 'rows'>[];
-      const names = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]));
+      const names = new Set(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
       tables = stats.map((t) => ({
         ...t,
-        rows: names.has(t.name) ? (db.prepare(`SELECT COUNT(*) FROM "${t.name.replaceAll('"', '""')}"`).pluck().get() as number) : 0,
+        rows: names.has(t.name)
+          ? (db
+              .prepare(`SELECT COUNT(*) FROM "${t.name.replaceAll('"', '""')}"`)
+              .pluck()
+              .get() as number)
+          : 0,
       }));
       db.prepare('VACUUM INTO ?').run(vacuumed);
     } finally {
@@ -119,9 +126,12 @@ export async function runDiskBench(opts: { write?: boolean; log?: (line: string)
       nodeBytesPerUtxo: nodeChainstateBytes / utxos,
       goalMet: fileBytes / utxos <= GOAL,
     };
-    log(`disk: ${utxos} UTXOs, ${scripts} scripts; ${(fileBytes / 1e6).toFixed(2)} MB = ${result.bytesPerUtxo.toFixed(1)} B/UTXO ` +
-      `(after VACUUM ${result.vacuumedBytesPerUtxo.toFixed(1)}; litecoind chainstate ${result.nodeBytesPerUtxo.toFixed(1)})`);
-    for (const t of tables) log(`  ${t.name.padEnd(14)} ${(t.bytes / 1e6).toFixed(2).padStart(7)} MB  ${(t.bytes / utxos).toFixed(1).padStart(6)} B/UTXO`);
+    log(
+      `disk: ${utxos} UTXOs, ${scripts} scripts; ${(fileBytes / 1e6).toFixed(2)} MB = ${result.bytesPerUtxo.toFixed(1)} B/UTXO ` +
+        `(after VACUUM ${result.vacuumedBytesPerUtxo.toFixed(1)}; litecoind chainstate ${result.nodeBytesPerUtxo.toFixed(1)})`,
+    );
+    for (const t of tables)
+      log(`  ${t.name.padEnd(14)} ${(t.bytes / 1e6).toFixed(2).padStart(7)} MB  ${(t.bytes / utxos).toFixed(1).padStart(6)} B/UTXO`);
     log(`  goal ≤ ${GOAL} B/UTXO: ${result.goalMet ? 'MET' : 'NOT MET'}`);
     if (opts.write !== false) writeSection('disk', report(result));
     return result;

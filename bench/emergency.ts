@@ -19,7 +19,11 @@ function install(): void {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   // Without a handler these signals end the process without 'exit' handlers.
-  for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(sig, () => process.exit(code));
+  for (const [sig, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(sig, () => process.exit(code));
 }
 
 export function trackChild(child: ChildProcess): void {

@@ -120,7 +120,12 @@ function buildIndex(dir: string): Expected {
   }
   const lightUtxos = slots.length;
   const total = HEAVY_UTXOS + lightUtxos;
-  const facts = (script: Buffer): ScriptFacts => ({ address: scriptToAddress(params, script)!, scriptHex: script.toString('hex'), balance: 0, utxos: 0 });
+  const facts = (script: Buffer): ScriptFacts => ({
+    address: scriptToAddress(params, script)!,
+    scriptHex: script.toString('hex'),
+    balance: 0,
+    utxos: 0,
+  });
   const heavyFacts = facts(heavy);
   const lightFacts = facts(lightScripts[LIGHT_PICK]!);
   let lightSum = 0;
@@ -205,7 +210,12 @@ function cachedIndex(dir: string): Expected | null {
 function figures(heavy: number[], light: number[]): LatencyFigures {
   heavy.sort((a, b) => a - b);
   light.sort((a, b) => a - b);
-  const f = { heavyP50: percentile(heavy, 0.5), heavyP99: percentile(heavy, 0.99), lightP50: percentile(light, 0.5), lightP99: percentile(light, 0.99) };
+  const f = {
+    heavyP50: percentile(heavy, 0.5),
+    heavyP99: percentile(heavy, 0.99),
+    lightP50: percentile(light, 0.5),
+    lightP99: percentile(light, 0.99),
+  };
   return { ...f, ratio: f.heavyP99 / f.lightP99 };
 }
 
@@ -215,7 +225,9 @@ const get = (agent: http.Agent, port: number, urlPath: string, key: string): Pro
 function checkAnswer(answer: TimedAnswer, facts: ScriptFacts, tipHeight: number): void {
   const data = (JSON.parse(answer.text) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;
   if (answer.status !== 200 || data?.balanceSatoshi !== facts.balance || data.utxoCount !== facts.utxos || data.blockHeight !== tipHeight) {
-    throw new Error(`heavy bench: ${facts.address} answered ${answer.status} ${answer.text}; expected ${facts.balance} sat in ${facts.utxos} UTXOs`);
+    throw new Error(
+      `heavy bench: ${facts.address} answered ${answer.status} ${answer.text}; expected ${facts.balance} sat in ${facts.utxos} UTXOs`,
+    );
   }
 }
 
@@ -247,7 +259,14 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
 
     const chains = new Map<'BTC' | 'LTC', ChainHandle>([
       ['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source: reader }) }],
-      ['BTC', { params: chainParams('BTC', 'mainnet'), configured: false, acquire: () => ({ ok: false, reason: 'this service is not configured for it' }) }],
+      [
+        'BTC',
+        {
+          params: chainParams('BTC', 'mainnet'),
+          configured: false,
+          acquire: () => ({ ok: false, reason: 'this service is not configured for it' }),
+        },
+      ],
     ]);
     // Log lines at the configured level (info: one per request), to /dev/null rather than this terminal.
     const logger = createLogger({ level: config.logLevel, destination: pino.destination({ dest: '/dev/null', sync: false }) });
@@ -269,7 +288,9 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     const heavyScript = Buffer.from(expected.heavy.scriptHex, 'hex');
     const lightScript = Buffer.from(expected.light.scriptHex, 'hex');
     const t0 = performance.now();
-    const scan = reader.db.prepare('SELECT SUM(value) AS balance, COUNT(*) AS utxos FROM utxos WHERE script_key = ?').get(scriptKey(heavyScript)) as { balance: number; utxos: number };
+    const scan = reader.db
+      .prepare('SELECT SUM(value) AS balance, COUNT(*) AS utxos FROM utxos WHERE script_key = ?')
+      .get(scriptKey(heavyScript)) as { balance: number; utxos: number };
     const scanMs = performance.now() - t0;
     if (scan.balance !== expected.heavy.balance || scan.utxos !== expected.heavy.utxos) {
       throw new Error(`heavy bench: UTXO rows of the heavy script sum to ${scan.balance} in ${scan.utxos}, not what was written`);
@@ -309,7 +330,9 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     };
     const line = (name: string, f: LatencyFigures, unit: string, d: number): string =>
       `  ${name.padEnd(8)} heavy p50 ${f.heavyP50.toFixed(d)} p99 ${f.heavyP99.toFixed(d)} ${unit}; light p50 ${f.lightP50.toFixed(d)} p99 ${f.lightP99.toFixed(d)} ${unit}; p99 ratio ${f.ratio.toFixed(2)}×`;
-    console.log(`heavy: ${expected.heavy.utxos.toLocaleString('en-US')} UTXOs vs ${expected.light.utxos}; index ${cached ? 'cached' : `built in ${expected.buildSeconds.toFixed(0)} s`}`);
+    console.log(
+      `heavy: ${expected.heavy.utxos.toLocaleString('en-US')} UTXOs vs ${expected.light.utxos}; index ${cached ? 'cached' : `built in ${expected.buildSeconds.toFixed(0)} s`}`,
+    );
     console.log(line('http', result.http, 'ms', 3));
     console.log(line('reader', result.direct, 'µs', 1));
     console.log(`  answers checked; SUM over the heavy script's UTXO rows: ${scanMs.toFixed(0)} ms`);

@@ -40,7 +40,15 @@ export function rawTx(coin: Coin, outputs: Array<{ script: Buffer; value: number
     b.writeUInt32LE(n);
     return b;
   };
-  const parts: Buffer[] = [u32(2), Buffer.from([1]), coin.txid, u32(coin.vout), Buffer.from([0]), u32(0xffffffff), Buffer.from([outputs.length])];
+  const parts: Buffer[] = [
+    u32(2),
+    Buffer.from([1]),
+    coin.txid,
+    u32(coin.vout),
+    Buffer.from([0]),
+    u32(0xffffffff),
+    Buffer.from([outputs.length]),
+  ];
   for (const o of outputs) {
     const v = Buffer.alloc(8);
     v.writeBigUInt64LE(BigInt(o.value));

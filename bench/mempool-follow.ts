@@ -64,7 +64,9 @@ function get(agent: http.Agent, url: URL, pathname: string, key: string): Promis
     const started = performance.now();
     const req = http.request({ host: url.hostname, port: url.port, path: pathname, agent, headers: { 'x-api-key': key } }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`API answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`API answered ${res.statusCode}`)),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -96,10 +98,18 @@ export async function runMempoolFollowBench(): Promise<MempoolFollowResult> {
     keys.close();
     const config = path.join(dir, 'bench.toml');
     writeFileSync(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-    const api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dir, ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
+    const api = await startApi({
+      ADDRSUM_CONFIG: config,
+      ADDRSUM_DATA_DIR: dir,
+      ADDRSUM_LTC_NETWORK: 'mainnet',
+      ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9',
+    });
     trackChild(api.child);
 
-    const pub = spawn(process.execPath, ['--import', 'tsx', 'bench/mempool-follow-publisher.ts'], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const pub = spawn(process.execPath, ['--import', 'tsx', 'bench/mempool-follow-publisher.ts'], {
+      cwd: REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     children.push(pub);
     trackChild(pub);
     const pubMsgs: Array<Record<string, unknown>> = [];
@@ -113,7 +123,10 @@ export async function runMempoolFollowBench(): Promise<MempoolFollowResult> {
     await until('the publisher', () => pubMsgs.some((m) => typeof m.endpoint === 'string'));
     const endpoint = pubMsgs.find((m) => typeof m.endpoint === 'string')!.endpoint as string;
 
-    const writer = spawn(process.execPath, ['--import', 'tsx', 'bench/mempool-follow-writer.ts', chainDbPath(dir, 'LTC'), endpoint], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const writer = spawn(process.execPath, ['--import', 'tsx', 'bench/mempool-follow-writer.ts', chainDbPath(dir, 'LTC'), endpoint], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(writer);
     trackChild(writer);
     let last = { held: 0, rss: 0, peakRss: 0 };
@@ -134,7 +147,8 @@ export async function runMempoolFollowBench(): Promise<MempoolFollowResult> {
     try {
       const load = async (into: number[], seconds: number): Promise<void> => {
         const end = performance.now() + seconds * 1000;
-        for (let i = 0; performance.now() < end; i++) into.push(await get(agent, url, `/api/v1/LTC/address/${addresses[(i * 7919) % addresses.length]!}?mempool=true`, key));
+        for (let i = 0; performance.now() < end; i++)
+          into.push(await get(agent, url, `/api/v1/LTC/address/${addresses[(i * 7919) % addresses.length]!}?mempool=true`, key));
       };
       const phase = async (): Promise<void> => {
         const done = pubMsgs.length;

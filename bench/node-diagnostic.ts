@@ -41,7 +41,10 @@ async function countedStore(): Promise<{ store: ChainStore; stats: { commits: nu
   return { store, stats, dataDir };
 }
 
-async function profile(node: Litecoind, drive: (store: ChainStore, client: NodeClient, signal: AbortSignal) => Promise<void>): Promise<IndexingProfile> {
+async function profile(
+  node: Litecoind,
+  drive: (store: ChainStore, client: NodeClient, signal: AbortSignal) => Promise<void>,
+): Promise<IndexingProfile> {
   const { store, stats, dataDir } = await countedStore();
   const client = new NodeClient({ url: node.rpcUrl });
   const controller = new AbortController();
@@ -61,7 +64,13 @@ async function profile(node: Litecoind, drive: (store: ChainStore, client: NodeC
 export function profileSyncLoop(node: Litecoind, height: number): Promise<IndexingProfile> {
   return profile(node, async (store, client, signal) => {
     const metrics = new IndexerMetrics('LTC', false);
-    const syncer = new Syncer(store, retryingSource(client, quiet, metrics, signal), { pollIntervalMs: 1000, prefetch: PREFETCH, undoDepth: 288 }, quiet, metrics);
+    const syncer = new Syncer(
+      store,
+      retryingSource(client, quiet, metrics, signal),
+      { pollIntervalMs: 1000, prefetch: PREFETCH, undoDepth: 288 },
+      quiet,
+      metrics,
+    );
     while ((store.tip()?.height ?? -1) < height) await syncer.syncOnce(signal);
   });
 }

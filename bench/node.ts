@@ -168,12 +168,14 @@ export async function runNodeBench(opts: NodeBenchOptions = {}): Promise<NodeBen
     }
     const run = lastRun!;
     const equal = await indexEqualsNode(bench.node, run.dataDir, chain);
-    if (!equal) throw new Error('node bench: our index does not equal the node\'s UTXO set; figures would mean nothing');
+    if (!equal) throw new Error("node bench: our index does not equal the node's UTXO set; figures would mean nothing");
     await saveBenchIndex(run.dataDir, { indexSeconds: run.seconds, by: 'bench/node.ts' });
 
     const syncLoop = await profileSyncLoop(bench.node, chain.height);
     const fetchOnlySeconds = await profileFetchOnly(bench.node, chain.height);
-    log(`  diagnostic, in-process, sync loop: ${syncLoop.seconds.toFixed(2)} s, ${syncLoop.commits} commits, ${syncLoop.applySeconds.toFixed(2)} s in applyBlocks`);
+    log(
+      `  diagnostic, in-process, sync loop: ${syncLoop.seconds.toFixed(2)} s, ${syncLoop.commits} commits, ${syncLoop.applySeconds.toFixed(2)} s in applyBlocks`,
+    );
     log(`  diagnostic, in-process, fetch + parse only: ${fetchOnlySeconds.toFixed(2)} s`);
 
     const lookupAddress = chain.hotAddresses[0]!;
@@ -193,8 +195,12 @@ export async function runNodeBench(opts: NodeBenchOptions = {}): Promise<NodeBen
       indexEqualsNode: equal,
       goalMet: indexRatio <= INDEX_GOAL && lookupSpeedup >= LOOKUP_GOAL && lookups.answer.matches,
     };
-    log(`  (a) index ${median(indexSeconds).toFixed(2)} s vs reindex ${median(reindexSeconds).toFixed(2)} s: ${indexRatio.toFixed(2)}× (goal ≤ ${INDEX_GOAL}×)`);
-    log(`  (b) lookup ${lookups.httpMs.median.toFixed(2)} ms vs scantxoutset ${median(lookups.scanMs).toFixed(1)} ms: ${lookupSpeedup.toFixed(0)}× faster (goal ≥ ${LOOKUP_GOAL}×), answers ${lookups.answer.matches ? 'equal' : 'DIFFER'}`);
+    log(
+      `  (a) index ${median(indexSeconds).toFixed(2)} s vs reindex ${median(reindexSeconds).toFixed(2)} s: ${indexRatio.toFixed(2)}× (goal ≤ ${INDEX_GOAL}×)`,
+    );
+    log(
+      `  (b) lookup ${lookups.httpMs.median.toFixed(2)} ms vs scantxoutset ${median(lookups.scanMs).toFixed(1)} ms: ${lookupSpeedup.toFixed(0)}× faster (goal ≥ ${LOOKUP_GOAL}×), answers ${lookups.answer.matches ? 'equal' : 'DIFFER'}`,
+    );
     log(`  goal: ${result.goalMet ? 'MET' : 'NOT MET'}`);
     if (opts.write !== false) writeSection('node', report(result));
     return result;

@@ -34,16 +34,35 @@ export interface Window {
 const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   ['GC', (f) => f.functionName === '(garbage collector)'],
   ['key check (src/keys)', (f) => f.url.includes('/src/keys/')],
-  ['token bucket (src/api/token-bucket, shared-limiter)', (f) => /\/src\/api\/(token-bucket|shared-limiter|redis-buckets|middleware\/rate-limit)/.test(f.url)],
-  ['address decode/encode (src/chain/address, bitcoinjs, bech32, bs58)', (f) => f.url.includes('/src/chain/address') || /node_modules\/(bitcoinjs-lib|bech32|bs58|bs58check|base-x|@noble|valibot|uint8array-tools)/.test(f.url)],
+  [
+    'token bucket (src/api/token-bucket, shared-limiter)',
+    (f) => /\/src\/api\/(token-bucket|shared-limiter|redis-buckets|middleware\/rate-limit)/.test(f.url),
+  ],
+  [
+    'address decode/encode (src/chain/address, bitcoinjs, bech32, bs58)',
+    (f) =>
+      f.url.includes('/src/chain/address') ||
+      /node_modules\/(bitcoinjs-lib|bech32|bs58|bs58check|base-x|@noble|valibot|uint8array-tools)/.test(f.url),
+  ],
   ['index read (ChainReader.summary, better-sqlite3)', (f) => f.url.includes('/src/store/') || f.url.includes('better-sqlite3')],
   ['log line (pino)', (f) => /node_modules\/(pino|sonic-boom|fast-redact|quick-format|on-exit-leak-free|thread-stream)/.test(f.url)],
   ['metrics (prom-client)', (f) => f.url.includes('node_modules/prom-client')],
   ['request context, ETag, JSON body (src/api)', (f) => f.url.includes('/src/api/')],
-  ['Express and router', (f) => /node_modules\/(express|router|path-to-regexp|finalhandler|send|serve-static|on-finished|content-type|parseurl|fresh|etag|type-is|accepts|mime-types|negotiator|depd|vary|debug|ms|qs|cookie|body-parser)\//.test(f.url)],
+  [
+    'Express and router',
+    (f) =>
+      /node_modules\/(express|router|path-to-regexp|finalhandler|send|serve-static|on-finished|content-type|parseurl|fresh|etag|type-is|accepts|mime-types|negotiator|depd|vary|debug|ms|qs|cookie|body-parser)\//.test(
+        f.url,
+      ),
+  ],
   // Node's HTTP and socket code (parser, ServerResponse, net, streams) and its native socket writes. Other
   // node: frames (fs, timers, crypto) are not a layer: their time goes to the code that called them.
-  ['HTTP parse and socket write (node:http, net, streams)', (f) => /^node:(_http_|net|stream|internal\/(streams|stream_base|http|net))/.test(f.url) || /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName)],
+  [
+    'HTTP parse and socket write (node:http, net, streams)',
+    (f) =>
+      /^node:(_http_|net|stream|internal\/(streams|stream_base|http|net))/.test(f.url) ||
+      /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(f.functionName),
+  ],
 ];
 
 const NODE_OTHER = 'other Node.js internals (nextTick queue, timers, fs callbacks)';

@@ -118,7 +118,6 @@ function spawnNode(prefix: readonly string[], args: string[], options: Parameter
   return spawn(command!, rest, options);
 }
 
-
 /** An LTC mainnet index with UTXOS outputs over SCRIPTS scripts; returns the target address and its sums. */
 function buildIndex(dataDir: string): { address: string; balance: number; tipHeight: number } {
   const store = ChainStore.open(chainDbPath(dataDir, 'LTC'), { chain: 'LTC', network: 'mainnet' });
@@ -162,7 +161,11 @@ async function startApi(dir: string, prefix: readonly string[], nodeFlags: strin
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ADDRSUM_')));
   Object.assign(env, { ADDRSUM_CONFIG: configFile, ADDRSUM_DATA_DIR: dir, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0' });
   Object.assign(env, { ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
-  const child = spawnNode(prefix, [...nodeFlags, '--import', 'tsx', 'src/bin/addrsum-api.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', fd, fd] });
+  const child = spawnNode(prefix, [...nodeFlags, '--import', 'tsx', 'src/bin/addrsum-api.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   for (let waited = 0; waited < 60_000; waited += 50) {
     const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(readFileSync(logFile, 'utf8'));
@@ -285,16 +288,27 @@ async function checkApi(api: Target, expected: { balance: number; tipHeight: num
   const ok = await fetch(api.url, { headers: api.headers });
   const body = await ok.text();
   const data = (JSON.parse(body) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;
-  if (ok.status !== 200 || data?.balanceSatoshi !== expected.balance || data.utxoCount !== TARGET_UTXOS || data.blockHeight !== expected.tipHeight) {
+  if (
+    ok.status !== 200 ||
+    data?.balanceSatoshi !== expected.balance ||
+    data.utxoCount !== TARGET_UTXOS ||
+    data.blockHeight !== expected.tipHeight
+  ) {
     throw new Error(`request bench: unexpected answer ${ok.status} ${body}`);
   }
   const limit = ok.headers.get('ratelimit-limit');
-  if (limit !== String(RAISED_LIMIT)) throw new Error(`request bench: RateLimit-Limit is ${limit}: the raised private tier is not in force`);
+  if (limit !== String(RAISED_LIMIT))
+    throw new Error(`request bench: RateLimit-Limit is ${limit}: the raised private tier is not in force`);
   return body;
 }
 
 /** One more load run on an API started with --cpu-prof; the profile is written when it exits. */
-async function profileApi(dir: string, prefix: readonly string[], route: string, headers: Record<string, string>): Promise<LayerShare[] | null> {
+async function profileApi(
+  dir: string,
+  prefix: readonly string[],
+  route: string,
+  headers: Record<string, string>,
+): Promise<LayerShare[] | null> {
   const profDir = path.join(dir, 'cpu-prof');
   const window = { fromUs: 0, toUs: 0 };
   const server = await startApi(dir, prefix, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
@@ -374,10 +388,16 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     const line = (name: string, f: LoadFigures): string =>
       `  ${name.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50Ms.toFixed(2)} ms  p99 ${f.p99Ms.toFixed(2)} ms  ` +
       `server CPU ${f.serverCpu?.toFixed(2) ?? '?'} s/s  non-2xx ${f.non2xx}/${f.responses}  errors ${f.errors}`;
-    console.log(`request: ${CONNECTIONS} connections, ${ROUNDS} rotated rounds of ${SECONDS} s per server, ${pinned ? 'servers on core 0, load on core 1' : 'not pinned'}`);
+    console.log(
+      `request: ${CONNECTIONS} connections, ${ROUNDS} rotated rounds of ${SECONDS} s per server, ${pinned ? 'servers on core 0, load on core 1' : 'not pinned'}`,
+    );
     console.log([line('api', apiFig), line('bare', bareFig), line('express', expressFig)].join('\n'));
-    console.log(`  api/express ${vsExpress.toFixed(2)}× (per-round ${result.vsExpressMin.toFixed(2)}–${result.vsExpressMax.toFixed(2)}×), goal ≥ ${GOAL_EXPRESS}× with p99 ≤ ${GOAL_P99_MS} ms: ${result.goalMet ? 'MET' : 'NOT MET'}`);
-    console.log(`  api/bare ${result.vsBare.toFixed(2)}× (per-round ${result.vsBareMin.toFixed(2)}–${result.vsBareMax.toFixed(2)}×), goal ≥ ${GOAL_BARE}×`);
+    console.log(
+      `  api/express ${vsExpress.toFixed(2)}× (per-round ${result.vsExpressMin.toFixed(2)}–${result.vsExpressMax.toFixed(2)}×), goal ≥ ${GOAL_EXPRESS}× with p99 ≤ ${GOAL_P99_MS} ms: ${result.goalMet ? 'MET' : 'NOT MET'}`,
+    );
+    console.log(
+      `  api/bare ${result.vsBare.toFixed(2)}× (per-round ${result.vsBareMin.toFixed(2)}–${result.vsBareMax.toFixed(2)}×), goal ≥ ${GOAL_BARE}×`,
+    );
     for (const l of layers ?? []) console.log(`  ${(l.share * 100).toFixed(1).padStart(5)} %  ${l.layer}`);
 
     if (opts.write !== false) writeSection('request', report(result, index.address, body.length));

@@ -73,13 +73,25 @@ function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
       { value: 10_000 + (seq % 1000), script: scriptOf(mix(seq++, 3) % 1_000_000) },
       { value: 20_000, script: scriptOf(0x40000000 + seq++) },
     ];
-    txs.push({ txid: txidOf(0x50000000 + height), inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }], outputs: out(), coinbase: true, hogEx: false });
+    txs.push({
+      txid: txidOf(0x50000000 + height),
+      inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
+      outputs: out(),
+      coinbase: true,
+      hogEx: false,
+    });
     for (let t = 1; t < TXS_PER_BLOCK; t++) {
       let g: number;
       do g = mix(seq++, 77) % groups;
       while (used.has(g));
       used.add(g);
-      txs.push({ txid: txidOf(0x60000000 + height * 4096 + t), inputs: [{ prevTxid: txidOf(g), vout: 0 }], outputs: out(), coinbase: false, hogEx: false });
+      txs.push({
+        txid: txidOf(0x60000000 + height * 4096 + t),
+        inputs: [{ prevTxid: txidOf(g), vout: 0 }],
+        outputs: out(),
+        coinbase: false,
+        hogEx: false,
+      });
     }
     const hash = txidOf(0x70000000 + height);
     blocks.push({ height, hash, prevHash: prev, txs });
@@ -111,11 +123,17 @@ function runOnce(coins: number, dir: string, say: (line: string) => void): RunOu
     };
     t = performance.now();
     const cpu = process.cpuUsage();
-    loadSnapshot({ file: SnapshotFile.open(file, 'BTC', 'regtest'), height: BASE_HEIGHT, hash: snap.baseHash, prevHash: Buffer.alloc(32) }, store, log);
+    loadSnapshot(
+      { file: SnapshotFile.open(file, 'BTC', 'regtest'), height: BASE_HEIGHT, hash: snap.baseHash, prevHash: Buffer.alloc(32) },
+      store,
+      log,
+    );
     const bootstrapSeconds = (performance.now() - t) / 1000;
     const used = process.cpuUsage(cpu);
     const bootstrapCpuSeconds = (used.user + used.system) / 1e6;
-    say(`  bootstrap: ${bootstrapSeconds.toFixed(1)} s wall, ${bootstrapCpuSeconds.toFixed(1)} s CPU, load average ${loadavg()[0]!.toFixed(1)}`);
+    say(
+      `  bootstrap: ${bootstrapSeconds.toFixed(1)} s wall, ${bootstrapCpuSeconds.toFixed(1)} s CPU, load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     rmSync(file, { force: true });
     const totals = store.totals();
     const dbBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
@@ -194,7 +212,13 @@ function render(results: ScaleResult[]): string {
   }
   lines.push('', 'Bootstrap phases (seconds since start, as the progress log reports them):', '');
   for (const r of rows) {
-    lines.push(`- N = ${fmt(r.coins)}: ${Object.entries(r.phases).map(([k, v]) => `${k} at ${v} s`).join(', ')}, done at ${fmt(r.bootstrapSeconds, 1)} s; peak RSS ${r.maxRssMiB === undefined ? '?' : fmt(r.maxRssMiB)} MiB; machine: ${r.machine}`);
+    lines.push(
+      `- N = ${fmt(r.coins)}: ${Object.entries(r.phases)
+        .map(([k, v]) => `${k} at ${v} s`)
+        .join(
+          ', ',
+        )}, done at ${fmt(r.bootstrapSeconds, 1)} s; peak RSS ${r.maxRssMiB === undefined ? '?' : fmt(r.maxRssMiB)} MiB; machine: ${r.machine}`,
+    );
   }
   return lines.join('\n');
 }
@@ -202,14 +226,20 @@ function render(results: ScaleResult[]): string {
 export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { goalMet: boolean } {
   const coins = opts.coins ?? Number(process.env.ADDRSUM_BENCH_SCALE_COINS ?? 500_000);
   // The blocks on top spend 150,000 distinct txids (≈ 0.56 per coin): below 400k coins there are too few.
-  if (!Number.isSafeInteger(coins) || coins < 400_000) throw new Error(`ADDRSUM_BENCH_SCALE_COINS must be an integer ≥ 400,000, got ${String(process.env.ADDRSUM_BENCH_SCALE_COINS)}`);
+  if (!Number.isSafeInteger(coins) || coins < 400_000)
+    throw new Error(`ADDRSUM_BENCH_SCALE_COINS must be an integer ≥ 400,000, got ${String(process.env.ADDRSUM_BENCH_SCALE_COINS)}`);
   const dir = opts.dir ?? process.env.ADDRSUM_BENCH_SCALE_DIR ?? fileURLToPath(new URL('../data/bench/scale', import.meta.url));
   const say = (line: string): void => void process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
   trackDir(dir);
   try {
     const main = runOnce(coins, dir, say);
     const reference = coins > 1_000_000 ? runOnce(1_000_000, dir, say) : null;
-    const result: ScaleResult = { ...main, date: today(), machine: machineLine(), applyRatio: reference ? main.blocksPerSec / reference.blocksPerSec : 1 };
+    const result: ScaleResult = {
+      ...main,
+      date: today(),
+      machine: machineLine(),
+      applyRatio: reference ? main.blocksPerSec / reference.blocksPerSec : 1,
+    };
     // The side-by-side 1M reference is the newest 1M measurement: it replaces an older 1M row.
     const results = loadResults().filter((r) => r.coins !== coins && (reference === null || r.coins !== reference.coins));
     results.push(result);
@@ -218,7 +248,11 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
     writeSection('scale', render(results));
     say(render([result]));
     return {
-      goalMet: result.coinsPerSec >= GOALS.coinsPerSec && result.lookupP99Ms <= GOALS.lookupP99Ms && result.applyRatio >= GOALS.applyRatio && result.bytesPerUtxo <= GOALS.bytesPerUtxo,
+      goalMet:
+        result.coinsPerSec >= GOALS.coinsPerSec &&
+        result.lookupP99Ms <= GOALS.lookupP99Ms &&
+        result.applyRatio >= GOALS.applyRatio &&
+        result.bytesPerUtxo <= GOALS.bytesPerUtxo,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

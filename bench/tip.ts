@@ -85,7 +85,15 @@ async function matchesNode(node: Litecoind, api: BenchApi, address: string): Pro
   return answer.balanceSatoshi === figures?.sats && answer.utxoCount === figures.utxos && answer.blockHash === scan.bestBlock;
 }
 
-async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: string, pollIntervalMs: number, rng: SeededRng, log: (l: string) => void): Promise<ModeFigures> {
+async function runMode(
+  mode: Mode,
+  node: Litecoind,
+  api: BenchApi,
+  dataDir: string,
+  pollIntervalMs: number,
+  rng: SeededRng,
+  log: (l: string) => void,
+): Promise<ModeFigures> {
   const dbPath = chainDbPath(dataDir, 'LTC');
   let publisher: HashBlockPublisher | null = null;
   let indexer: IndexerProcess | undefined;
@@ -101,7 +109,7 @@ async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: stri
     trackChild(indexer.child);
     const ix = indexer;
     const best = await node.cli<string>('getbestblockhash');
-    await waitFor('the indexer to reach the node\'s tip', () => indexedTip(dbPath)?.hash === best, 120_000, ix);
+    await waitFor("the indexer to reach the node's tip", () => indexedTip(dbPath)?.hash === best, 120_000, ix);
     if (publisher) await waitFor('the ZMQ subscription', () => ix.output().includes('listening for ZMQ hashblock'), 30_000, ix);
     const samplesMs: number[] = [];
     let address = '';
@@ -111,8 +119,15 @@ async function runMode(mode: Mode, node: Litecoind, api: BenchApi, dataDir: stri
       const ms = await sample(node, api, address, publisher);
       if (i >= WARMUP) samplesMs.push(ms);
     }
-    const figures = { samplesMs, medianMs: median(samplesMs), maxMs: Math.max(...samplesMs), answerMatchesNode: await matchesNode(node, api, address) };
-    log(`  ${mode.padEnd(7)} median ${figures.medianMs.toFixed(0)} ms, max ${figures.maxMs.toFixed(0)} ms (${samplesMs.map((s) => s.toFixed(0)).join(', ')})`);
+    const figures = {
+      samplesMs,
+      medianMs: median(samplesMs),
+      maxMs: Math.max(...samplesMs),
+      answerMatchesNode: await matchesNode(node, api, address),
+    };
+    log(
+      `  ${mode.padEnd(7)} median ${figures.medianMs.toFixed(0)} ms, max ${figures.maxMs.toFixed(0)} ms (${samplesMs.map((s) => s.toFixed(0)).join(', ')})`,
+    );
     return figures;
   } finally {
     if (indexer) await stopIndexer(indexer);

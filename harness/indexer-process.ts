@@ -62,9 +62,7 @@ export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
-  );
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   return {
     child,
     metricsPort,

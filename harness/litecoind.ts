@@ -185,7 +185,10 @@ export async function startLitecoind(opts: StartOptions = {}): Promise<Litecoind
     }
     // Core waits for open HTTP connections before it exits: drop our idle keep-alive sockets now.
     client.close();
-    const exitedInTime = await Promise.race([proc.exited.then(() => true), sleep(STOP_GRACE_MS, undefined, { ref: false }).then(() => false)]);
+    const exitedInTime = await Promise.race([
+      proc.exited.then(() => true),
+      sleep(STOP_GRACE_MS, undefined, { ref: false }).then(() => false),
+    ]);
     if (!exitedInTime) {
       child.kill('SIGKILL');
       await proc.exited;

@@ -13,14 +13,7 @@ import { addAddress, type AddressKind, type ChainManifest } from './regtest-mani
 import { recordBlockAddresses, spendableUtxos } from './regtest-scan.js';
 import { taprootKey } from './regtest-taproot.js';
 import { spendTaproot, taprootUtxos } from './regtest-taproot-spend.js';
-import {
-  coins,
-  mwebBalance,
-  newWalletAddress,
-  pegOut,
-  spendWalletUtxos,
-  type RegtestNode,
-} from './regtest-wallet.js';
+import { coins, mwebBalance, newWalletAddress, pegOut, spendWalletUtxos, type RegtestNode } from './regtest-wallet.js';
 import { SeededRng } from './seeded-rng.js';
 
 const WALLET_KINDS: readonly AddressKind[] = ['p2pkh', 'p2sh-p2wpkh', 'p2wpkh', 'p2wsh', 'p2sh-multisig'];
@@ -138,7 +131,9 @@ export async function mineWithActivity(
       await attempt('peg-out', async () => {
         const balance = await mwebBalance(node);
         if (balance < 50_000_000) return;
-        await pegOut(node, [{ address: rng.pick(targets).address, sats: rng.range(1_000_000, Math.min(Math.floor(balance / 2), 100_000_000)) }]);
+        await pegOut(node, [
+          { address: rng.pick(targets).address, sats: rng.range(1_000_000, Math.min(Math.floor(balance / 2), 100_000_000)) },
+        ]);
       });
     }
     const owned = targets.filter((a) => a.owner !== 'none');

@@ -87,14 +87,25 @@ export async function buildVariedChain(node: RegtestNode, opts: BuildOptions = {
   };
   if ((await node.cli<number>('getblockcount')) !== 0) throw new Error('buildVariedChain needs a fresh regtest node');
   const blocks: Partial<NotableBlocks> = {};
-  const manifest: ChainManifest = { seed, addresses: [], mwebAddresses: [], special: [], blocks: blocks as NotableBlocks, taprootKeys: new Map() };
+  const manifest: ChainManifest = {
+    seed,
+    addresses: [],
+    mwebAddresses: [],
+    special: [],
+    blocks: blocks as NotableBlocks,
+    taprootKeys: new Map(),
+  };
 
   // 1. Addresses. Multisig scripts draw ordered key tuples from a small pool of wallet keys (distinct
   //    scripts, far fewer getnewaddress calls, which cost ~15 ms each on a legacy wallet): ordered
   //    pairs for P2WSH 1-of-2, ordered triples for P2SH 2-of-3; n keys give n(n-1) ≥ perKind pairs.
   let poolSize = 3;
   while (poolSize * (poolSize - 1) < perKind) poolSize++;
-  const keyPool = await mapLimit(Array.from({ length: poolSize }, (_, i) => i), 8, () => node.cli<string>('getnewaddress', '', 'legacy'));
+  const keyPool = await mapLimit(
+    Array.from({ length: poolSize }, (_, i) => i),
+    8,
+    () => node.cli<string>('getnewaddress', '', 'legacy'),
+  );
   const pairs = orderedTuples(keyPool, 2);
   const triples = orderedTuples(keyPool, 3);
   const wanted = WALLET_KINDS.flatMap((k) => Array.from({ length: perKind }, (_, i) => ({ k, i })));
@@ -140,8 +151,18 @@ export async function buildVariedChain(node: RegtestNode, opts: BuildOptions = {
 
   // 4. Spends: empty addresses 2..11 of every kind, take one UTXO from each of 12..21.
   for (const k of PLANNED_KINDS) {
-    const empty = await spendableUtxos(node, byKind(k).slice(2, 12).map((a) => a.address));
-    const partial = await spendableUtxos(node, byKind(k).slice(12, 22).map((a) => a.address));
+    const empty = await spendableUtxos(
+      node,
+      byKind(k)
+        .slice(2, 12)
+        .map((a) => a.address),
+    );
+    const partial = await spendableUtxos(
+      node,
+      byKind(k)
+        .slice(12, 22)
+        .map((a) => a.address),
+    );
     const onePerAddress = [...new Map(partial.map((u) => [u.address, u])).values()];
     if (k === 'p2tr') {
       const keyed = (us: typeof empty) => us.map((u) => ({ ...u, privateKey: manifest.taprootKeys.get(u.address) as string }));
@@ -194,7 +215,10 @@ export async function buildVariedChain(node: RegtestNode, opts: BuildOptions = {
   step('MWEB activation');
 
   // 8. Peg-outs to one address of every transparent kind, all paid by one block's HogEx.
-  await pegOut(node, PLANNED_KINDS.map((k) => ({ address: rng.pick(byKind(k).slice(22)).address, sats: rng.range(1_000_000, 50_000_000) })));
+  await pegOut(
+    node,
+    PLANNED_KINDS.map((k) => ({ address: rng.pick(byKind(k).slice(22)).address, sats: rng.range(1_000_000, 50_000_000) })),
+  );
   blocks.pegOut = await mineChecked(
     node,
     miner.address,
@@ -210,7 +234,11 @@ export async function buildVariedChain(node: RegtestNode, opts: BuildOptions = {
   step('activity');
 
   const tip = await node.cli<number>('getblockcount');
-  const hashes = await mapLimit(Array.from({ length: tip }, (_, i) => i + 1), 8, (h) => node.cli<string>('getblockhash', h));
+  const hashes = await mapLimit(
+    Array.from({ length: tip }, (_, i) => i + 1),
+    8,
+    (h) => node.cli<string>('getblockhash', h),
+  );
   await recordBlockAddresses(node, manifest, hashes);
   for (const key of ['preMweb', 'activation', 'pegOut', 'nonstandard', 'mwebToMweb'] as const) {
     if (blocks[key] === undefined) throw new Error(`no ${key} block`);

@@ -8,15 +8,7 @@
  * How the address's script is made. Planned addresses carry their exact kind; addresses discovered in
  * blocks (wallet change, ...) get the kind their script shows (`p2sh` when the redeem script is unknown).
  */
-export type AddressKind =
-  | 'p2pkh'
-  | 'p2sh-p2wpkh'
-  | 'p2sh-multisig'
-  | 'p2sh'
-  | 'p2wpkh'
-  | 'p2wsh'
-  | 'p2tr'
-  | 'witness-unknown';
+export type AddressKind = 'p2pkh' | 'p2sh-p2wpkh' | 'p2sh-multisig' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr' | 'witness-unknown';
 
 export interface ManifestAddress {
   address: string;

@@ -53,7 +53,11 @@ export async function scanUnspents(
 ): Promise<{ height: number; bestBlock: string; byScript: Map<string, ScanUnspent[]>; scripts: Map<string, string> }> {
   const list = [...new Set(addresses)];
   const scripts = await scriptsOf(node, list);
-  const r = await node.cliExact<ScanReply>('scantxoutset', 'start', list.map((a) => `addr(${a})`));
+  const r = await node.cliExact<ScanReply>(
+    'scantxoutset',
+    'start',
+    list.map((a) => `addr(${a})`),
+  );
   if (!r.success) throw new Error('scantxoutset did not succeed');
   const byScript = new Map<string, ScanUnspent[]>();
   for (const u of r.unspents) {
@@ -114,7 +118,11 @@ export async function scanAddresses(node: RegtestNode, addresses: Iterable<strin
  */
 export async function scanScripts(node: RegtestNode, scripts: Iterable<string>): Promise<Map<string, AddressFigures>> {
   const list = [...new Set(scripts)];
-  const r = await node.cliExact<ScanReply>('scantxoutset', 'start', list.map((h) => `raw(${h})`));
+  const r = await node.cliExact<ScanReply>(
+    'scantxoutset',
+    'start',
+    list.map((h) => `raw(${h})`),
+  );
   if (!r.success) throw new Error('scantxoutset did not succeed');
   const out = new Map<string, AddressFigures>(list.map((h) => [h, { sats: 0, utxos: 0 }]));
   for (const u of r.unspents) {
@@ -200,9 +208,7 @@ export async function recordBlockAddresses(node: RegtestNode, manifest: ChainMan
       }
     }
   }
-  const infos = await mapLimit(found, 8, (f) =>
-    node.cli<{ ismine: boolean; script?: string }>('getaddressinfo', f.address),
-  );
+  const infos = await mapLimit(found, 8, (f) => node.cli<{ ismine: boolean; script?: string }>('getaddressinfo', f.address));
   found.forEach((f, i) => {
     const info = infos[i];
     let kind = f.kind;

@@ -125,7 +125,11 @@ export async function signAndSend(node: RegtestNode, unsignedHex: string): Promi
 /** Keeps the wallet's coin selection away from these outputs (until unlocked or the node restarts). */
 export async function lockOutpoints(node: RegtestNode, outpoints: readonly { txid: string; vout: number }[]): Promise<void> {
   if (outpoints.length === 0) return;
-  await node.cli('lockunspent', false, outpoints.map((o) => ({ txid: o.txid, vout: o.vout })));
+  await node.cli(
+    'lockunspent',
+    false,
+    outpoints.map((o) => ({ txid: o.txid, vout: o.vout })),
+  );
 }
 
 /**

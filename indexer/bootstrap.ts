@@ -44,15 +44,28 @@ export async function checkSnapshot(
     header = await withRetry(() => client.getBlockHeader(hashHex), { log, signal, what: 'getblockheader' });
   } catch (err) {
     if (err instanceof NodeError && err.code === 'NOT_FOUND') {
-      throw new SnapshotError('UNKNOWN_BASE_BLOCK', `the snapshot's base block ${hashHex} is unknown to the node: take the snapshot from this node, or let the node sync past it`);
+      throw new SnapshotError(
+        'UNKNOWN_BASE_BLOCK',
+        `the snapshot's base block ${hashHex} is unknown to the node: take the snapshot from this node, or let the node sync past it`,
+      );
     }
     throw err;
   }
   if (header.confirmations < 1) {
-    throw new SnapshotError('NODE_BEHIND', `the snapshot's base block ${hashHex} (height ${header.height}) is not in the node's active chain`);
+    throw new SnapshotError(
+      'NODE_BEHIND',
+      `the snapshot's base block ${hashHex} (height ${header.height}) is not in the node's active chain`,
+    );
   }
   log.info(
-    { file: path, format: file.header.kind, baseHeight: header.height, baseHash: hashHex, coins: file.header.coinCount, bytes: file.stats.fileBytes },
+    {
+      file: path,
+      format: file.header.kind,
+      baseHeight: header.height,
+      baseHash: hashHex,
+      coins: file.header.coinCount,
+      bytes: file.stats.fileBytes,
+    },
     `snapshot ${path}: ${file.header.coinCount} coins at block ${header.height} (${hashHex})`,
   );
   return {
@@ -79,7 +92,10 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       log.info({ baseHeight: snap.height, height: tip.height }, 'index already bootstrapped from this snapshot; continuing to sync');
       return false;
     }
-    throw new SnapshotError('INDEX_NOT_EMPTY', `the index already holds blocks up to ${tip.height}: bootstrap needs an empty index (delete this chain's database file first)`);
+    throw new SnapshotError(
+      'INDEX_NOT_EMPTY',
+      `the index already holds blocks up to ${tip.height}: bootstrap needs an empty index (delete this chain's database file first)`,
+    );
   }
   const now = opts.now ?? (() => performance.now());
   const flush = opts.flush ?? (() => undefined);
@@ -116,7 +132,16 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   }
   const seconds = (now() - started) / 1000;
   log.info(
-    { coins: stats.coins, skippedUnspendable: stats.skipped, utxos: totals.utxos, scripts: totals.scripts, amount: totals.amount, seconds: round1(seconds), coinsPerSec: Math.round(stats.coins / Math.max(seconds, 1e-3)), height: snap.height },
+    {
+      coins: stats.coins,
+      skippedUnspendable: stats.skipped,
+      utxos: totals.utxos,
+      scripts: totals.scripts,
+      amount: totals.amount,
+      seconds: round1(seconds),
+      coinsPerSec: Math.round(stats.coins / Math.max(seconds, 1e-3)),
+      height: snap.height,
+    },
     `bootstrap done: ${stats.coins} coins (${stats.skipped} unspendable skipped) in ${hms(seconds)}; the index is at block ${snap.height}`,
   );
   flush();

@@ -16,7 +16,14 @@ export async function startMempoolFollow(
   log: LogSink,
   signal: AbortSignal,
 ): Promise<void> {
-  const follower = new MempoolFollower(store.mempool, () => store.tip(), nodeMempoolSource(client), { pollIntervalMs: config.mempoolPollMs }, log, wakeSync);
+  const follower = new MempoolFollower(
+    store.mempool,
+    () => store.tip(),
+    nodeMempoolSource(client),
+    { pollIntervalMs: config.mempoolPollMs },
+    log,
+    wakeSync,
+  );
   const endpoint = config.zmqMempool ?? config.zmq;
   if (endpoint !== undefined) void followMempoolEvents(endpoint, follower, log, signal);
   await follower.run(signal);

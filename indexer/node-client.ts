@@ -11,13 +11,7 @@
  */
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
-import {
-  NodeError,
-  RPC_INVALID_PARAMETER,
-  fromHttpStatus,
-  fromRpcError,
-  fromSocketError,
-} from './rpc-errors.js';
+import { NodeError, RPC_INVALID_PARAMETER, fromHttpStatus, fromRpcError, fromSocketError } from './rpc-errors.js';
 import { redactUrl } from '../src/redact.js';
 import type { LogSink } from '../src/logger.js';
 
@@ -310,7 +304,14 @@ export class NodeClient {
     return line;
   }
 
-  private send(method: 'GET' | 'POST', path: string, body: string | undefined, auth: string | null, request: string, retried = false): Promise<HttpReply> {
+  private send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    auth: string | null,
+    request: string,
+    retried = false,
+  ): Promise<HttpReply> {
     return new Promise<HttpReply>((resolve, reject) => {
       const headers: http.OutgoingHttpHeaders = {};
       if (body !== undefined) {
@@ -325,7 +326,9 @@ export class NodeClient {
         settled = true;
         clearTimeout(timer);
         if (timedOut) {
-          reject(new NodeError('TIMEOUT', `node at ${this.safeUrl} did not answer ${request} within ${this.timeoutMs} ms`, true, { request }));
+          reject(
+            new NodeError('TIMEOUT', `node at ${this.safeUrl} did not answer ${request} within ${this.timeoutMs} ms`, true, { request }),
+          );
           return;
         }
         const errno = (err as { code?: unknown } | null)?.code;

@@ -97,12 +97,16 @@ export class SnapshotFile {
         } catch (err) {
           if (err instanceof ParseError && err.code === 'TRUNCATED') {
             if (eof) {
-              throw new SnapshotError('TRUNCATED', `snapshot truncated: the file ends after ${stats.coins} of the ${coinCount} coins its header announces`);
+              throw new SnapshotError(
+                'TRUNCATED',
+                `snapshot truncated: the file ends after ${stats.coins} of the ${coinCount} coins its header announces`,
+              );
             }
             refill();
             continue;
           }
-          if (err instanceof ParseError) throw new SnapshotError('MALFORMED', `snapshot malformed after ${stats.coins} coins: ${err.message}`);
+          if (err instanceof ParseError)
+            throw new SnapshotError('MALFORMED', `snapshot malformed after ${stats.coins} coins: ${err.message}`);
           throw err;
         }
         stats.bytes += r.pos - start;

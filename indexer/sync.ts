@@ -121,14 +121,14 @@ export class Syncer {
       if (depth >= this.opts.undoDepth) {
         throw new ReorgTooDeep(
           `reorg deeper than the undo window (${this.opts.undoDepth} blocks) below height ${tip.height}: ` +
-            'stop the indexer, delete this chain\'s database file and start again to re-index ' +
+            "stop the indexer, delete this chain's database file and start again to re-index " +
             '(raise undoDepth to survive deeper reorgs)',
         );
       }
       this.store.rollbackTip();
       depth++;
       this.metrics.reorgBlocks.inc();
-      this.log.warn({ height: tip.height, hash: toDisplayHex(tip.hash) }, 'rolled back a block that left the node\'s chain');
+      this.log.warn({ height: tip.height, hash: toDisplayHex(tip.hash) }, "rolled back a block that left the node's chain");
     }
     if (depth > 0) this.metrics.reorgs.inc();
   }

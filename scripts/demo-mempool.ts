@@ -15,7 +15,12 @@ interface Unconfirmed {
 }
 
 /** Returns 1 when the mempool answer disagrees with the node (or never came), else 0. */
-export async function printMempoolAndBatch(node: RegtestNode, api: ApiTarget, items: readonly ShowItem[], say: (line: string) => void): Promise<number> {
+export async function printMempoolAndBatch(
+  node: RegtestNode,
+  api: ApiTarget,
+  items: readonly ShowItem[],
+  say: (line: string) => void,
+): Promise<number> {
   const to = await node.cli<string>('getnewaddress', '', 'bech32');
   const txid = await node.cli<string>('sendtoaddress', to, coins(PAYMENT_SATS));
   const single = `${api.base}/api/v1/LTC/address/${to}?mempool=true`;
@@ -38,7 +43,14 @@ export async function printMempoolAndBatch(node: RegtestNode, api: ApiTarget, it
   say(`  ← ${status} ${text}`);
   say(`  node says: mempool transaction ${txid.slice(0, 16)}… pays it ${PAYMENT_SATS} sat ${ok ? '✓' : '✗'}  (getrawmempool)`);
 
-  const addresses = [...items.filter((i) => i.expect === 'figures').slice(0, 2).map((i) => i.address), to, 'not-an-address'];
+  const addresses = [
+    ...items
+      .filter((i) => i.expect === 'figures')
+      .slice(0, 2)
+      .map((i) => i.address),
+    to,
+    'not-an-address',
+  ];
   const body = JSON.stringify({ addresses });
   const res = await fetch(`${api.base}/api/v1/LTC/addresses?mempool=true`, {
     method: 'POST',
@@ -47,7 +59,9 @@ export async function printMempoolAndBatch(node: RegtestNode, api: ApiTarget, it
   });
   say('');
   say('# many addresses in one request (up to 100, one request of your limit each): one entry per address, in order, one blockHeight');
-  say(`curl -s -H 'x-api-key: ${api.key}' -H 'content-type: application/json' -d '${body}' '${api.base}/api/v1/LTC/addresses?mempool=true'`);
+  say(
+    `curl -s -H 'x-api-key: ${api.key}' -H 'content-type: application/json' -d '${body}' '${api.base}/api/v1/LTC/addresses?mempool=true'`,
+  );
   say(`  ← ${res.status} ${await res.text()}`);
   return ok && res.status === 200 ? 0 : 1;
 }

@@ -84,7 +84,13 @@ export function startChild(name: string, script: string, args: readonly string[]
  * Polls `probe` every `everyMs` until it returns true. Fails when `child` exits meanwhile (with its log
  * file named) or after `timeoutMs`.
  */
-export async function waitUntil(what: string, probe: () => Promise<boolean>, child: DemoChild, timeoutMs: number, everyMs = 200): Promise<void> {
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  child: DemoChild,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!child.running()) {

@@ -46,7 +46,10 @@ interface HogExBlock {
 
 /** Picks the addresses to show from the manifest, by what the node's UTXO set holds now. */
 export async function chooseShowcase(node: RegtestNode, manifest: ChainManifest): Promise<ShowItem[]> {
-  const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
+  const scan = await scanAddresses(
+    node,
+    manifest.addresses.map((a) => a.address),
+  );
   const figures = (a: ManifestAddress) => scan.get(a.address) ?? { sats: 0, utxos: 0 };
   const chosen = new Set<string>();
   const items: ShowItem[] = [];
@@ -81,7 +84,8 @@ export async function chooseShowcase(node: RegtestNode, manifest: ChainManifest)
   if (p2sh !== undefined) {
     add('a P2SH address (Q…, here a multisig or wrapped segwit script)', p2sh);
     const { hash, version } = b58.fromBase58Check(p2sh.address);
-    if (version === P2SH_VERSION) add('the same P2SH script in its legacy 2… spelling: same answer', b58.toBase58Check(hash, P2SH_ALIAS_VERSION));
+    if (version === P2SH_VERSION)
+      add('the same P2SH script in its legacy 2… spelling: same answer', b58.toBase58Check(hash, P2SH_ALIAS_VERSION));
   }
   add('a taproot P2TR address (rltc1p…)', richest(['p2tr']));
   add('a P2WSH multisig address (rltc1q…, 62 characters)', richest(['p2wsh']));
@@ -111,8 +115,16 @@ export async function askApi(api: ApiTarget, address: string): Promise<AddressAn
  * Prints every item: curl line, the API's answer, the node's figures. The node is scanned once for all
  * of them; nothing mines meanwhile, so both describe the same tip. Returns how many disagreed.
  */
-export async function printShowcase(node: RegtestNode, api: ApiTarget, items: readonly ShowItem[], say: (line: string) => void): Promise<number> {
-  const scan = await scanAddresses(node, items.filter((i) => i.expect === 'figures').map((i) => i.address));
+export async function printShowcase(
+  node: RegtestNode,
+  api: ApiTarget,
+  items: readonly ShowItem[],
+  say: (line: string) => void,
+): Promise<number> {
+  const scan = await scanAddresses(
+    node,
+    items.filter((i) => i.expect === 'figures').map((i) => i.address),
+  );
   let wrong = 0;
   for (const item of items) {
     const answer = await askApi(api, item.address);

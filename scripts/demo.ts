@@ -147,7 +147,8 @@ async function choosePort(): Promise<number> {
   const wanted = process.env.ADDRSUM_DEMO_PORT;
   if (wanted !== undefined && wanted !== '') {
     const port = Number(wanted);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`ADDRSUM_DEMO_PORT: expected a port number (got ${JSON.stringify(wanted)})`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`ADDRSUM_DEMO_PORT: expected a port number (got ${JSON.stringify(wanted)})`);
     return port === 0 ? freePort() : port;
   }
   if (await portIsFree(8080)) return 8080;
@@ -231,7 +232,13 @@ async function main(): Promise<void> {
 }
 
 /** Mines a block with activity every BLOCK_EVERY_MS until stopped, reporting what moved. */
-async function watch(n: Litecoind, manifest: ChainManifest, api: ApiTarget, items: Awaited<ReturnType<typeof chooseShowcase>>, indexer: DemoChild): Promise<void> {
+async function watch(
+  n: Litecoind,
+  manifest: ChainManifest,
+  api: ApiTarget,
+  items: Awaited<ReturnType<typeof chooseShowcase>>,
+  indexer: DemoChild,
+): Promise<void> {
   say(`mining a block every ${BLOCK_EVERY_MS / 1000} s so you can watch balances change — Ctrl-C to stop`);
   const balances = new Map<string, number>();
   await balanceChanges(api, items, balances);

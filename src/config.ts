@@ -28,8 +28,7 @@ function int(min: number, max: number) {
 }
 const port = () => int(0, 65535);
 /** TOML has real booleans; environment variables are text and go through z.stringbool(). */
-const bool = () =>
-  z.union([z.boolean(), z.stringbool()], { error: 'expected true or false (also 1/0, yes/no, on/off)' });
+const bool = () => z.union([z.boolean(), z.stringbool()], { error: 'expected true or false (also 1/0, yes/no, on/off)' });
 const text = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 
 // Bitcoin/Litecoin Core's RPC server speaks plain HTTP only (no TLS), so https:// is refused here rather
@@ -129,7 +128,9 @@ export const configSchema = z.strictObject({
      * without the nodes' credentials (it reads the indexes, never the nodes).
      */
     serveChains: z
-      .array(z.enum(CHAIN_CODES as [ChainCode, ...ChainCode[]], { error: `expected one of ${CHAIN_CODES.join(', ')}` }), { error: `expected a list of ${CHAIN_CODES.join(', ')}` })
+      .array(z.enum(CHAIN_CODES as [ChainCode, ...ChainCode[]], { error: `expected one of ${CHAIN_CODES.join(', ')}` }), {
+        error: `expected a list of ${CHAIN_CODES.join(', ')}`,
+      })
       .min(1, { error: `expected at least one of ${CHAIN_CODES.join(', ')}` })
       .optional(),
     /** API processes sharing the port (node:cluster); 1 = this process serves alone. SIGHUP restarts them one by one. */
@@ -207,10 +208,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
 ]);
 
 /** Every environment variable the code reads (for docs and the docker-compose check). */
-export const ENV_VARIABLES: readonly string[] = Object.freeze([
-  'ADDRSUM_CONFIG',
-  ...new Set(ENV_BINDINGS.map((b) => b.name)),
-]);
+export const ENV_VARIABLES: readonly string[] = Object.freeze(['ADDRSUM_CONFIG', ...new Set(ENV_BINDINGS.map((b) => b.name))]);
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -305,7 +303,11 @@ function deepFreeze<T>(value: T): T {
 
 function envValue(kind: EnvBinding['kind'], value: string): unknown {
   if (kind === 'int' && /^\d{1,15}$/.test(value.trim())) return Number(value.trim());
-  if (kind === 'list') return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (kind === 'list')
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   return value;
 }
 

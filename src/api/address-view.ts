@@ -29,7 +29,15 @@ export function checkAddress(handle: ChainHandle, address: string): Checked {
 }
 
 /** The success body of one address; `unconfirmed` only when the view carries mempool deltas. */
-export function summaryBody(chain: ChainCode, handle: ChainHandle, address: string, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): object {
+export function summaryBody(
+  chain: ChainCode,
+  handle: ChainHandle,
+  address: string,
+  script: Uint8Array,
+  view: ScriptView,
+  tipHeight: number,
+  tipHash: string,
+): object {
   const data: Record<string, unknown> = {
     chain,
     // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,

@@ -14,7 +14,13 @@ export type ChainState =
   | { readonly kind: 'empty'; readonly source: SummarySource }
   | { readonly kind: 'stale'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly reason: string }
   | { readonly kind: 'syncing'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly lag: number }
-  | { readonly kind: 'ready'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly lag: number | null };
+  | {
+      readonly kind: 'ready';
+      readonly source: SummarySource;
+      readonly status: IndexStatus;
+      readonly ages: Ages;
+      readonly lag: number | null;
+    };
 
 /** Whole seconds since the indexer last heard from the node / since the tip block's time; null = unknown. */
 export interface Ages {

@@ -13,7 +13,12 @@ import { guardConnections } from './connection-guard.js';
 import { ApiError, jsendBody, type ErrorCode } from './errors.js';
 import type { Logger } from '../logger.js';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 function rawAnswer(socket: Duplex, code: ErrorCode, message: string, extra: Record<string, string> = {}): void {
   const err = new ApiError(code, message);
@@ -32,7 +37,8 @@ function rawAnswer(socket: Duplex, code: ErrorCode, message: string, extra: Reco
 
 function clientErrorAnswer(code: string | undefined): [ErrorCode, string] {
   if (code === 'HPE_HEADER_OVERFLOW') return ['HEADERS_TOO_LARGE', 'the request line or headers are too large'];
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return ['REQUEST_TIMEOUT', 'the request was not received in time'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT')
+    return ['REQUEST_TIMEOUT', 'the request was not received in time'];
   return ['BAD_REQUEST', 'the request is not valid HTTP/1.1'];
 }
 

@@ -99,9 +99,14 @@ export class SharedLimiter implements RateLimiter {
 
   private fallback(caller: string, limits: TierLimits, cost: number): LimitDecision {
     if (this.options.mode === 'fail-closed') {
-      throw new ApiError('LIMITS_UNAVAILABLE', 'request limits cannot be checked right now (the limit store is unreachable); retry shortly', undefined, {
-        'Retry-After': '1',
-      });
+      throw new ApiError(
+        'LIMITS_UNAVAILABLE',
+        'request limits cannot be checked right now (the limit store is unreachable); retry shortly',
+        undefined,
+        {
+          'Retry-After': '1',
+        },
+      );
     }
     return this.local.consume(caller, limits, cost);
   }
@@ -118,8 +123,14 @@ export class SharedLimiter implements RateLimiter {
     this.options.metrics.fallback.set(1);
     if (this.state === 'down') return;
     this.state = 'down';
-    const what = this.options.mode === 'fail-open' ? 'answering from in-process token buckets (fail-open)' : 'refusing limited requests with 503 (fail-closed)';
-    this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, `limits: Redis unreachable; ${what} until it is back`);
+    const what =
+      this.options.mode === 'fail-open'
+        ? 'answering from in-process token buckets (fail-open)'
+        : 'refusing limited requests with 503 (fail-closed)';
+    this.options.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      `limits: Redis unreachable; ${what} until it is back`,
+    );
   }
 }
 
@@ -137,7 +148,10 @@ export function createLimiter(settings: LimiterSettings, logger: Logger, registr
   const log = logger.child({ component: 'limits' });
   if (settings.redisUrl === undefined) {
     if (settings.workers > 1) {
-      log.warn({ workers: settings.workers }, 'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them');
+      log.warn(
+        { workers: settings.workers },
+        'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them',
+      );
     }
     return { close: () => undefined };
   }

@@ -16,7 +16,8 @@ import type { Clock } from './deps.js';
 
 class DamagedFile extends Error {}
 
-export type Watched<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string; readonly damaged: boolean };
+export type Watched<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string; readonly damaged: boolean };
 
 export interface WatchedFileEvents {
   /** A distinct open failure (each is reported once, not once per retry). */

@@ -10,7 +10,16 @@ import { exitAfterFlush, onStopSignals } from './process.js';
 newProgram({
   name: 'addrsum-api',
   description: 'Serve address summaries over HTTP from the chain indexes (read-only)',
-  settings: ['dataDir', 'logLevel', 'logFormat', 'api.', 'chains.BTC.network', 'chains.LTC.network', 'chains.BTC.rpcUrl', 'chains.LTC.rpcUrl'],
+  settings: [
+    'dataDir',
+    'logLevel',
+    'logFormat',
+    'api.',
+    'chains.BTC.network',
+    'chains.LTC.network',
+    'chains.BTC.rpcUrl',
+    'chains.LTC.rpcUrl',
+  ],
 }).parse();
 
 const config = loadConfigOrExit();

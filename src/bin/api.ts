@@ -115,7 +115,10 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     },
   };
   const app = createApp({ chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
-  const server = createHttpServer(app, logger, { maxConnections: config.api.maxConnections, requestTimeoutMs: config.api.requestTimeoutMs });
+  const server = createHttpServer(app, logger, {
+    maxConnections: config.api.maxConnections,
+    requestTimeoutMs: config.api.requestTimeoutMs,
+  });
   const closeStores = () => {
     for (const close of closers) close();
   };

@@ -17,12 +17,9 @@ export function settingsHelp(prefixes: readonly string[]): string {
   const rows = describeSettings().filter((s) => prefixes.some((p) => s.key === p || s.key.startsWith(p)));
   const width = Math.max(...rows.map((r) => r.key.length));
   const lines = rows.map((r) => `  ${r.key.padEnd(width)}  ${r.env.length ? r.env.join(', ') : '(config file only)'}`);
-  return [
-    '',
-    'Settings (config/default.toml, then the TOML file named by ADDRSUM_CONFIG, then environment variables):',
-    ...lines,
-    '',
-  ].join('\n');
+  return ['', 'Settings (config/default.toml, then the TOML file named by ADDRSUM_CONFIG, then environment variables):', ...lines, ''].join(
+    '\n',
+  );
 }
 
 export function newProgram(spec: ProgramSpec): Command {

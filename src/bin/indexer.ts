@@ -81,7 +81,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     const syncer = new Syncer(
       store,
       source,
-      { pollIntervalMs: chainConfig.pollIntervalMs, prefetch: chainConfig.prefetch, commitIntervalMs: chainConfig.commitIntervalMs, undoDepth: chainConfig.undoDepth },
+      {
+        pollIntervalMs: chainConfig.pollIntervalMs,
+        prefetch: chainConfig.prefetch,
+        commitIntervalMs: chainConfig.commitIntervalMs,
+        undoDepth: chainConfig.undoDepth,
+      },
       log,
       metrics,
     );

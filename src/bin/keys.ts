@@ -18,7 +18,14 @@ function table(records: readonly KeyRecord[]): string {
   const rows = records.map((r) => [r.id, r.tier, r.revokedAt ? `revoked ${r.revokedAt}` : 'active', r.createdAt, r.label]);
   const head = ['ID', 'TIER', 'STATUS', 'CREATED', 'LABEL'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return [head, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `config` is read only when a subcommand runs, so `--help` and `--version` work with a broken one. */

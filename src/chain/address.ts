@@ -168,9 +168,7 @@ function toBuffer(bytes: Uint8Array): Buffer {
 
 /** Networks (other than `except`) of one chain on which the parsed string is an address. */
 function networksDecoding(chain: ChainParams['chain'], parsed: Parsed, except?: ChainParams): ChainParams[] {
-  return NETWORK_NAMES.map((n) => chainParams(chain, n)).filter(
-    (p) => p !== except && decodeFor(p, parsed) !== null,
-  );
+  return NETWORK_NAMES.map((n) => chainParams(chain, n)).filter((p) => p !== except && decodeFor(p, parsed) !== null);
 }
 
 function names(list: ChainParams[]): string {

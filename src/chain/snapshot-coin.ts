@@ -70,7 +70,7 @@ export function compressAmount(n: number): number | bigint {
   const big = (): bigint => {
     if (e < 9) {
       const d = BigInt(n % 10);
-      return 1n + ((BigInt(Math.floor(n / 10)) * 9n + d - 1n) * 10n) + BigInt(e);
+      return 1n + (BigInt(Math.floor(n / 10)) * 9n + d - 1n) * 10n + BigInt(e);
     }
     return 1n + (BigInt(n) - 1n) * 10n + 9n;
   };

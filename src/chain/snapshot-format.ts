@@ -73,22 +73,43 @@ const MAGIC_NAMES: Record<string, string> = {
 /** Decodes the header from the file's first bytes (at least CORE_HEADER_BYTES unless the file is shorter). */
 export function parseSnapshotHeader(head: Buffer, chain: ChainCode, network: NetworkName): SnapshotHeader {
   if (head.subarray(0, 5).equals(CORE_MAGIC)) {
-    if (head.length < CORE_HEADER_BYTES) throw new SnapshotError('TRUNCATED', `snapshot truncated: ${head.length}-byte file is shorter than its ${CORE_HEADER_BYTES}-byte header`);
+    if (head.length < CORE_HEADER_BYTES)
+      throw new SnapshotError(
+        'TRUNCATED',
+        `snapshot truncated: ${head.length}-byte file is shorter than its ${CORE_HEADER_BYTES}-byte header`,
+      );
     const version = head.readUInt16LE(5);
-    if (version !== CORE_VERSION) throw new SnapshotError('BAD_VERSION', `snapshot format version ${version} is not supported (only version ${CORE_VERSION})`);
+    if (version !== CORE_VERSION)
+      throw new SnapshotError('BAD_VERSION', `snapshot format version ${version} is not supported (only version ${CORE_VERSION})`);
     const magic = Buffer.from(head.subarray(7, 11));
     const hex = magic.toString('hex');
     if (chain !== 'BTC' || !BTC_MAGICS[network].includes(hex)) {
       const name = MAGIC_NAMES[hex] ?? `unknown network magic ${hex}`;
       throw new SnapshotError('WRONG_NETWORK', `snapshot is for ${name}, but this indexer is ${chain} ${network}`);
     }
-    return { kind: 'core-v2', baseHash: Buffer.from(head.subarray(11, 43)), coinCount: u64(head, 43), dataOffset: CORE_HEADER_BYTES, networkMagic: magic };
+    return {
+      kind: 'core-v2',
+      baseHash: Buffer.from(head.subarray(11, 43)),
+      coinCount: u64(head, 43),
+      dataOffset: CORE_HEADER_BYTES,
+      networkMagic: magic,
+    };
   }
   if (chain !== 'LTC') {
     throw new SnapshotError('BAD_MAGIC', `not a Bitcoin Core UTXO snapshot: the file does not start with the magic bytes utxo\\xff`);
   }
-  if (head.length < LTC_HEADER_BYTES) throw new SnapshotError('TRUNCATED', `snapshot truncated: ${head.length}-byte file is shorter than its ${LTC_HEADER_BYTES}-byte header`);
-  return { kind: 'ltc-0.21', baseHash: Buffer.from(head.subarray(0, 32)), coinCount: u64(head, 32), dataOffset: LTC_HEADER_BYTES, networkMagic: null };
+  if (head.length < LTC_HEADER_BYTES)
+    throw new SnapshotError(
+      'TRUNCATED',
+      `snapshot truncated: ${head.length}-byte file is shorter than its ${LTC_HEADER_BYTES}-byte header`,
+    );
+  return {
+    kind: 'ltc-0.21',
+    baseHash: Buffer.from(head.subarray(0, 32)),
+    coinCount: u64(head, 32),
+    dataOffset: LTC_HEADER_BYTES,
+    networkMagic: null,
+  };
 }
 
 function u64(buf: Buffer, at: number): number {
@@ -118,7 +139,8 @@ export function readRecord(r: ByteReader, kind: SnapshotKind, left: number): Sna
   const txid = Buffer.from(r.bytes(32));
   const n = r.compactSize(0);
   if (n === 0) throw new ParseError('MALFORMED', r.pos, 'txid group of 0 coins');
-  if (n > left) throw new SnapshotError('COUNT_MISMATCH', `coin count mismatch: a group of ${n} coins exceeds the ${left} the header has left`);
+  if (n > left)
+    throw new SnapshotError('COUNT_MISMATCH', `coin count mismatch: a group of ${n} coins exceeds the ${left} the header has left`);
   const out: SnapshotOutput[] = [];
   for (let i = 0; i < n; i++) {
     const vout = r.compactSize(0);

@@ -111,7 +111,10 @@ export class BatchApplier {
     } else {
       coin = this.takeFromDb(outpoint) ?? undefined;
       if (!coin) {
-        throw new StoreError('MISSING_UTXO', `block ${height} spends ${formatOutpoint(outpoint)}, which is not in the index's UTXO set: the index is inconsistent with the chain`);
+        throw new StoreError(
+          'MISSING_UTXO',
+          `block ${height} spends ${formatOutpoint(outpoint)}, which is not in the index's UTXO set: the index is inconsistent with the chain`,
+        );
       }
       this.undo?.spent.push(coin);
     }
@@ -165,7 +168,11 @@ export function disconnectBlock(stmts: WriteStatements, deltas: ScriptDeltas, he
       stmts.utxoInsert.run(coin.outpoint, coin.scriptKey, coin.value, coin.height);
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw err;
-      throw new StoreError('INCONSISTENT', `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`, { cause: err });
+      throw new StoreError(
+        'INCONSISTENT',
+        `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`,
+        { cause: err },
+      );
     }
     deltas.add(coin.scriptKey, coin.value, 1);
   }

@@ -37,8 +37,12 @@ let tableSeq = 0;
 
 /** Loads `rows` ([outpoint, script_key, value, height]) into an empty index and sets the tip to `base`. */
 export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
-  const nonEmpty = db.prepare('SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM utxos LIMIT 1)) + (SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1))').pluck().get() as number;
-  if (nonEmpty > 0) throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
+  const nonEmpty = db
+    .prepare('SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM utxos LIMIT 1)) + (SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1))')
+    .pluck()
+    .get() as number;
+  if (nonEmpty > 0)
+    throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
   // One virtual table per load: better-sqlite3 keeps a registered module for the connection's life.
   const table = `snapshot_rows_${++tableSeq}`;
   db.table(table, {
@@ -52,24 +56,30 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
   db.pragma(`threads = ${opts.sortThreads ?? 1}`);
   try {
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-    return db.transaction((): Totals => {
-      phase('reading and sorting coins');
-      db.prepare(`INSERT INTO utxos (outpoint, script_key, value, height) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
-      phase('building aggregates');
-      db.prepare(
-        'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
-      ).run();
-      phase('committing');
-      const sums = db.prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts').get() as Totals;
-      db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
-      meta.run(BASE_HEIGHT_KEY, base.height);
-      meta.run('tip_height', base.height);
-      meta.run('tip_hash', base.hash);
-      meta.run('utxo_count', sums.utxos);
-      meta.run('utxo_amount', sums.amount);
-      meta.run('script_count', sums.scripts);
-      return sums;
-    }).immediate();
+    return db
+      .transaction((): Totals => {
+        phase('reading and sorting coins');
+        db.prepare(
+          `INSERT INTO utxos (outpoint, script_key, value, height) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`,
+        ).run();
+        phase('building aggregates');
+        db.prepare(
+          'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
+        ).run();
+        phase('committing');
+        const sums = db
+          .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
+          .get() as Totals;
+        db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
+        meta.run(BASE_HEIGHT_KEY, base.height);
+        meta.run('tip_height', base.height);
+        meta.run('tip_hash', base.hash);
+        meta.run('utxo_count', sums.utxos);
+        meta.run('utxo_amount', sums.amount);
+        meta.run('script_count', sums.scripts);
+        return sums;
+      })
+      .immediate();
   } finally {
     db.pragma('temp_store = MEMORY');
     db.pragma('threads = 0');

@@ -173,7 +173,10 @@ export class ChainReader {
    * while nothing is indexed.
    */
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
-    return this.readViews(scripts.map((s) => scriptKey(s)), mempool);
+    return this.readViews(
+      scripts.map((s) => scriptKey(s)),
+      mempool,
+    );
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

@@ -106,7 +106,8 @@ export class ChainStore {
    */
   static open(path: string, opts: ChainStoreOptions): ChainStore {
     const undoDepth = opts.undoDepth ?? DEFAULT_UNDO_DEPTH;
-    if (!Number.isSafeInteger(undoDepth) || undoDepth < 0) throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
+    if (!Number.isSafeInteger(undoDepth) || undoDepth < 0)
+      throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
     const inMemory = path === ':memory:' || path === '';
     // The writer owns the data directory: a first start on a fresh machine creates it.
     // 0700: the directory also holds keys.sqlite; only the service's user needs to enter it.
@@ -173,23 +174,27 @@ export class ChainStore {
     // Undo is kept for heights (tip − undoDepth, tip] after this batch; older blocks need none at all.
     const undoFrom = last.height - this.undoDepth + 1;
     const deltas = new ScriptDeltas();
-    const totals = this.mempool.guard(() => this.db.transaction(() => {
-      const applier = new BatchApplier(this.stmts, deltas);
-      for (const block of blocks) {
-        const undo = applier.connectBlock(block.height, block.txs, block.height >= undoFrom);
-        this.stmts.blockInsert.run(block.height, block.hash, block.prevHash);
-        if (undo) this.stmts.undoInsert.run(block.height, encodeUndo(undo));
-        this.mempool.blockConnected(block.txs);
-      }
-      applier.flush();
-      this.stmts.undoPrune.run(undoFrom - 1);
-      const after = deltas.flush(this.stmts, this.currentTotals);
-      this.writeTip(last, after);
-      if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
-      else this.stmts.metaSet.run('tip_time', last.time);
-      if (node) this.writeNodeSeen(node.height, node.at);
-      return after;
-    }).immediate());
+    const totals = this.mempool.guard(() =>
+      this.db
+        .transaction(() => {
+          const applier = new BatchApplier(this.stmts, deltas);
+          for (const block of blocks) {
+            const undo = applier.connectBlock(block.height, block.txs, block.height >= undoFrom);
+            this.stmts.blockInsert.run(block.height, block.hash, block.prevHash);
+            if (undo) this.stmts.undoInsert.run(block.height, encodeUndo(undo));
+            this.mempool.blockConnected(block.txs);
+          }
+          applier.flush();
+          this.stmts.undoPrune.run(undoFrom - 1);
+          const after = deltas.flush(this.stmts, this.currentTotals);
+          this.writeTip(last, after);
+          if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
+          else this.stmts.metaSet.run('tip_time', last.time);
+          if (node) this.writeNodeSeen(node.height, node.at);
+          return after;
+        })
+        .immediate(),
+    );
     this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
     this.currentTotals = totals;
   }
@@ -199,7 +204,11 @@ export class ChainStore {
    * tip; block sync continues from there. `rows` yields [outpoint, script_key, value, height].
    */
   loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
-    if (this.currentTip) throw new StoreError('NOT_EMPTY', `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`);
+    if (this.currentTip)
+      throw new StoreError(
+        'NOT_EMPTY',
+        `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`,
+      );
     const totals = bulkLoad(this.db, rows, base, opts);
     this.currentTip = { height: base.height, hash: Buffer.from(base.hash) };
     this.currentTotals = totals;
@@ -220,7 +229,7 @@ export class ChainStore {
       throw new StoreError(
         'BELOW_BASE',
         `reorg below the snapshot base block ${tip.height} (${toDisplayHex(tip.hash)}): the index was bootstrapped there and knows nothing older; ` +
-          'delete this chain\'s database and bootstrap again from a snapshot of the node\'s current chain',
+          "delete this chain's database and bootstrap again from a snapshot of the node's current chain",
       );
     }
     const data = this.stmts.undoGet.get(tip.height);
@@ -232,21 +241,25 @@ export class ChainStore {
     }
     const undo = decodeUndo(data);
     const deltas = new ScriptDeltas();
-    const { newTip, totals } = this.mempool.guard(() => this.db.transaction(() => {
-      disconnectBlock(this.stmts, deltas, tip.height, undo);
-      // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
-      this.mempool.clear();
-      this.stmts.undoDelete.run(tip.height);
-      this.stmts.blockDelete.run(tip.height);
-      const after = deltas.flush(this.stmts, this.currentTotals);
-      const prevHash = tip.height > 0 ? this.stmts.blockHash.get(tip.height - 1) : undefined;
-      const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
-      if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
-      this.writeTip(below, after);
-      // The blocks table keeps no header times: unknown until the next block is applied.
-      this.stmts.metaDelete.run('tip_time');
-      return { newTip: below, totals: after };
-    }).immediate());
+    const { newTip, totals } = this.mempool.guard(() =>
+      this.db
+        .transaction(() => {
+          disconnectBlock(this.stmts, deltas, tip.height, undo);
+          // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
+          this.mempool.clear();
+          this.stmts.undoDelete.run(tip.height);
+          this.stmts.blockDelete.run(tip.height);
+          const after = deltas.flush(this.stmts, this.currentTotals);
+          const prevHash = tip.height > 0 ? this.stmts.blockHash.get(tip.height - 1) : undefined;
+          const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
+          if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
+          this.writeTip(below, after);
+          // The blocks table keeps no header times: unknown until the next block is applied.
+          this.stmts.metaDelete.run('tip_time');
+          return { newTip: below, totals: after };
+        })
+        .immediate(),
+    );
     this.currentTip = newTip;
     this.currentTotals = totals;
     return this.tip();

@@ -81,7 +81,9 @@ function classifyOpenError(path: string, err: unknown): unknown {
     if (why) return why;
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_IOERR')) {
-    return new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, { cause: err });
+    return new StoreError('DAMAGED', `database ${path} is damaged or not an SQLite database (${code}); restore it or re-index`, {
+      cause: err,
+    });
   }
   return err;
 }
@@ -93,7 +95,11 @@ function cannotOpen(path: string, cause: unknown): StoreError | null {
     st = statSync(path, { throwIfNoEntry: false });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return new StoreError('UNREADABLE', `database ${path} cannot be reached by this process (${code}); check the directories' owner and mode`, { cause });
+    return new StoreError(
+      'UNREADABLE',
+      `database ${path} cannot be reached by this process (${code}); check the directories' owner and mode`,
+      { cause },
+    );
   }
   if (!st) return new StoreError('NO_DATABASE', `database ${path} does not exist (has the indexer run?)`, { cause });
   if (st.isDirectory()) return new StoreError('UNREADABLE', `database ${path} is a directory, not a file`, { cause });
@@ -101,8 +107,14 @@ function cannotOpen(path: string, cause: unknown): StoreError | null {
     accessSync(path, constants.R_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return new StoreError('UNREADABLE', `database ${path} exists but cannot be read by this process (${code}); check its owner and mode`, { cause });
+    return new StoreError('UNREADABLE', `database ${path} exists but cannot be read by this process (${code}); check its owner and mode`, {
+      cause,
+    });
   }
   if ((cause as { code?: string }).code !== 'SQLITE_CANTOPEN') return null;
-  return new StoreError('UNREADABLE', `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`, { cause });
+  return new StoreError(
+    'UNREADABLE',
+    `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`,
+    { cause },
+  );
 }

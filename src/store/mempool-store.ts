@@ -119,35 +119,43 @@ export class MempoolStore {
    * the node's mempool never holds both, so the newer report wins, as an RBF replacement does.
    */
   add(txs: readonly ParsedTx[]): AddResult {
-    return this.guard(() => this.db.transaction(() => {
-      const result: AddResult = { added: 0, known: 0, unresolved: [] };
-      let pending = [...txs];
-      for (;;) {
-        const retry: ParsedTx[] = [];
-        for (const tx of pending) {
-          const outcome = this.addOne(tx);
-          if (outcome === 'added') result.added++;
-          else if (outcome === 'known') result.known++;
-          else retry.push(tx);
-        }
-        // Another pass only helps when this one added a parent some retried transaction waits for.
-        if (retry.length === pending.length || retry.length === 0) {
-          result.unresolved = retry;
-          break;
-        }
-        pending = retry;
-      }
-      return result;
-    }).immediate());
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          const result: AddResult = { added: 0, known: 0, unresolved: [] };
+          let pending = [...txs];
+          for (;;) {
+            const retry: ParsedTx[] = [];
+            for (const tx of pending) {
+              const outcome = this.addOne(tx);
+              if (outcome === 'added') result.added++;
+              else if (outcome === 'known') result.known++;
+              else retry.push(tx);
+            }
+            // Another pass only helps when this one added a parent some retried transaction waits for.
+            if (retry.length === pending.length || retry.length === 0) {
+              result.unresolved = retry;
+              break;
+            }
+            pending = retry;
+          }
+          return result;
+        })
+        .immediate(),
+    );
   }
 
   /** Removes transactions and their descendants (the node drops both together); returns how many went. */
   remove(txids: readonly Buffer[]): number {
-    return this.guard(() => this.db.transaction(() => {
-      let removed = 0;
-      for (const txid of txids) removed += this.removeWithDescendants(txid);
-      return removed;
-    }).immediate());
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          let removed = 0;
+          for (const txid of txids) removed += this.removeWithDescendants(txid);
+          return removed;
+        })
+        .immediate(),
+    );
   }
 
   /** Runs a write; when its transaction rolls back, the in-memory count is read again from the table. */

@@ -36,7 +36,10 @@ export function listMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   found.sort((a, b) => a.version - b.version);
   found.forEach((mig, i) => {
     if (mig.version !== i + 1) {
-      throw new StoreError('BAD_MIGRATIONS', `migrations in ${dir} must be numbered 1, 2, … without gaps; found ${mig.version} at position ${i + 1}`);
+      throw new StoreError(
+        'BAD_MIGRATIONS',
+        `migrations in ${dir} must be numbered 1, 2, … without gaps; found ${mig.version} at position ${i + 1}`,
+      );
     }
   });
   return found;
@@ -62,9 +65,9 @@ export function migrate(db: Db, dir: string = MIGRATIONS_DIR): { from: number; t
     const sql = readFileSync(mig.file, 'utf8');
     db.transaction(() => {
       db.exec(sql);
-      db.prepare(
-        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      ).run(mig.version);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
+        mig.version,
+      );
     })();
   }
   return { from, to: latest };
@@ -77,9 +80,15 @@ export function checkSchemaVersion(db: Db, path: string): void {
     throw new StoreError('NOT_INITIALIZED', `database ${path} has not been initialised by the indexer yet`);
   }
   if (version > SCHEMA_VERSION) {
-    throw new StoreError('SCHEMA_TOO_NEW', `database ${path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; upgrade addrsum`);
+    throw new StoreError(
+      'SCHEMA_TOO_NEW',
+      `database ${path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}; upgrade addrsum`,
+    );
   }
   if (version < SCHEMA_VERSION) {
-    throw new StoreError('SCHEMA_TOO_OLD', `database ${path} has schema version ${version}, older than ${SCHEMA_VERSION}; start the indexer once to migrate it`);
+    throw new StoreError(
+      'SCHEMA_TOO_OLD',
+      `database ${path} has schema version ${version}, older than ${SCHEMA_VERSION}; start the indexer once to migrate it`,
+    );
   }
 }

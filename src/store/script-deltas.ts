@@ -54,7 +54,10 @@ export class ScriptDeltas {
       if (key === null) return;
       const row = stmts.scriptGet.get(key)!;
       if (row.utxo_count < 0 || row.balance < 0 || (row.utxo_count === 0 && row.balance !== 0)) {
-        throw new StoreError('INCONSISTENT', `aggregate of script ${key.toString('hex')} would become balance ${row.balance} with ${row.utxo_count} UTXOs`);
+        throw new StoreError(
+          'INCONSISTENT',
+          `aggregate of script ${key.toString('hex')} would become balance ${row.balance} with ${row.utxo_count} UTXOs`,
+        );
       }
       if (row.utxo_count === 0) {
         stmts.scriptDelete.run(key);

@@ -18,7 +18,6 @@ export interface CoinRow {
 
 export const CHUNK = 64;
 
-
 export interface WriteStatements {
   /** Spend: delete and return the coin in one b-tree search. */
   utxoTake: Database.Statement<[Buffer], CoinRow>;

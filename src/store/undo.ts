@@ -82,7 +82,8 @@ export function encodeUndo(undo: BlockUndo): Buffer {
     else groups.set(id, { txid, vouts: [vout] });
   }
   // Upper bound: varints of ≤ 8 bytes.
-  const size = 1 + 9 + undo.spent.length * (TXID_BYTES + 5 + SCRIPT_KEY_BYTES + 8 + 5) + 9 + groups.size * (TXID_BYTES + 5) + undo.created.length * 5;
+  const size =
+    1 + 9 + undo.spent.length * (TXID_BYTES + 5 + SCRIPT_KEY_BYTES + 8 + 5) + 9 + groups.size * (TXID_BYTES + 5) + undo.created.length * 5;
   const w = new Writer(size);
   w.buf[w.pos++] = FORMAT_V1;
   w.varint(undo.spent.length);

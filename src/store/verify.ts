@@ -110,7 +110,8 @@ export function verifyChain(db: Db): string[] {
       // A snapshot-bootstrapped index starts at its base block (meta base_height), not at genesis.
       const base = meta.get('base_height');
       const lo = typeof base === 'number' ? base : 0;
-      if (blocks.lo !== lo || blocks.hi !== lo + blocks.n - 1) problems.push(`blocks are not exactly heights ${lo}..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
+      if (blocks.lo !== lo || blocks.hi !== lo + blocks.n - 1)
+        problems.push(`blocks are not exactly heights ${lo}..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
       if (tipHeight !== blocks.hi) problems.push(`meta tip_height ${String(tipHeight)} is not the last block ${String(blocks.hi)}`);
       const lastHash = db.prepare('SELECT hash FROM blocks WHERE height = ?').pluck().get(blocks.hi) as Buffer;
       if (!(tipHash instanceof Buffer) || !tipHash.equals(lastHash)) problems.push('meta tip_hash is not the hash of the last block');
@@ -120,9 +121,14 @@ export function verifyChain(db: Db): string[] {
         .get() as number;
       if (unlinked > 0) problems.push(`${unlinked} blocks whose prev_hash is not the hash of the block below`);
     }
-    const strayUndo = db.prepare('SELECT COUNT(*) FROM undo WHERE height > ?').pluck().get(blocks.hi ?? -1) as number;
+    const strayUndo = db
+      .prepare('SELECT COUNT(*) FROM undo WHERE height > ?')
+      .pluck()
+      .get(blocks.hi ?? -1) as number;
     if (strayUndo > 0) problems.push(`${strayUndo} undo rows above the tip`);
-    const sums = db.prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts').get() as {
+    const sums = db
+      .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
+      .get() as {
       scripts: number;
       utxos: number;
       amount: number;

@@ -59,11 +59,19 @@ function snapshotOfChain(chain: BtcChain): { bytes: Buffer; coins: number } {
   for (const [outpoint, coin] of chain.utxos()) {
     const [txid, vout] = outpoint.split(':') as [string, string];
     const list = groups.get(txid) ?? [];
-    list.push({ vout: Number(vout), coin: { height: coin.height, coinbase: coin.coinbase, value: coin.value, script: Buffer.from(coin.script, 'hex') } });
+    list.push({
+      vout: Number(vout),
+      coin: { height: coin.height, coinbase: coin.coinbase, value: coin.value, script: Buffer.from(coin.script, 'hex') },
+    });
     groups.set(txid, list);
   }
   const coins = [...groups.values()].reduce((n, g) => n + g.length, 0);
-  const body = [...groups.entries()].map(([txid, outs]) => coreGroup(fromDisplayHex(txid), outs.sort((a, b) => a.vout - b.vout)));
+  const body = [...groups.entries()].map(([txid, outs]) =>
+    coreGroup(
+      fromDisplayHex(txid),
+      outs.sort((a, b) => a.vout - b.vout),
+    ),
+  );
   return { bytes: Buffer.concat([coreHeader(REGTEST_MAGIC, fromDisplayHex(chain.tip.hash), coins), ...body]), coins };
 }
 
@@ -114,40 +122,44 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('loads the snapshot, follows 10 blocks and a 3-block reorg, verifies, and refuses a reorg below the base', { timeout: 120_000 }, async () => {
-    const dir = join(dataDir, 'follow');
-    const dbPath = chainDbPath(dir, 'BTC');
-    const file = join(dataDir, 'utxo-follow.dat');
-    const snap = snapshotOfChain(chain);
-    writeFileSync(file, snap.bytes);
-    const base = chain.tipHeight;
-    indexer = await startBootstrap(dir, node, file);
-    await waitFor('the bootstrap', () => indexedTip(dbPath)?.hash === chain.tip.hash, 60_000, indexer);
-    expect(indexer.output()).toMatch(/bootstrap done: \d+ coins/);
-    expectIndexEquals(dbPath, chain);
+  it(
+    'loads the snapshot, follows 10 blocks and a 3-block reorg, verifies, and refuses a reorg below the base',
+    { timeout: 120_000 },
+    async () => {
+      const dir = join(dataDir, 'follow');
+      const dbPath = chainDbPath(dir, 'BTC');
+      const file = join(dataDir, 'utxo-follow.dat');
+      const snap = snapshotOfChain(chain);
+      writeFileSync(file, snap.bytes);
+      const base = chain.tipHeight;
+      indexer = await startBootstrap(dir, node, file);
+      await waitFor('the bootstrap', () => indexedTip(dbPath)?.hash === chain.tip.hash, 60_000, indexer);
+      expect(indexer.output()).toMatch(/bootstrap done: \d+ coins/);
+      expectIndexEquals(dbPath, chain);
 
-    chain.mine(10, { txsPerBlock: 5 });
-    await waitFor('10 blocks', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
-    expectIndexEquals(dbPath, chain);
-    chain.reorg(3, { txsPerBlock: 5 });
-    await waitFor('a 3-block reorg', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
-    expectIndexEquals(dbPath, chain);
-    indexer.kill('SIGTERM');
-    expect(await indexer.exited).toBe(0);
-    expect(runVerify(dir)).toMatchObject({ status: 0 });
+      chain.mine(10, { txsPerBlock: 5 });
+      await waitFor('10 blocks', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+      expectIndexEquals(dbPath, chain);
+      chain.reorg(3, { txsPerBlock: 5 });
+      await waitFor('a 3-block reorg', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+      expectIndexEquals(dbPath, chain);
+      indexer.kill('SIGTERM');
+      expect(await indexer.exited).toBe(0);
+      expect(runVerify(dir)).toMatchObject({ status: 0 });
 
-    // A restart with the same flag continues from where it is (the snapshot is not loaded twice).
-    indexer = await startBootstrap(dir, node, file);
-    chain.mine(1, { txsPerBlock: 2 });
-    await waitFor('restart with --bootstrap again', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
-    expect(indexer.output()).toContain('already bootstrapped from this snapshot');
-    expectIndexEquals(dbPath, chain);
+      // A restart with the same flag continues from where it is (the snapshot is not loaded twice).
+      indexer = await startBootstrap(dir, node, file);
+      chain.mine(1, { txsPerBlock: 2 });
+      await waitFor('restart with --bootstrap again', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
+      expect(indexer.output()).toContain('already bootstrapped from this snapshot');
+      expectIndexEquals(dbPath, chain);
 
-    // A reorg replacing the base block itself cannot be followed: the index knows nothing below it.
-    chain.reorg(chain.tipHeight - base + 1, { txsPerBlock: 2 });
-    expect(await indexer.exited).toBe(1);
-    expect(indexer.output()).toMatch(/BELOW_BASE: reorg below the snapshot base block/);
-  });
+      // A reorg replacing the base block itself cannot be followed: the index knows nothing below it.
+      chain.reorg(chain.tipHeight - base + 1, { txsPerBlock: 2 });
+      expect(await indexer.exited).toBe(1);
+      expect(indexer.output()).toMatch(/BELOW_BASE: reorg below the snapshot base block/);
+    },
+  );
 
   it('refuses bad files with a one-line error, exit code != 0 and no index to serve', { timeout: 180_000 }, async () => {
     const good = snapshotOfChain(chain).bytes;
@@ -162,8 +174,16 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
       ['wrong version', withHeader((b) => b.writeUInt16LE(3, 5)), /^BAD_VERSION: snapshot format version 3 is not supported/],
       ['wrong network', withHeader((b) => Buffer.from('f9beb4d9', 'hex').copy(b, 7)), /^WRONG_NETWORK: snapshot is for Bitcoin mainnet/],
       ['count too small', withHeader((b) => b.writeBigUInt64LE(b.readBigUInt64LE(43) - 1n, 43)), /^COUNT_MISMATCH: coin count mismatch/],
-      ['count too large', withHeader((b) => b.writeBigUInt64LE(b.readBigUInt64LE(43) + 1n, 43)), /^TRUNCATED: snapshot truncated: the file ends after/],
-      ['unknown base block', withHeader((b) => b.fill(0x42, 11, 43)), /^UNKNOWN_BASE_BLOCK: the snapshot's base block 4242.* is unknown to the node/],
+      [
+        'count too large',
+        withHeader((b) => b.writeBigUInt64LE(b.readBigUInt64LE(43) + 1n, 43)),
+        /^TRUNCATED: snapshot truncated: the file ends after/,
+      ],
+      [
+        'unknown base block',
+        withHeader((b) => b.fill(0x42, 11, 43)),
+        /^UNKNOWN_BASE_BLOCK: the snapshot's base block 4242.* is unknown to the node/,
+      ],
     ];
     for (const [name, bytes, message] of cases) {
       const dir = join(dataDir, `bad-${name.replace(/ /g, '-')}`);
@@ -172,7 +192,10 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
       const run = await startBootstrap(dir, node, file);
       const code = await run.exited;
       expect(code, name).toBe(1);
-      const errLine = run.output().split('\n').filter((l) => l.startsWith('addrsum indexer: '));
+      const errLine = run
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('addrsum indexer: '));
       expect(errLine, name).toHaveLength(1);
       expect(errLine[0]!.slice('addrsum indexer: '.length), name).toMatch(message);
       expect(servedTip(chainDbPath(dir, 'BTC')), name).toBeNull();
@@ -186,11 +209,15 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
       const db = new Database(dbPath, { readonly: true });
       try {
         const rows = (sql: string): string =>
-          (db.prepare(sql).raw().all() as unknown[][]).map((r) => r.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : String(v))).join(',')).join('\n');
+          (db.prepare(sql).raw().all() as unknown[][])
+            .map((r) => r.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : String(v))).join(','))
+            .join('\n');
         return [
           rows('SELECT outpoint, script_key, value, height FROM utxos ORDER BY outpoint'),
           rows('SELECT script_key, balance, utxo_count FROM scripts ORDER BY script_key'),
-          rows("SELECT key, value FROM meta WHERE key IN ('tip_height', 'tip_hash', 'base_height', 'utxo_count', 'utxo_amount', 'script_count') ORDER BY key"),
+          rows(
+            "SELECT key, value FROM meta WHERE key IN ('tip_height', 'tip_hash', 'base_height', 'utxo_count', 'utxo_amount', 'script_count') ORDER BY key",
+          ),
           rows('SELECT height, hash, prev_hash FROM blocks ORDER BY height'),
         ].join('\n--\n');
       } finally {

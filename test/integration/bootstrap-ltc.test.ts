@@ -64,7 +64,10 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
 
   async function expectIndexEqualsNode(phase: string): Promise<void> {
     const tip = await nodeTip();
-    const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
+    const scan = await scanAddresses(
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
     const expected: Expected[] = [];
     for (const a of manifest.addresses) {
       const decoded = addressToScript(params, a.address);
@@ -92,7 +95,7 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     expect({ status: verify.status, out: verify.stdout + verify.stderr }, phase).toMatchObject({ status: 0 });
   }
 
-  it('bootstraps from the node\'s own snapshot, then follows 10 blocks and a 3-block reorg', async () => {
+  it("bootstraps from the node's own snapshot, then follows 10 blocks and a 3-block reorg", async () => {
     const file = join(dataDir, 'utxo-ltc.dat');
     const dump = await node.cli<{ coins_written: number; base_hash: string }>('dumptxoutset', file);
     // Litecoin 0.21's layout: base hash, uint64 coin count, uint32 nChainTx, no magic.

@@ -76,7 +76,8 @@ class DemoRun {
   }
 }
 
-const CURL = /^curl -s -H 'x-api-key: ([^']+)' (http:\/\/127\.0\.0\.1:\d+\/api\/v1\/LTC\/address\/(\S+))\n {2}← (\d{3}) .*\n {2}node says: (\d+) sat, (\d+) utxos (\S)/gm;
+const CURL =
+  /^curl -s -H 'x-api-key: ([^']+)' (http:\/\/127\.0\.0\.1:\d+\/api\/v1\/LTC\/address\/(\S+))\n {2}← (\d{3}) .*\n {2}node says: (\d+) sat, (\d+) utxos (\S)/gm;
 const MWEB_CURL = /^curl -s -H 'x-api-key: ([^']+)' (http:\/\/\S+\/address\/(tmweb1\S+))$/m;
 const TIP = /index at the node's tip[^\n]*: height (\d+), block ([0-9a-f]{64})/;
 const WATCHING = /Ctrl-C to stop\n/;
@@ -164,7 +165,12 @@ async function runAndCheck(dir: string, expectReuse: boolean, waitForBlock: bool
         const answer = await curl(p);
         const scan = await nodeScan(node, p.address);
         expect(answer.data, p.address).toMatchObject({ balanceSatoshi: p.sats, utxoCount: p.utxos, blockHash: tipHash });
-        expect({ address: p.address, sats: scan.sats, utxos: scan.utxos, tip: scan.bestBlock }).toEqual({ address: p.address, sats: p.sats, utxos: p.utxos, tip: tipHash });
+        expect({ address: p.address, sats: scan.sats, utxos: scan.utxos, tip: scan.bestBlock }).toEqual({
+          address: p.address,
+          sats: p.sats,
+          utxos: p.utxos,
+          tip: tipHash,
+        });
       }
       const mweb = MWEB_CURL.exec(demo.out);
       expect(mweb, demo.out).not.toBeNull();
@@ -219,7 +225,7 @@ describe('npm run demo', () => {
 
   let firstTip = 0;
 
-  it('prints curl lines whose answers are the node\'s scantxoutset figures, and stops on SIGINT', async () => {
+  it("prints curl lines whose answers are the node's scantxoutset figures, and stops on SIGINT", async () => {
     firstTip = await runAndCheck(dir, false, true);
   }, 180_000);
 

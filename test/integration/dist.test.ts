@@ -29,7 +29,11 @@ let data = '';
 beforeAll(() => {
   pack = mkdtempSync(path.join(tmpdir(), 'addrsum-dist-'));
   data = path.join(pack, 'data');
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(pack, 'dist')], { cwd: ROOT });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(pack, 'dist')],
+    { cwd: ROOT },
+  );
   for (const item of ['package.json', 'migrations', 'config']) cpSync(path.join(ROOT, item), path.join(pack, item), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(pack, 'node_modules'));
   const store = ChainStore.open(path.join(data, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest', undoDepth: 10 });
@@ -43,7 +47,8 @@ beforeAll(() => {
 afterAll(() => rmSync(pack, { recursive: true, force: true }));
 
 const bin = (name: string) => path.join(pack, pkg.bin[name]!);
-const runBin = (name: string, args: string[]) => execFileSync(process.execPath, [bin(name), ...args], { cwd: pack, encoding: 'utf8', env: { ...process.env, ADDRSUM_DATA_DIR: data } });
+const runBin = (name: string, args: string[]) =>
+  execFileSync(process.execPath, [bin(name), ...args], { cwd: pack, encoding: 'utf8', env: { ...process.env, ADDRSUM_DATA_DIR: data } });
 
 describe('the production build', () => {
   it('has the four bin entries, each answering --version and --help with its settings', () => {
@@ -78,7 +83,13 @@ describe('the production build', () => {
     const key = runKeys.trimEnd().split('\n').pop()!;
     const child = spawn(process.execPath, [bin('addrsum-api')], {
       cwd: pack,
-      env: { ...process.env, ADDRSUM_DATA_DIR: data, ADDRSUM_PORT: '0', ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: 'http://u:p@127.0.0.1:1' },
+      env: {
+        ...process.env,
+        ADDRSUM_DATA_DIR: data,
+        ADDRSUM_PORT: '0',
+        ADDRSUM_LTC_NETWORK: 'regtest',
+        ADDRSUM_LTC_RPC_URL: 'http://u:p@127.0.0.1:1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

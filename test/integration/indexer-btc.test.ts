@@ -114,7 +114,13 @@ describe('BTC indexer against a built chain', () => {
     const publisher = await HashBlockPublisher.bind();
     try {
       // A poll interval far longer than the test: only the ZMQ message can wake the indexer.
-      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, pollIntervalMs: 600_000, env: { ADDRSUM_BTC_ZMQ: publisher.endpoint } });
+      indexer = await startIndexer({
+        chain: 'BTC',
+        dataDir,
+        rpcUrl: node.url,
+        pollIntervalMs: 600_000,
+        env: { ADDRSUM_BTC_ZMQ: publisher.endpoint },
+      });
       await publisher.subscriberConnected();
       await waitFor('start-up sync', atTip, 30_000, indexer);
       await sleep(300); // the SUB socket's subscription reaches the PUB side just after it connects
@@ -135,7 +141,13 @@ describe('BTC indexer against a built chain', () => {
     await indexer.exited;
     const silent = await HashBlockPublisher.bind();
     try {
-      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, pollIntervalMs: 300, env: { ADDRSUM_BTC_ZMQ: silent.endpoint } });
+      indexer = await startIndexer({
+        chain: 'BTC',
+        dataDir,
+        rpcUrl: node.url,
+        pollIntervalMs: 300,
+        env: { ADDRSUM_BTC_ZMQ: silent.endpoint },
+      });
       await waitFor('start-up sync', atTip, 30_000, indexer);
       chain.mine(1, { txsPerBlock: 3 });
       await waitFor('the poll to find the block', atTip, 10_000, indexer);
@@ -145,7 +157,7 @@ describe('BTC indexer against a built chain', () => {
     }
   });
 
-  it('publishes the node\'s header height while the node is still downloading blocks', async () => {
+  it("publishes the node's header height while the node is still downloading blocks", async () => {
     const nodeHeight = () => {
       const reader = ChainReader.open(dbPath);
       try {

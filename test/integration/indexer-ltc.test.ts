@@ -53,7 +53,10 @@ describe('LTC indexer and API against a real litecoind', () => {
 
   /** Every manifest address and every spendable special script, with the node's figures. */
   async function expectations(): Promise<Expected[]> {
-    const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
+    const scan = await scanAddresses(
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
     const out: Expected[] = [];
     for (const a of manifest.addresses) {
       const decoded = addressToScript(params, a.address);
@@ -140,7 +143,10 @@ describe('LTC indexer and API against a real litecoind', () => {
       ADDRSUM_LTC_RPC_URL: node.rpcUrl,
     });
     const tip = await nodeTip();
-    const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
+    const scan = await scanAddresses(
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
     const wrong: string[] = [];
     for (const a of manifest.addresses) {
       const res = await fetch(`${api.url}/api/v1/LTC/address/${a.address}`, { headers: { 'x-api-key': apiKey } });

@@ -35,7 +35,10 @@ function makeTx(inputs: Array<{ txid: string; vout: number }>, outputs: Array<{ 
 }
 
 /** What the node's mempool implies per script: Δ balance, Δ UTXO count and transactions touching it. */
-function expectedDeltas(confirmed: ReadonlyMap<string, Coin>, pool: readonly MempoolTx[]): Map<string, { balanceSats: number; utxoCount: number; txCount: number }> {
+function expectedDeltas(
+  confirmed: ReadonlyMap<string, Coin>,
+  pool: readonly MempoolTx[],
+): Map<string, { balanceSats: number; utxoCount: number; txCount: number }> {
   const made = new Map<string, { script: string; value: number }>();
   for (const tx of pool) tx.outputs.forEach((o, v) => made.set(`${tx.txid}:${v}`, o));
   const out = new Map<string, { balanceSats: number; utxoCount: number; txCount: number }>();
@@ -89,7 +92,10 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
   function views(scripts: readonly string[]): ScriptView[] {
     const reader = ChainReader.open(dbPath);
     try {
-      return reader.views(scripts.map((s) => Buffer.from(s, 'hex')), true)!.items;
+      return reader.views(
+        scripts.map((s) => Buffer.from(s, 'hex')),
+        true,
+      )!.items;
     } finally {
       reader.close();
     }
@@ -140,10 +146,26 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
       const [c0, c1, c2] = coins.map(([, c]) => c);
 
       // A chain: t1 spends a confirmed coin, t2 spends t1's output; rawtx then sequence A for each.
-      const t1 = add(makeTx([k0!], [{ script: scripts[0]!, value: c0!.value - 1_000 }, { script: scripts[1]!, value: 0 }]));
+      const t1 = add(
+        makeTx(
+          [k0!],
+          [
+            { script: scripts[0]!, value: c0!.value - 1_000 },
+            { script: scripts[1]!, value: 0 },
+          ],
+        ),
+      );
       const t2 = add(makeTx([{ txid: t1.txid, vout: 0 }], [{ script: scripts[2]!, value: c0!.value - 2_000 }]));
       // t3 arrives as a bare A: the follower fetches its bytes over RPC.
-      const t3 = add(makeTx([k1!, k2!], [{ script: scripts[3]!, value: c1!.value + c2!.value - 5_000 }, { script: scripts[0]!, value: 700 }]));
+      const t3 = add(
+        makeTx(
+          [k1!, k2!],
+          [
+            { script: scripts[3]!, value: c1!.value + c2!.value - 5_000 },
+            { script: scripts[0]!, value: 700 },
+          ],
+        ),
+      );
       for (const t of [t1, t2]) {
         await publisher.rawtx(t.raw);
         await publisher.sequence(t.txid, 'A');
@@ -179,12 +201,22 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
     await indexer!.exited;
     const silent = await MempoolPublisher.bind();
     try {
-      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, toml: 'mempoolPollMs = 200', env: { ADDRSUM_BTC_ZMQ_MEMPOOL: silent.endpoint } });
+      indexer = await startIndexer({
+        chain: 'BTC',
+        dataDir,
+        rpcUrl: node.url,
+        toml: 'mempoolPollMs = 200',
+        env: { ADDRSUM_BTC_ZMQ_MEMPOOL: silent.endpoint },
+      });
       await waitFor('start-up sync', atTip, 60_000, indexer);
       confirmed = chain.utxos();
       const scripts = [...new Set(chain.addresses().map((a) => a.script))].slice(0, 6);
-      const [key, coin] = [...confirmed].find(([k, c]) => !c.coinbase && c.value > 100_000 && !pool.some((t) => t.inputs.some((i) => `${i.txid}:${i.vout}` === k)))!;
-      const t4 = add(makeTx([{ txid: key.split(':')[0]!, vout: Number(key.split(':')[1]) }], [{ script: scripts[5]!, value: coin.value - 1_000 }]));
+      const [key, coin] = [...confirmed].find(
+        ([k, c]) => !c.coinbase && c.value > 100_000 && !pool.some((t) => t.inputs.some((i) => `${i.txid}:${i.vout}` === k)),
+      )!;
+      const t4 = add(
+        makeTx([{ txid: key.split(':')[0]!, vout: Number(key.split(':')[1]) }], [{ script: scripts[5]!, value: coin.value - 1_000 }]),
+      );
       const t3 = kept!;
       drop(t3);
       const watched = [...new Set([...scripts, coin.script, ...t3.outputs.map((o) => o.script)])];

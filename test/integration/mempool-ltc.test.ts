@@ -59,10 +59,20 @@ describe('mempool view against a real litecoind', () => {
     apiKey = keys.create('private', 'mempool').key;
     keys.close();
     indexer = await startIndexer({ chain: 'LTC', dataDir, rpcUrl: node.rpcUrl, toml: 'mempoolPollMs = 100' });
-    await waitFor('initial catch-up', async () => indexedTip(dbPath)?.hash === (await node.cli<string>('getbestblockhash')), 120_000, indexer);
+    await waitFor(
+      'initial catch-up',
+      async () => indexedTip(dbPath)?.hash === (await node.cli<string>('getbestblockhash')),
+      120_000,
+      indexer,
+    );
     const config = `${dataDir}/api.toml`;
     await writeFile(config, '[api]\nbatchMaxAddresses = 1000\n[api.tiers.private]\nrate = 100000\nburst = 100000\n');
-    api = await startApi({ ADDRSUM_CONFIG: config, ADDRSUM_DATA_DIR: dataDir, ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: node.rpcUrl });
+    api = await startApi({
+      ADDRSUM_CONFIG: config,
+      ADDRSUM_DATA_DIR: dataDir,
+      ADDRSUM_LTC_NETWORK: 'regtest',
+      ADDRSUM_LTC_RPC_URL: node.rpcUrl,
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -100,7 +110,10 @@ describe('mempool view against a real litecoind', () => {
       for (const a of [spk?.address, ...(spk?.addresses ?? [])]) if (a !== undefined && addressToScript(params, a).ok) tracked.add(a);
     };
     for (const txid of txids) {
-      const tx = await node.cli<{ vin: { txid?: string; vout?: number }[]; vout: { scriptPubKey: { address?: string; addresses?: string[] } }[] }>('getrawtransaction', txid, true);
+      const tx = await node.cli<{
+        vin: { txid?: string; vout?: number }[];
+        vout: { scriptPubKey: { address?: string; addresses?: string[] } }[];
+      }>('getrawtransaction', txid, true);
       for (const o of tx.vout) add(o.scriptPubKey);
       for (const i of tx.vin) {
         if (i.txid === undefined || i.vout === undefined || inPool.has(i.txid)) continue;
@@ -139,12 +152,16 @@ describe('mempool view against a real litecoind', () => {
     const before = await batch(addresses, true);
     expect(new Set(before.results.map((r) => r.data.blockHeight)), phase).toEqual(new Set([before.blockHeight]));
     // The single route says the same as the batch entry.
-    for (const i of [0, Math.floor(addresses.length / 2), addresses.length - 1]) expect(await single(addresses[i]!), phase).toEqual(before.results[i]);
+    for (const i of [0, Math.floor(addresses.length / 2), addresses.length - 1])
+      expect(await single(addresses[i]!), phase).toEqual(before.results[i]);
     const pending = await node.cli<string[]>('getrawmempool');
     expect(pending.length, `${phase}: a mempool to check`).toBeGreaterThan(0);
     const touched = before.results.filter((r) => r.data.unconfirmed!.txCount > 0).length;
     expect(touched, `${phase}: addresses with mempool activity`).toBeGreaterThan(5);
-    expect(before.results.some((r) => r.data.unconfirmed!.balanceSatoshi < 0), `${phase}: some negative Δ`).toBe(true);
+    expect(
+      before.results.some((r) => r.data.unconfirmed!.balanceSatoshi < 0),
+      `${phase}: some negative Δ`,
+    ).toBe(true);
 
     await node.cli('generatetoaddress', 1, miner);
     expect(await node.cli<string[]>('getrawmempool'), `${phase}: the block mined the whole mempool`).toEqual([]);
@@ -155,14 +172,24 @@ describe('mempool view against a real litecoind', () => {
       const d = before.results[i]!.data;
       const want = scan.get(a)!;
       const pegged = pegOutTo.get(a) ?? 0;
-      if (pegged > 0 && d.unconfirmed!.balanceSatoshi !== 0) wrong.push(`${a}: a peg-out recipient shows Δ ${d.unconfirmed!.balanceSatoshi}`);
-      const got = { sats: d.balanceSatoshi + d.unconfirmed!.balanceSatoshi + pegged, utxos: d.utxoCount + d.unconfirmed!.utxoCount + (pegged > 0 ? 1 : 0) };
-      if (got.sats !== want.sats || got.utxos !== want.utxos) wrong.push(`${a}: confirmed + Δ = ${got.sats} / ${got.utxos}, mined ${want.sats} / ${want.utxos}`);
+      if (pegged > 0 && d.unconfirmed!.balanceSatoshi !== 0)
+        wrong.push(`${a}: a peg-out recipient shows Δ ${d.unconfirmed!.balanceSatoshi}`);
+      const got = {
+        sats: d.balanceSatoshi + d.unconfirmed!.balanceSatoshi + pegged,
+        utxos: d.utxoCount + d.unconfirmed!.utxoCount + (pegged > 0 ? 1 : 0),
+      };
+      if (got.sats !== want.sats || got.utxos !== want.utxos)
+        wrong.push(`${a}: confirmed + Δ = ${got.sats} / ${got.utxos}, mined ${want.sats} / ${want.utxos}`);
     });
     expect(wrong, phase).toEqual([]);
     const after = await batch(addresses, true);
-    const nonZero = after.results.filter((r) => r.data.unconfirmed!.balanceSatoshi !== 0 || r.data.unconfirmed!.utxoCount !== 0 || r.data.unconfirmed!.txCount !== 0);
-    expect(nonZero.map((r) => r.data.address), `${phase}: Δ after mining`).toEqual([]);
+    const nonZero = after.results.filter(
+      (r) => r.data.unconfirmed!.balanceSatoshi !== 0 || r.data.unconfirmed!.utxoCount !== 0 || r.data.unconfirmed!.txCount !== 0,
+    );
+    expect(
+      nonZero.map((r) => r.data.address),
+      `${phase}: Δ after mining`,
+    ).toEqual([]);
     addresses.forEach((a, i) => {
       const d = after.results[i]!.data;
       expect({ a, sats: d.balanceSatoshi, utxos: d.utxoCount }, phase).toEqual({ a, ...scan.get(a)! });

@@ -42,7 +42,11 @@ describe('NodeClient with a real litecoind', () => {
   it('getBlock over REST returns exactly the bytes of getblock <hash> 0, for every block', async () => {
     const client = new NodeClient({ url: node.rpcUrl });
     try {
-      const hashes = await mapLimit(Array.from({ length: tip + 1 }, (_, h) => h), 8, (h) => client.getBlockHash(h));
+      const hashes = await mapLimit(
+        Array.from({ length: tip + 1 }, (_, h) => h),
+        8,
+        (h) => client.getBlockHash(h),
+      );
       const sizes = await mapLimit(hashes, 4, async (hash) => {
         const rest = await client.getBlock(hash);
         const hex = await node.cli<string>('getblock', hash, 0);

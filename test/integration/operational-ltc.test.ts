@@ -74,10 +74,17 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     const body = (await res.json()) as { code?: string; message?: string; data?: Answer['data'] & { code?: string; message?: string } };
     const code = body.code ?? body.data?.code;
     const message = body.message ?? body.data?.message;
-    return { status: res.status, ...(code !== undefined && { code }), ...(message !== undefined && { message }), ...(res.status === 200 && body.data && { data: body.data }) };
+    return {
+      status: res.status,
+      ...(code !== undefined && { code }),
+      ...(message !== undefined && { message }),
+      ...(res.status === 200 && body.data && { data: body.data }),
+    };
   }
 
-  async function ready(base: string): Promise<{ status: number; body: { code?: string; data: { chains: Array<Record<string, unknown>> } } }> {
+  async function ready(
+    base: string,
+  ): Promise<{ status: number; body: { code?: string; data: { chains: Array<Record<string, unknown>> } } }> {
     const res = await fetch(`${base}/ready`);
     return { status: res.status, body: (await res.json()) as { code?: string; data: { chains: Array<Record<string, unknown>> } } };
   }
@@ -88,8 +95,17 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     const answers = await mapLimit(addresses, 16, (a) => get(base, a));
     const wrong = answers
       .map((ans, i) => ({ ans, a: addresses[i]!, f: scan.get(addresses[i]!)! }))
-      .filter(({ ans, f }) => ans.status !== 200 || ans.data?.balanceSatoshi !== f.sats || ans.data.utxoCount !== f.utxos || ans.data.blockHash !== scan.bestBlock);
-    expect(wrong.slice(0, 3).map(({ ans, a, f }) => ({ a, ans, node: f, tip: scan.bestBlock })), phase).toEqual([]);
+      .filter(
+        ({ ans, f }) =>
+          ans.status !== 200 ||
+          ans.data?.balanceSatoshi !== f.sats ||
+          ans.data.utxoCount !== f.utxos ||
+          ans.data.blockHash !== scan.bestBlock,
+      );
+    expect(
+      wrong.slice(0, 3).map(({ ans, a, f }) => ({ a, ans, node: f, tip: scan.bestBlock })),
+      phase,
+    ).toEqual([]);
   }
 
   function startIndexerOn(rpcUrl = node.rpcUrl, toml = ''): Promise<IndexerProcess> {
@@ -113,7 +129,13 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     node = await startLitecoind();
     const miner = await node.cli<string>('getnewaddress');
     await node.cli('generatetoaddress', 110, miner);
-    addresses.push(...(await mapLimit(Array.from({ length: ADDRESSES }, (_, i) => i), 8, (i) => node.cli<string>('getnewaddress', '', i % 2 ? 'bech32' : 'legacy'))));
+    addresses.push(
+      ...(await mapLimit(
+        Array.from({ length: ADDRESSES }, (_, i) => i),
+        8,
+        (i) => node.cli<string>('getnewaddress', '', i % 2 ? 'bech32' : 'legacy'),
+      )),
+    );
     await payAddresses(ADDRESSES);
     await node.cli('generatetoaddress', 1, miner);
     dataDir = path.join(await makeDataDir(), 'data');
@@ -184,7 +206,10 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     const nodeHeight = await node.cli<number>('getblockcount');
     const answered = seen.filter((a) => a.data);
     expect(seen.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
-    expect(seen.some((a) => a.status === 503), 'a 503 while no usable index existed').toBe(true);
+    expect(
+      seen.some((a) => a.status === 503),
+      'a 503 while no usable index existed',
+    ).toBe(true);
     // Never the old tip; only heights within syncLagBlocks (3) of the node's new tip.
     expect(answered.filter((a) => a.data!.blockHash === oldTip.hash || a.data!.blockHeight < nodeHeight - 3)).toEqual([]);
     for (const a of answered) {
@@ -253,14 +278,24 @@ describe('operational truth against a real litecoind (issue 11)', () => {
 
   it('case 3: a killed indexer turns /ready 503 within staleAfterSeconds; a wrong RPC password at startup is counted and not ready', async () => {
     const STALE = 3;
-    const strict = await startApi({ ADDRSUM_CONFIG: path.join(path.dirname(dataDir), 'api.toml'), ADDRSUM_DATA_DIR: dataDir, ADDRSUM_LTC_NETWORK: 'regtest', ADDRSUM_LTC_RPC_URL: node.rpcUrl, ADDRSUM_STALE_AFTER_SECONDS: String(STALE) });
+    const strict = await startApi({
+      ADDRSUM_CONFIG: path.join(path.dirname(dataDir), 'api.toml'),
+      ADDRSUM_DATA_DIR: dataDir,
+      ADDRSUM_LTC_NETWORK: 'regtest',
+      ADDRSUM_LTC_RPC_URL: node.rpcUrl,
+      ADDRSUM_STALE_AFTER_SECONDS: String(STALE),
+    });
     try {
       let last: unknown;
-      await waitFor('ready with a live indexer', async () => {
-        const r = await ready(strict.url);
-        last = r.body;
-        return r.status === 200;
-      }, 30_000).catch((err: Error) => {
+      await waitFor(
+        'ready with a live indexer',
+        async () => {
+          const r = await ready(strict.url);
+          last = r.body;
+          return r.status === 200;
+        },
+        30_000,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}: ${JSON.stringify(last)}`);
       });
       await stopIndexer('SIGKILL');
@@ -269,7 +304,11 @@ describe('operational truth against a real litecoind (issue 11)', () => {
       // The indexer reports at least every poll (100 ms here); the API counts whole seconds.
       expect(Date.now() - killedAt).toBeLessThan(STALE * 1000 + 2500);
       const r = await ready(strict.url);
-      expect(r.body.data.chains[0]).toMatchObject({ chain: 'LTC', ready: false, reason: expect.stringContaining('last heard from its node') });
+      expect(r.body.data.chains[0]).toMatchObject({
+        chain: 'LTC',
+        ready: false,
+        reason: expect.stringContaining('last heard from its node'),
+      });
       expect((await get(strict.url, addresses[0]!)).code).toBe('CHAIN_UNAVAILABLE');
       const metrics = await (await fetch(`${strict.url}/metrics`)).text();
       expect(metrics).toMatch(/addrsum_api_chain_ready\{chain="LTC"\} 0/);
@@ -282,7 +321,12 @@ describe('operational truth against a real litecoind (issue 11)', () => {
       wrong.password = 'not-the-password';
       indexer = await startIndexerOn(wrong.toString());
       const indexerMetrics = async () => (await fetch(`http://127.0.0.1:${indexer!.metricsPort}/metrics`).catch(() => null))?.text() ?? '';
-      await waitFor('AUTH retries counted', async () => /addrsum_indexer_node_retries_total\{code="AUTH",chain="LTC"\} [1-9]/.test(await indexerMetrics()), 30_000, indexer);
+      await waitFor(
+        'AUTH retries counted',
+        async () => /addrsum_indexer_node_retries_total\{code="AUTH",chain="LTC"\} [1-9]/.test(await indexerMetrics()),
+        30_000,
+        indexer,
+      );
       const text = await indexerMetrics();
       expect(text).toMatch(/addrsum_indexer_node_retries_total\{code="UNREACHABLE",chain="LTC"\} 0/);
       expect(text).toMatch(/addrsum_indexer_node_last_seen_timestamp_seconds\{chain="LTC"\} 0/);
@@ -305,7 +349,10 @@ describe('operational truth against a real litecoind (issue 11)', () => {
       ['127.0.0.2', '127.0.0.3'].map(
         (from) =>
           new Promise<{ opened: number; failed: number }>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/idle-sockets-child.ts', port, '12500', from], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/idle-sockets-child.ts', port, '12500', from], {
+              cwd: REPO_ROOT,
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
             children.push(child);
             let out = '';
             child.stdout.on('data', (d: Buffer) => {
@@ -331,8 +378,9 @@ describe('operational truth against a real litecoind (issue 11)', () => {
   it('case 4: 10,000 wrong keys from one client get 429 after the burst, and the API log grows < 100 KB', async () => {
     const logBefore = Buffer.byteLength(api.output());
     const result = await new Promise<AutocannonResult>((resolve, reject) => {
-      autocannon({ url: `${api.url}/api/v1/LTC/address/${addresses[0]!}`, connections: 20, amount: 10_000, headers: { 'x-api-key': WRONG_KEY } }, (err, r) =>
-        err ? reject(err) : resolve(r),
+      autocannon(
+        { url: `${api.url}/api/v1/LTC/address/${addresses[0]!}`, connections: 20, amount: 10_000, headers: { 'x-api-key': WRONG_KEY } },
+        (err, r) => (err ? reject(err) : resolve(r)),
       );
     });
     const unauthorized = result.statusCodeStats['401']?.count ?? 0;

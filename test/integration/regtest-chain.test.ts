@@ -31,8 +31,14 @@ afterAll(async () => {
 
 /** Sums the node's per-address and per-script figures over the manifest and compares with the set totals. */
 async function expectManifestCoversUtxoSet(): Promise<void> {
-  const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
-  const scripts = await scanScripts(node, manifest.special.map((s) => s.script));
+  const scan = await scanAddresses(
+    node,
+    manifest.addresses.map((a) => a.address),
+  );
+  const scripts = await scanScripts(
+    node,
+    manifest.special.map((s) => s.script),
+  );
   const totals = await utxoSetTotals(node);
   expect(scan.bestBlock).toBe(totals.bestBlock);
   let sats = totals.mwebSats;
@@ -46,7 +52,10 @@ async function expectManifestCoversUtxoSet(): Promise<void> {
 
 describe('buildVariedChain', () => {
   it('makes at least 40 addresses of every kind, some emptied and some with several UTXOs', async () => {
-    const scan = await scanAddresses(node, manifest.addresses.map((a) => a.address));
+    const scan = await scanAddresses(
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
     for (const kind of PLANNED_KINDS) {
       const list = addressesOfKind(manifest, kind);
       expect(list.length, kind).toBeGreaterThanOrEqual(40);
@@ -69,7 +78,10 @@ describe('buildVariedChain', () => {
   });
 
   it('unspendable outputs are not in the node’s UTXO set, the others are', async () => {
-    const scripts = await scanScripts(node, manifest.special.filter((s) => !s.spendable).map((s) => s.script));
+    const scripts = await scanScripts(
+      node,
+      manifest.special.filter((s) => !s.spendable).map((s) => s.script),
+    );
     for (const f of scripts.values()) expect(f).toEqual({ sats: 0, utxos: 0 });
     const maxSize = manifest.special.find((s) => s.kind === 'max-size-script');
     expect(await node.cli('gettxout', maxSize?.txid, maxSize?.vout)).not.toBeNull();

@@ -11,7 +11,15 @@ import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/api/app.js';
-import type { AddressSummary, ApiSettings, ChainHandle, IndexStatus, MempoolDelta, ScriptViews, SummarySource } from '../../src/api/deps.js';
+import type {
+  AddressSummary,
+  ApiSettings,
+  ChainHandle,
+  IndexStatus,
+  MempoolDelta,
+  ScriptViews,
+  SummarySource,
+} from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
@@ -63,7 +71,13 @@ export class FakeIndex implements SummarySource {
   status(): IndexStatus | null {
     if (this.failure) throw this.failure;
     if (this.empty) return null;
-    return { tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight, nodeSeenAt: this.nodeSeenAt, tipTime: this.tipTime };
+    return {
+      tipHeight: this.tipHeight,
+      tipHash: this.tipHash,
+      nodeHeight: this.nodeHeight,
+      nodeSeenAt: this.nodeSeenAt,
+      tipTime: this.tipTime,
+    };
   }
 }
 
@@ -206,7 +220,9 @@ export class Caller {
     const text = typeof res.body === 'string' ? res.body : '';
     const answer: Answer = { status: res.status, headers: res.headers as Answer['headers'], text, body: text ? safeJson(text) : undefined };
     this.seen += 1;
-    this.problems.push(...this.validator.check({ method, path: url.split('?')[0] ?? url, status: res.status, headers: answer.headers, text }));
+    this.problems.push(
+      ...this.validator.check({ method, path: url.split('?')[0] ?? url, status: res.status, headers: answer.headers, text }),
+    );
     return answer;
   }
 }

@@ -91,7 +91,11 @@ export function checkInput(tx: Transaction, index: number, prevouts: readonly Ch
   const bare = parseMultisig(s);
   if (bare) {
     if (bytesAt(sig, 0).length !== 0) fail('bare multisig: dummy element not empty (NULLDUMMY)');
-    checkMultisig(sig.slice(1).map((_, i) => bytesAt(sig, i + 1)), bare, legacy(s));
+    checkMultisig(
+      sig.slice(1).map((_, i) => bytesAt(sig, i + 1)),
+      bare,
+      legacy(s),
+    );
     return 'bare-multisig';
   }
   if (s.length === 23 && hex(s.subarray(0, 2)) === 'a914' && s[22] === 0x87) {
@@ -109,7 +113,11 @@ export function checkInput(tx: Transaction, index: number, prevouts: readonly Ch
     }
     const ms = parseMultisig(redeem) ?? fail('p2sh: redeem script is not multisig');
     if (bytesAt(sig, 0).length !== 0) fail('p2sh multisig: dummy element not empty');
-    checkMultisig(sig.slice(1, -1).map((_, i) => bytesAt(sig, i + 1)), ms, legacy(redeem));
+    checkMultisig(
+      sig.slice(1, -1).map((_, i) => bytesAt(sig, i + 1)),
+      ms,
+      legacy(redeem),
+    );
     return 'p2sh-multisig';
   }
   if (input.script.length !== 0) fail('native witness spend with a non-empty scriptSig');

@@ -34,7 +34,13 @@ export interface Stack {
   readonly repoRoot: string;
 }
 
-export function buildStack(rawCompose: unknown, rawPrometheus: unknown, dockerfile: string, env: Record<string, string>, repoRoot: string): Stack {
+export function buildStack(
+  rawCompose: unknown,
+  rawPrometheus: unknown,
+  dockerfile: string,
+  env: Record<string, string>,
+  repoRoot: string,
+): Stack {
   return {
     compose: composeSchema.parse(interpolate(rawCompose, env)),
     prometheus: prometheusSchema.parse(rawPrometheus),
@@ -115,8 +121,10 @@ export function checkProcesses(stack: Stack): string[] {
     if (s.role === 'indexer' && s.chain && s.config && s.config.chains[s.chain].rpcUrl === undefined) {
       problems.push(`${s.name}: --chain ${s.chain} but ADDRSUM_${s.chain}_RPC_URL is unset (the indexer would exit)`);
     }
-    if (s.args[0] !== 'node') problems.push(`${s.name}: command starts with ${s.args[0] ?? '(nothing)'}, not node (signals must reach the process)`);
-    if (s.args.some((a) => a === 'tsx' || a.endsWith('.ts'))) problems.push(`${s.name}: runs TypeScript through tsx; the image runs the compiled dist/`);
+    if (s.args[0] !== 'node')
+      problems.push(`${s.name}: command starts with ${s.args[0] ?? '(nothing)'}, not node (signals must reach the process)`);
+    if (s.args.some((a) => a === 'tsx' || a.endsWith('.ts')))
+      problems.push(`${s.name}: runs TypeScript through tsx; the image runs the compiled dist/`);
     problems.push(...entryProblems(s.name, s.args, stack.dockerfile, stack.repoRoot));
   }
   return problems;
@@ -142,7 +150,9 @@ export function entryProblems(who: string, args: readonly string[], dockerfile: 
     }
     const source = compiledFrom(entry) as string;
     const top = source.split('/')[0] ?? '';
-    const copied = buildStage !== undefined && copiesOf(buildStage).some((c) => c.from === undefined && c.sources.some((src) => path.normalize(src).replace(/\/$/, '') === top));
+    const copied =
+      buildStage !== undefined &&
+      copiesOf(buildStage).some((c) => c.from === undefined && c.sources.some((src) => path.normalize(src).replace(/\/$/, '') === top));
     if (!copied) problems.push(`${who}: the Dockerfile's build stage (npm run build) does not copy ${top}/`);
   }
   return problems;
@@ -158,11 +168,13 @@ export function checkApiCredentials(stack: Stack): string[] {
   const indexed = new Set(services.filter((s) => s.role === 'indexer' && s.chain).map((s) => s.chain as ChainCode));
   for (const s of services.filter((x) => x.role === 'api')) {
     for (const [key, value] of Object.entries(s.env)) {
-      if (/_RPC_(URL|COOKIE_FILE)$|PASSWORD|SECRET/.test(key)) problems.push(`${s.name}: receives ${key}, a node credential the API does not need`);
+      if (/_RPC_(URL|COOKIE_FILE)$|PASSWORD|SECRET/.test(key))
+        problems.push(`${s.name}: receives ${key}, a node credential the API does not need`);
       else if (/^https?:\/\/[^/@]*@/.test(value)) problems.push(`${s.name}: ${key} carries a credential`);
     }
     if (s.config === undefined) continue;
-    if (s.config.api.serveChains === undefined) problems.push(`${s.name}: ADDRSUM_SERVE_CHAINS is unset (without RPC URLs it would serve no chain)`);
+    if (s.config.api.serveChains === undefined)
+      problems.push(`${s.name}: ADDRSUM_SERVE_CHAINS is unset (without RPC URLs it would serve no chain)`);
     for (const chain of CHAIN_CODES) {
       const served = isChainServed(s.config, chain);
       if (indexed.has(chain) && !served) problems.push(`${s.name}: does not serve ${chain}, which an indexer builds`);
@@ -231,21 +243,27 @@ export function checkRpc(stack: Stack): string[] {
       const seen = nodeOf.get(chain);
       if (seen !== undefined && seen !== url.hostname) problems.push(`${where} names ${url.hostname}, another service names ${seen}`);
       nodeOf.set(chain, url.hostname);
-      if (!(node.image ?? '').includes(DAEMON_HINT[chain])) problems.push(`${where} names ${url.hostname}, whose image is not a ${DAEMON_HINT[chain]} node`);
+      if (!(node.image ?? '').includes(DAEMON_HINT[chain]))
+        problems.push(`${where} names ${url.hostname}, whose image is not a ${DAEMON_HINT[chain]} node`);
       const flags = daemonFlags(argv(node.command));
       const last = (k: string) => flags.get(k)?.at(-1);
       for (const flag of ['server', 'rest']) if (last(flag) !== '1') problems.push(`${url.hostname}: -${flag}=1 is missing`);
-      if (last('rpcport') !== url.port) problems.push(`${where} uses port ${url.port || '(none)'}, ${url.hostname} has -rpcport=${last('rpcport') ?? '(unset)'}`);
+      if (last('rpcport') !== url.port)
+        problems.push(`${where} uses port ${url.port || '(none)'}, ${url.hostname} has -rpcport=${last('rpcport') ?? '(unset)'}`);
       if (last('rpcuser') !== decodeURIComponent(url.username)) problems.push(`${where} user differs from ${url.hostname}'s -rpcuser`);
-      if (last('rpcpassword') !== decodeURIComponent(url.password)) problems.push(`${where} password differs from ${url.hostname}'s -rpcpassword`);
+      if (last('rpcpassword') !== decodeURIComponent(url.password))
+        problems.push(`${where} password differs from ${url.hostname}'s -rpcpassword`);
       const binds = flags.get('rpcbind') ?? [];
-      if (!binds.some((b) => !LOOPBACK.has(b.replace(/:\d+$/, '')))) problems.push(`${url.hostname}: no -rpcbind beyond loopback, other containers cannot call it`);
+      if (!binds.some((b) => !LOOPBACK.has(b.replace(/:\d+$/, ''))))
+        problems.push(`${url.hostname}: no -rpcbind beyond loopback, other containers cannot call it`);
       const allowed = flags.get('rpcallowip') ?? [];
       for (const subnet of subnets) {
-        if (!allowed.some((a) => cidrContains(a, subnet))) problems.push(`${url.hostname}: no -rpcallowip covers the compose network ${subnet}`);
+        if (!allowed.some((a) => cidrContains(a, subnet)))
+          problems.push(`${url.hostname}: no -rpcallowip covers the compose network ${subnet}`);
       }
       const network = nodeNetwork(flags);
-      if (network !== chainConfig.network) problems.push(`${where}: ${s.name} expects ${chainConfig.network}, ${url.hostname} runs ${network}`);
+      if (network !== chainConfig.network)
+        problems.push(`${where}: ${s.name} expects ${chainConfig.network}, ${url.hostname} runs ${network}`);
     }
   }
   return [...new Set(problems)];
@@ -276,7 +294,10 @@ export function checkZmq(stack: Stack): string[] {
       const pm = /^tcp:\/\/(.+):(\d+)$/.exec(p);
       return pm !== null && pm[2] === port && (ANY_HOST.has(pm[1] ?? '') || pm[1] === host);
     });
-    if (!listening) problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} matches no -zmqpubhashblock of ${host} (${pubs.join(', ') || 'none'})`);
+    if (!listening)
+      problems.push(
+        `${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} matches no -zmqpubhashblock of ${host} (${pubs.join(', ') || 'none'})`,
+      );
   }
   return problems;
 }
@@ -292,8 +313,10 @@ export function checkApiPort(stack: Stack): string[] {
     const { host, port } = (s.config as Config).api;
     if (LOOPBACK.has(host)) problems.push(`${s.name}: ADDRSUM_HOST ${host} is loopback, unreachable through the published port`);
     const maps = portMappings(s.service);
-    if (!maps.some((m) => m.target === port)) problems.push(`${s.name}: no port mapping targets ADDRSUM_PORT ${port} (${maps.map((m) => m.target).join(', ') || 'none'})`);
-    if (!healthcheckText(s.service).includes(`:${port}/health`)) problems.push(`${s.name}: healthcheck does not probe /health on port ${port}`);
+    if (!maps.some((m) => m.target === port))
+      problems.push(`${s.name}: no port mapping targets ADDRSUM_PORT ${port} (${maps.map((m) => m.target).join(', ') || 'none'})`);
+    if (!healthcheckText(s.service).includes(`:${port}/health`))
+      problems.push(`${s.name}: healthcheck does not probe /health on port ${port}`);
   }
   return problems;
 }
@@ -326,13 +349,18 @@ export function checkPrometheus(stack: Stack): string[] {
   }
   for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer' && x.config && x.chain)) {
     const config = s.config as Config;
-    if (LOOPBACK.has(config.api.host)) problems.push(`${s.name}: ADDRSUM_HOST ${config.api.host} is loopback, Prometheus cannot reach its metrics`);
+    if (LOOPBACK.has(config.api.host))
+      problems.push(`${s.name}: ADDRSUM_HOST ${config.api.host} is loopback, Prometheus cannot reach its metrics`);
     const port = config.chains[s.chain as ChainCode].metricsPort;
-    if (!healthcheckText(s.service).includes(`:${port}/metrics`)) problems.push(`${s.name}: healthcheck does not probe /metrics on port ${port}`);
+    if (!healthcheckText(s.service).includes(`:${port}/metrics`))
+      problems.push(`${s.name}: healthcheck does not probe /metrics on port ${port}`);
   }
   const prom = Object.entries(stack.compose.services).find(([, svc]) => (svc.image ?? '').startsWith('prom/prometheus:'));
   if (!prom) return [...problems, 'no prom/prometheus service'];
-  const configFile = argv(prom[1].command).find((a) => a.startsWith('--config.file='))?.slice('--config.file='.length) ?? '/etc/prometheus/prometheus.yml';
+  const configFile =
+    argv(prom[1].command)
+      .find((a) => a.startsWith('--config.file='))
+      ?.slice('--config.file='.length) ?? '/etc/prometheus/prometheus.yml';
   const mount = mounts(prom[1]).find((m) => m.target === configFile);
   if (!mount || path.normalize(mount.source) !== path.normalize('./config/prometheus.yml')) {
     problems.push(`${prom[0]}: ./config/prometheus.yml is not mounted at --config.file ${configFile}`);
@@ -351,7 +379,8 @@ export function checkDataVolume(stack: Stack): string[] {
     const dir = (s.config as Config).dataDir;
     const mount = mounts(s.service).find((m) => m.target === dir);
     if (!mount) problems.push(`${s.name}: nothing is mounted at ADDRSUM_DATA_DIR ${dir}`);
-    else if (!Object.hasOwn(stack.compose.volumes ?? {}, mount.source)) problems.push(`${s.name}: ${mount.source} at ${dir} is not a named volume`);
+    else if (!Object.hasOwn(stack.compose.volumes ?? {}, mount.source))
+      problems.push(`${s.name}: ${mount.source} at ${dir} is not a named volume`);
     else if (mount.readOnly) problems.push(`${s.name}: the data volume is read-only (WAL readers write the -shm file)`);
     if (mount) sources.add(mount.source);
   }
@@ -362,7 +391,11 @@ export function checkDataVolume(stack: Stack): string[] {
 /** Images by public name with a pinned tag, restarts, probes, and shutdown time for what must flush. */
 export function checkOperations(stack: Stack): string[] {
   const problems: string[] = [];
-  const nodes = new Set(addrsumServices(stack).flatMap((s) => CHAIN_CODES.flatMap((c) => (s.config?.chains[c].rpcUrl ? [new URL(s.config.chains[c].rpcUrl).hostname] : []))));
+  const nodes = new Set(
+    addrsumServices(stack).flatMap((s) =>
+      CHAIN_CODES.flatMap((c) => (s.config?.chains[c].rpcUrl ? [new URL(s.config.chains[c].rpcUrl).hostname] : [])),
+    ),
+  );
   const refs = [...stack.dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: 'Dockerfile', ref: m[1] ?? '' }));
   for (const [name, svc] of Object.entries(stack.compose.services)) {
     if (svc.image === undefined) problems.push(`${name}: no image name`);
@@ -372,20 +405,24 @@ export function checkOperations(stack: Stack): string[] {
   }
   for (const { where, ref } of refs) {
     const first = ref.split('/')[0] ?? '';
-    if (ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')) problems.push(`${where}: image ${ref} names a registry host`);
+    if (ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost'))
+      problems.push(`${where}: image ${ref} names a registry host`);
     const tag = /:([^/:]+)$/.exec(ref)?.[1];
     if (tag === undefined || tag === 'latest') problems.push(`${where}: image ${ref} is not pinned to a version tag`);
   }
   for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer')) {
-    if (!(durationSeconds(s.service.stop_grace_period) >= 60)) problems.push(`${s.name}: stop_grace_period ${s.service.stop_grace_period ?? '10s (default)'} is under 60s`);
+    if (!(durationSeconds(s.service.stop_grace_period) >= 60))
+      problems.push(`${s.name}: stop_grace_period ${s.service.stop_grace_period ?? '10s (default)'} is under 60s`);
   }
   for (const name of nodes) {
     const svc = stack.compose.services[name];
-    if (svc && !(durationSeconds(svc.stop_grace_period) >= 120)) problems.push(`${name}: stop_grace_period ${svc.stop_grace_period ?? '10s (default)'} is under 120s`);
+    if (svc && !(durationSeconds(svc.stop_grace_period) >= 120))
+      problems.push(`${name}: stop_grace_period ${svc.stop_grace_period ?? '10s (default)'} is under 120s`);
   }
   const user = [...stack.dockerfile.matchAll(/^USER\s+(\S+)/gm)].at(-1)?.[1];
   if (user === undefined || user === 'root' || user === '0') problems.push(`Dockerfile: the image runs as ${user ?? 'root'}`);
-  if (/npm ci[^\n]*--ignore-scripts/.test(stack.dockerfile) || !/npm ci/.test(stack.dockerfile)) problems.push('Dockerfile: npm ci with install scripts is missing');
+  if (/npm ci[^\n]*--ignore-scripts/.test(stack.dockerfile) || !/npm ci/.test(stack.dockerfile))
+    problems.push('Dockerfile: npm ci with install scripts is missing');
   return problems;
 }
 
@@ -399,7 +436,8 @@ export function checkSecrets(rawCompose: unknown): string[] {
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
       const password = /^-rpcpassword=(.*)$/s.exec(v)?.[1] ?? /^https?:\/\/[^:@/]*:([^@]*)@/.exec(v)?.[1];
-      if (password !== undefined && !SECRET_REFERENCE.test(password)) problems.push(`a password is written literally: ${v.replace(password, '<literal>')}`);
+      if (password !== undefined && !SECRET_REFERENCE.test(password))
+        problems.push(`a password is written literally: ${v.replace(password, '<literal>')}`);
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
   };

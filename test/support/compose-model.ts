@@ -77,9 +77,31 @@ const serviceSchema = z.looseObject({
   build: z.union([z.string(), z.looseObject({ context: z.string(), dockerfile: z.string().optional() })]).optional(),
   command: stringList.optional(),
   environment: z.union([z.record(z.string(), scalar), z.array(z.string())]).optional(),
-  ports: z.array(z.union([z.string(), z.number(), z.looseObject({ target: z.union([z.number(), z.string()]), published: z.union([z.number(), z.string()]).optional(), host_ip: z.string().optional() })])).optional(),
+  ports: z
+    .array(
+      z.union([
+        z.string(),
+        z.number(),
+        z.looseObject({
+          target: z.union([z.number(), z.string()]),
+          published: z.union([z.number(), z.string()]).optional(),
+          host_ip: z.string().optional(),
+        }),
+      ]),
+    )
+    .optional(),
   volumes: z
-    .array(z.union([z.string(), z.looseObject({ type: z.string(), source: z.string().optional(), target: z.string().optional(), read_only: z.boolean().optional() })]))
+    .array(
+      z.union([
+        z.string(),
+        z.looseObject({
+          type: z.string(),
+          source: z.string().optional(),
+          target: z.string().optional(),
+          read_only: z.boolean().optional(),
+        }),
+      ]),
+    )
     .optional(),
   healthcheck: z.looseObject({ test: stringList.optional() }).optional(),
   restart: z.string().optional(),
@@ -91,7 +113,12 @@ export const composeSchema = z.looseObject({
   services: z.record(z.string(), serviceSchema),
   volumes: z.record(z.string(), z.unknown()).optional(),
   networks: z
-    .record(z.string(), z.looseObject({ ipam: z.looseObject({ config: z.array(z.looseObject({ subnet: z.string().optional() })).optional() }).optional() }).nullable())
+    .record(
+      z.string(),
+      z
+        .looseObject({ ipam: z.looseObject({ config: z.array(z.looseObject({ subnet: z.string().optional() })).optional() }).optional() })
+        .nullable(),
+    )
     .optional(),
 });
 export type ComposeModel = z.infer<typeof composeSchema>;
@@ -120,7 +147,11 @@ export function environmentOf(service: Service): Record<string, string> {
   if (Array.isArray(env)) {
     return Object.fromEntries(env.filter((e) => e.includes('=')).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
   }
-  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(env)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 /** Bitcoin Core style `-name=value` (or `-name`, meaning 1) arguments; later ones win, as in ArgsManager. */
@@ -146,7 +177,9 @@ export function portMappings(service: Service): PortMapping[] {
     if (typeof p === 'object') {
       return { hostIp: p.host_ip, published: p.published === undefined ? undefined : Number(p.published), target: Number(p.target) };
     }
-    const parts = String(p).replace(/\/\w+$/, '').split(':');
+    const parts = String(p)
+      .replace(/\/\w+$/, '')
+      .split(':');
     const target = Number(parts.pop());
     const published = parts.length > 0 ? Number(parts.pop()) : undefined;
     return { hostIp: parts.length > 0 ? parts.join(':') : undefined, published, target };

@@ -90,7 +90,10 @@ export function copiesOf(stage: Stage): Copy[] {
 
 /** `*` and `?` of one path segment, as the builder's COPY matches them. */
 function segmentPattern(segment: string): RegExp {
-  const escaped = segment.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  const escaped = segment
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
   return new RegExp(`^${escaped}$`);
 }
 

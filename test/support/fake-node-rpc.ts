@@ -172,11 +172,18 @@ export function callRpc(chain: BtcChain, method: string, rawParams: unknown, mem
     }
     case 'getchaintxstats': {
       // Only the window-less form the indexer uses (nblocks 0): the chain's transaction count at a block.
-      const { block, active } = params[1] === undefined ? { block: chain.tip, active: true } : findBlock(chain, parseHash(params[1], 'blockhash'));
+      const { block, active } =
+        params[1] === undefined ? { block: chain.tip, active: true } : findBlock(chain, parseHash(params[1], 'blockhash'));
       if (!active) throw new RpcError(RPC_INVALID_PARAMETER, 'Block is not in main chain');
       if (params[0] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: getchaintxstats supports nblocks 0 only');
       const txcount = chain.blocks.slice(0, block.height + 1).reduce((n, b) => n + b.txids.length, 0);
-      return { time: block.time, txcount, window_final_block_hash: block.hash, window_final_block_height: block.height, window_block_count: 0 };
+      return {
+        time: block.time,
+        txcount,
+        window_final_block_hash: block.hash,
+        window_final_block_height: block.height,
+        window_block_count: 0,
+      };
     }
     case 'getrawmempool':
       if ((params[0] ?? false) !== false) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawmempool is not implemented');
@@ -190,7 +197,8 @@ export function callRpc(chain: BtcChain, method: string, rawParams: unknown, mem
           'No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries. Use gettransaction for wallet transactions.',
         );
       }
-      if ((params[1] ?? false) !== false && params[1] !== 0) throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawtransaction is not implemented');
+      if ((params[1] ?? false) !== false && params[1] !== 0)
+        throw new RpcError(RPC_MISC_ERROR, 'fake node: verbose getrawtransaction is not implemented');
       return raw.toString('hex');
     }
     default:

@@ -160,7 +160,11 @@ export async function ownRedis(fixedPort?: number): Promise<RedisServer> {
       child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
         stdio: 'ignore',
       });
-      const up = await until(() => redisCli(port, 'PING'), (out) => out.trim() === 'PONG', 10_000);
+      const up = await until(
+        () => redisCli(port, 'PING'),
+        (out) => out.trim() === 'PONG',
+        10_000,
+      );
       if (up.trim() !== 'PONG') throw new Error(`redis-server on port ${port} did not start`);
     },
     async stop() {

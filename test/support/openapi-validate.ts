@@ -21,7 +21,14 @@ export interface ObservedResponse {
 }
 
 const DOC_ID = 'openapi.json';
-const UNLISTED: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 408: 'RequestTimeout', 431: 'HeadersTooLarge', 500: 'InternalError' };
+const UNLISTED: Record<number, string> = {
+  400: 'BadRequest',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
+  431: 'HeadersTooLarge',
+  500: 'InternalError',
+};
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -88,7 +95,8 @@ export class OpenApiValidator {
     if (key === null) {
       // Errors the HTTP layer can produce for any path.
       const name = UNLISTED[r.status];
-      if (name && r.status !== 404) return { tokens: ['components', 'responses', name], response: ((this.doc.components as Json).responses as Json)[name] as Json };
+      if (name && r.status !== 404)
+        return { tokens: ['components', 'responses', name], response: ((this.doc.components as Json).responses as Json)[name] as Json };
       return `status ${r.status} not documented for ${method.toUpperCase()} ${found.template}`;
     }
     return { tokens: ['paths', found.template, method, 'responses', key], response: this.resolve(responses[key]) };
@@ -118,7 +126,10 @@ export class OpenApiValidator {
       if (r.text !== '') errors.push(`${where}: expected no body, got ${JSON.stringify(r.text.slice(0, 80))}`);
       return errors;
     }
-    const type = String(r.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const type =
+      String(r.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim() ?? '';
     if (!(type in content)) {
       errors.push(`${where}: content-type ${JSON.stringify(type)} not documented (${Object.keys(content).join(', ')})`);
       return errors;

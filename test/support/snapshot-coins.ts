@@ -57,7 +57,12 @@ export function coinGroups(rng: Rng, groups: number): GroupIn[] {
     while (vouts.size < n) vouts.add(VOUTS[rng.u32() % VOUTS.length]!);
     const outputs = [...vouts].map((vout): SnapshotOutputIn => {
       const kind = kinds[k++ % kinds.length]!;
-      const coin: SnapshotCoin = { height: rng.u32() % 900_000, coinbase: rng.u32() % 5 === 0, value: AMOUNTS[rng.u32() % AMOUNTS.length]!, script: kind.script };
+      const coin: SnapshotCoin = {
+        height: rng.u32() % 900_000,
+        coinbase: rng.u32() % 5 === 0,
+        value: AMOUNTS[rng.u32() % AMOUNTS.length]!,
+        script: kind.script,
+      };
       return { vout, coin };
     });
     out.push({ txid: rng.bytes(32), outputs });
@@ -65,7 +70,13 @@ export function coinGroups(rng: Rng, groups: number): GroupIn[] {
   return out;
 }
 
-export function writeCoreSnapshot(path: string, magicHex: string, baseHash: Buffer, groups: GroupIn[], opts: { count?: number; version?: number } = {}): Buffer {
+export function writeCoreSnapshot(
+  path: string,
+  magicHex: string,
+  baseHash: Buffer,
+  groups: GroupIn[],
+  opts: { count?: number; version?: number } = {},
+): Buffer {
   const count = opts.count ?? groups.reduce((n, g) => n + g.outputs.length, 0);
   const bytes = Buffer.concat([coreHeader(magicHex, baseHash, count, opts.version), ...groups.map((g) => coreGroup(g.txid, g.outputs))]);
   writeFileSync(path, bytes);

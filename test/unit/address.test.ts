@@ -160,9 +160,10 @@ describe('witness addresses (BIP173 / BIP350)', () => {
     const program = fc.integer({ min: 0, max: 16 }).chain((version) =>
       fc.record({
         version: fc.constant(version),
-        data: version === 0
-          ? fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.uint8Array({ minLength: 32, maxLength: 32 }))
-          : fc.uint8Array({ minLength: 2, maxLength: 40 }),
+        data:
+          version === 0
+            ? fc.oneof(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.uint8Array({ minLength: 32, maxLength: 32 }))
+            : fc.uint8Array({ minLength: 2, maxLength: 40 }),
         params: fc.constantFrom(...ALL),
       }),
     );
@@ -209,13 +210,25 @@ describe('typed errors', () => {
 
   const table: [string, ChainParams, string, AddressErrorCode | 'ok', RegExp?][] = [
     // WRONG_NETWORK: a valid address of the same chain's other network.
-    ['LTC testnet bech32 on LTC mainnet', ltcMain, seg('tltc', 0, HASH20), 'WRONG_NETWORK', /Litecoin testnet address; this service runs Litecoin mainnet/],
+    [
+      'LTC testnet bech32 on LTC mainnet',
+      ltcMain,
+      seg('tltc', 0, HASH20),
+      'WRONG_NETWORK',
+      /Litecoin testnet address; this service runs Litecoin mainnet/,
+    ],
     ['LTC regtest bech32 on LTC mainnet', ltcMain, seg('rltc', 1, HASH32), 'WRONG_NETWORK', /Litecoin regtest/],
     ['LTC testnet base58 on LTC mainnet', ltcMain, b58(58), 'WRONG_NETWORK', /Litecoin testnet or Litecoin regtest address/],
     ['LTC mainnet M… on LTC testnet', ltcTest, b58(50), 'WRONG_NETWORK', /Litecoin mainnet address; this service runs Litecoin testnet/],
     ['LTC mainnet L… on LTC regtest', ltcReg, b58(48), 'WRONG_NETWORK'],
     ['LTC testnet bech32 on LTC regtest', ltcReg, seg('tltc', 0, HASH32), 'WRONG_NETWORK'],
-    ['BTC testnet tb1 on BTC mainnet', btcMain, seg('tb', 0, HASH20), 'WRONG_NETWORK', /Bitcoin testnet address; this service runs Bitcoin mainnet/],
+    [
+      'BTC testnet tb1 on BTC mainnet',
+      btcMain,
+      seg('tb', 0, HASH20),
+      'WRONG_NETWORK',
+      /Bitcoin testnet address; this service runs Bitcoin mainnet/,
+    ],
     ['BTC regtest bcrt1 on BTC testnet', btcTest, seg('bcrt', 1, HASH32), 'WRONG_NETWORK'],
     ['BTC mainnet 1… on BTC regtest', btcReg, b58(0), 'WRONG_NETWORK'],
     ['BTC testnet m… on BTC mainnet', btcMain, b58(111), 'WRONG_NETWORK'],
@@ -225,7 +238,13 @@ describe('typed errors', () => {
     ['ltc1 on BTC mainnet', btcMain, seg('ltc', 0, HASH20), 'WRONG_CHAIN', /Litecoin mainnet address; this service runs Bitcoin mainnet/],
     ['L… on BTC mainnet', btcMain, b58(48), 'WRONG_CHAIN'],
     ['M… on BTC mainnet', btcMain, b58(50), 'WRONG_CHAIN'],
-    ['Q… on BTC testnet', btcTest, b58(58), 'WRONG_CHAIN', /Litecoin testnet or Litecoin regtest address; this service runs Bitcoin testnet/],
+    [
+      'Q… on BTC testnet',
+      btcTest,
+      b58(58),
+      'WRONG_CHAIN',
+      /Litecoin testnet or Litecoin regtest address; this service runs Bitcoin testnet/,
+    ],
     ['tltc1 on BTC regtest', btcReg, seg('tltc', 1, HASH32), 'WRONG_CHAIN'],
     ['MWEB on BTC mainnet', btcMain, mainMweb, 'WRONG_CHAIN'],
     ['bc1 on LTC mainnet', ltcMain, seg('bc', 0, HASH32), 'WRONG_CHAIN', /Bitcoin mainnet address; this service runs Litecoin mainnet/],
@@ -350,14 +369,24 @@ describe('addressToScript never throws', () => {
   it('for strings one edit away from valid addresses', () => {
     const chars = fc.constantFrom(...'qpzry9x8gf2tvdw0s3jn54khce6mua7l1QPZRY23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdef ');
     fc.assert(
-      fc.property(fc.constantFrom(...valid), fc.nat(), chars, fc.constantFrom('replace', 'insert', 'delete'), fc.constantFrom(...ALL), (a, i, c, op, p) => {
-        const at = i % a.length;
-        const s = op === 'replace' ? a.slice(0, at) + c + a.slice(at + 1)
-          : op === 'insert' ? a.slice(0, at) + c + a.slice(at)
-          : a.slice(0, at) + a.slice(at + 1);
-        const result = addressToScript(p, s);
-        expect(typeof result.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.constantFrom(...valid),
+        fc.nat(),
+        chars,
+        fc.constantFrom('replace', 'insert', 'delete'),
+        fc.constantFrom(...ALL),
+        (a, i, c, op, p) => {
+          const at = i % a.length;
+          const s =
+            op === 'replace'
+              ? a.slice(0, at) + c + a.slice(at + 1)
+              : op === 'insert'
+                ? a.slice(0, at) + c + a.slice(at)
+                : a.slice(0, at) + a.slice(at + 1);
+          const result = addressToScript(p, s);
+          expect(typeof result.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -34,14 +34,26 @@ const TEST_FILE = 'test/fixtures/prometheus/alerts.test.yml';
 const cases = (parse(readFileSync(path.join(REPO_ROOT, TEST_FILE), 'utf8')) as RulesTest).tests.flatMap((t) => t.alert_rule_test ?? []);
 
 describe('alert rules', () => {
-  it('covers the issue\'s list and has a firing and a not-firing case for every alert', () => {
+  it("covers the issue's list and has a firing and a not-firing case for every alert", () => {
     expect(alerts).toEqual(
-      expect.arrayContaining(['AddrsumIndexStale', 'AddrsumNodeUnreachable', 'AddrsumIndexLagging', 'AddrsumApi5xxRate', 'AddrsumApi429Rate']),
+      expect.arrayContaining([
+        'AddrsumIndexStale',
+        'AddrsumNodeUnreachable',
+        'AddrsumIndexLagging',
+        'AddrsumApi5xxRate',
+        'AddrsumApi429Rate',
+      ]),
     );
     for (const alert of alerts) {
       const mine = cases.filter((c) => c.alertname === alert);
-      expect(mine.some((c) => c.exp_alerts.length > 0), `${alert} has a firing case`).toBe(true);
-      expect(mine.some((c) => c.exp_alerts.length === 0), `${alert} has a not-firing case`).toBe(true);
+      expect(
+        mine.some((c) => c.exp_alerts.length > 0),
+        `${alert} has a firing case`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => c.exp_alerts.length === 0),
+        `${alert} has a not-firing case`,
+      ).toBe(true);
     }
   });
 
@@ -60,10 +72,14 @@ describe('alert rules', () => {
 
 describe('monitoring files name only metrics the code exports', () => {
   const exported = new Set([
-    ...createApiMetrics().registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
+    ...createApiMetrics()
+      .registry.getMetricsAsArray()
+      .map((m) => (m as unknown as { name: string }).name),
     ...new IndexerMetrics('LTC').registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
   ]);
-  const used = (text: string) => [...new Set([...text.matchAll(/addrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))];
+  const used = (text: string) => [
+    ...new Set([...text.matchAll(/addrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''))),
+  ];
 
   it('config/alerts.yml', () => {
     const names = used(readFileSync(path.join(REPO_ROOT, 'config/alerts.yml'), 'utf8'));
@@ -81,7 +97,13 @@ describe('monitoring files name only metrics the code exports', () => {
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     const names = used(exprs.join('\n'));
     expect(names.filter((n) => !exported.has(n))).toEqual([]);
-    for (const wanted of ['addrsum_build_info', 'addrsum_api_chain_ready', 'addrsum_indexer_node_last_seen_timestamp_seconds', 'addrsum_indexer_tip_block_timestamp_seconds', 'addrsum_indexer_node_retries_total']) {
+    for (const wanted of [
+      'addrsum_build_info',
+      'addrsum_api_chain_ready',
+      'addrsum_indexer_node_last_seen_timestamp_seconds',
+      'addrsum_indexer_tip_block_timestamp_seconds',
+      'addrsum_indexer_node_retries_total',
+    ]) {
       expect(names).toContain(wanted);
     }
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);

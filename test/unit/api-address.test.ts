@@ -11,7 +11,8 @@ const BTC_BECH32 = 'bc1qvyq0cc6rahyvsazfdje0twl7ez82ndmuac2lhv';
 const BTC_BECH32_SCRIPT = '00146100fc6343edc8c874496cb2f5bbfec88ea9b77c';
 const BTC_TESTNET = 'mzK2FFDEhxqHcmrJw1ysqFkVyhUULo45hZ';
 const LTC_BECH32 = 'ltc1qhy65nwu5qusrtf4r6ahr4p2mahqz29g6vlkasz';
-const LTC_MWEB = 'ltcmweb1qq2j6sjq6eltw9v305ntdksxmjvwyjlyklkw4sn4xrlwa4kuq5hk4qqnxxhpxsz8gcdsmwxmjaxztdkanqssgnz80q7vcs8wr4c7cml7nxsgp2hlc';
+const LTC_MWEB =
+  'ltcmweb1qq2j6sjq6eltw9v305ntdksxmjvwyjlyklkw4sn4xrlwa4kuq5hk4qqnxxhpxsz8gcdsmwxmjaxztdkanqssgnz80q7vcs8wr4c7cml7nxsgp2hlc';
 const LTC_P2SH_3 = '3BeQ84kkQFL2xPmkhLJbsWkw5ZdHV1u25v';
 const LTC_P2SH_SCRIPT = 'a9146d328a5b2a20d943a641c8d29b6cc3c2d2df85d387';
 // The same script hash under Litecoin's SCRIPT_ADDRESS2 version (50): the `M…` spelling.
@@ -209,14 +210,21 @@ describe('routing (404, 405)', () => {
     expect((a.body as { data: { message: string } }).data.message).toContain('BTC, LTC');
   });
 
-  it.each(['/', '/api', '/api/v1/BTC', '/api/v1/BTC/address', '/api/v1/BTC/address/', '/api/v2/BTC/address/x', '/api/v1/BTC/utxo/x', '/API/V1/BTC/address/x', '/health/x'])(
-    'answers NOT_FOUND for %s',
-    async (u) => {
-      const a = await get(u);
-      expect(a.status).toBe(404);
-      expect(failCode(a)).toBe('NOT_FOUND');
-    },
-  );
+  it.each([
+    '/',
+    '/api',
+    '/api/v1/BTC',
+    '/api/v1/BTC/address',
+    '/api/v1/BTC/address/',
+    '/api/v2/BTC/address/x',
+    '/api/v1/BTC/utxo/x',
+    '/API/V1/BTC/address/x',
+    '/health/x',
+  ])('answers NOT_FOUND for %s', async (u) => {
+    const a = await get(u);
+    expect(a.status).toBe(404);
+    expect(failCode(a)).toBe('NOT_FOUND');
+  });
 
   it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])('answers %s with 405 and Allow', async (method) => {
     for (const u of [url('BTC', BTC_P2PKH), url('XYZ', 'x'), '/health', '/ready', '/metrics', '/openapi.json']) {
@@ -319,7 +327,7 @@ describe('unexpected failures (500)', () => {
 });
 
 describe('X-Request-Id', () => {
-  it('is on every response: the caller\'s when plain, a fresh one otherwise', async () => {
+  it("is on every response: the caller's when plain, a fresh one otherwise", async () => {
     const mine = await get('/health', { 'X-Request-Id': 'abc-123.x:y' });
     expect(mine.headers['x-request-id']).toBe('abc-123.x:y');
     const weird = await get('/health', { 'X-Request-Id': 'a b<script>' });

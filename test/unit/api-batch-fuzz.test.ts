@@ -25,7 +25,11 @@ let key = '';
 beforeAll(async () => {
   world = buildWorld({ tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } } });
   world.index.BTC.set('76a914a31c06bd463e3923bc1aadbde48b16976c08071788ac', 2_100_000_000_000_000, 7);
-  world.index.BTC.setMempool('76a914a31c06bd463e3923bc1aadbde48b16976c08071788ac', { balanceSats: -2_100_000_000_000_000, utxoCount: -7, txCount: 9 });
+  world.index.BTC.setMempool('76a914a31c06bd463e3923bc1aadbde48b16976c08071788ac', {
+    balanceSats: -2_100_000_000_000_000,
+    utxoCount: -7,
+    txCount: 9,
+  });
   server = createHttpServer(world.app, pino({ level: 'silent' }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -56,23 +60,56 @@ const addressLike = fc.oneof(
 const jsonBody = fc.oneof(
   { weight: 6, arbitrary: fc.array(addressLike, { maxLength: 120 }).map((addresses) => JSON.stringify({ addresses })) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
-  { weight: 2, arbitrary: fc.record({ addresses: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ addresses: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }) }, { requiredKeys: [] })
+      .map((v) => JSON.stringify(v)),
+  },
   { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 })).map((v) => JSON.stringify(v)) },
 );
 
 /** A valid body cut short, spliced with junk, or replaced by arbitrary bytes. */
 const body = fc.oneof(
   { weight: 6, arbitrary: jsonBody.map((s) => Buffer.from(s)) },
-  { weight: 2, arbitrary: fc.tuple(jsonBody, fc.nat(), fc.string({ maxLength: 4 })).map(([s, at, junk]) => Buffer.from(s.slice(0, at % (s.length + 1)) + junk)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(jsonBody, fc.nat(), fc.string({ maxLength: 4 }))
+      .map(([s, at, junk]) => Buffer.from(s.slice(0, at % (s.length + 1)) + junk)),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)) },
-  { weight: 1, arbitrary: fc.constantFrom(Buffer.alloc(0), Buffer.from('{"addresses":[' + '"x",'.repeat(30_000) + '"x"]}'), Buffer.from('['.repeat(5000))) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Buffer.alloc(0),
+      Buffer.from('{"addresses":[' + '"x",'.repeat(30_000) + '"x"]}'),
+      Buffer.from('['.repeat(5000)),
+    ),
+  },
 );
 
-const contentType = fc.constantFrom(undefined, 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=nope', '');
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'application/json; charset=nope',
+  '',
+);
 const lengthMode = fc.constantFrom('exact', 'exact', 'exact', 'short', 'chunked');
 const encoding = fc.constantFrom(undefined, undefined, undefined, 'gzip', 'identity', 'br', 'x-bogus');
 
-const requestArb = fc.record({ body, contentType, lengthMode, encoding, query: fc.constantFrom('', '?mempool=true', '?mempool=x', '?mempool=1&mempool=0'), chain: fc.constantFrom('BTC', 'ltc', 'DOGE') });
+const requestArb = fc.record({
+  body,
+  contentType,
+  lengthMode,
+  encoding,
+  query: fc.constantFrom('', '?mempool=true', '?mempool=x', '?mempool=1&mempool=0'),
+  chain: fc.constantFrom('BTC', 'ltc', 'DOGE'),
+});
 type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
 function bytesOf(r: Req): Buffer {
@@ -98,7 +135,13 @@ it(`answers ${RUNS} generated batch bodies with JSend, never 5xx`, async () => {
       const parsed = JSON.parse(res.body) as { status: string; data?: { code?: string }; code?: string };
       const c = res.status === 200 ? 'OK' : String(parsed.data?.code ?? parsed.code);
       codes.set(c, (codes.get(c) ?? 0) + 1);
-      const problems = validator.check({ method: 'POST', path: `/api/v1/${r.chain}/addresses`, status: res.status, headers: res.headers, text: res.body });
+      const problems = validator.check({
+        method: 'POST',
+        path: `/api/v1/${r.chain}/addresses`,
+        status: res.status,
+        headers: res.headers,
+        text: res.body,
+      });
       const where = `request ${JSON.stringify(bytesOf(r).toString('latin1').slice(0, 300))} → ${res.status} ${res.body.slice(0, 200)}`;
       if (res.status >= 500) throw new Error(`5xx: ${where}`);
       if (problems.length > 0) throw new Error(`${problems[0]}: ${where}`);
@@ -107,6 +150,7 @@ it(`answers ${RUNS} generated batch bodies with JSend, never 5xx`, async () => {
     { numRuns: RUNS },
   );
   // The generator must reach every outcome, or the property says little.
-  for (const c of ['OK', 'INVALID_JSON', 'INVALID_BATCH', 'BAD_REQUEST', 'UNKNOWN_CHAIN']) expect(codes.get(c) ?? 0, `${c}: ${JSON.stringify(Object.fromEntries(codes))}`).toBeGreaterThan(10);
+  for (const c of ['OK', 'INVALID_JSON', 'INVALID_BATCH', 'BAD_REQUEST', 'UNKNOWN_CHAIN'])
+    expect(codes.get(c) ?? 0, `${c}: ${JSON.stringify(Object.fromEntries(codes))}`).toBeGreaterThan(10);
   expect(codes.get('BODY_TOO_LARGE') ?? 0).toBeGreaterThan(0);
 }, 600_000);

@@ -14,7 +14,8 @@ const BTC_TAPROOT = 'bc1p83n3au0rjylefxq2nc2xh2y4jzz4pm6zxj4mw5pagdjjr2a9f36s6jj
 const BTC_TESTNET = 'mzK2FFDEhxqHcmrJw1ysqFkVyhUULo45hZ';
 const LTC_BECH32 = 'ltc1qhy65nwu5qusrtf4r6ahr4p2mahqz29g6vlkasz';
 const LTC_P2SH_3 = '3BeQ84kkQFL2xPmkhLJbsWkw5ZdHV1u25v';
-const LTC_MWEB = 'ltcmweb1qq2j6sjq6eltw9v305ntdksxmjvwyjlyklkw4sn4xrlwa4kuq5hk4qqnxxhpxsz8gcdsmwxmjaxztdkanqssgnz80q7vcs8wr4c7cml7nxsgp2hlc';
+const LTC_MWEB =
+  'ltcmweb1qq2j6sjq6eltw9v305ntdksxmjvwyjlyklkw4sn4xrlwa4kuq5hk4qqnxxhpxsz8gcdsmwxmjaxztdkanqssgnz80q7vcs8wr4c7cml7nxsgp2hlc';
 const TIP = 'ab'.repeat(32);
 
 let world: World;
@@ -24,7 +25,12 @@ let key: string;
 const single = (chain: string, address: string, query = '', headers: Record<string, string> = {}) =>
   caller.send('GET', `/api/v1/${chain}/address/${encodeURIComponent(address)}${query}`, { 'x-api-key': key, ...headers });
 const batch = (chain: string, body: unknown, query = '', headers: Record<string, string> = {}) =>
-  caller.send('POST', `/api/v1/${chain}/addresses${query}`, { 'x-api-key': key, 'content-type': 'application/json', ...headers }, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+  caller.send(
+    'POST',
+    `/api/v1/${chain}/addresses${query}`,
+    { 'x-api-key': key, 'content-type': 'application/json', ...headers },
+    typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+  );
 const code = (a: Answer) => (a.body as { data: { code: string } }).data.code;
 type Batch = { data: { blockHeight: number; blockHash: string; results: unknown[] } };
 
@@ -94,11 +100,29 @@ describe('?mempool=true on the single route', () => {
 describe('POST /api/v1/{chain}/addresses', () => {
   /** 100 inputs: valid of every kind, duplicates and alias spellings, invalid, wrong chain, wrong network, MWEB. */
   function mixed(): string[] {
-    const kinds = [BTC_P2PKH, BTC_BECH32, BTC_BECH32_UPPER, BTC_TAPROOT, BTC_TESTNET, LTC_BECH32, LTC_P2SH_3, LTC_MWEB, 'notanaddress', '', 'x'.repeat(300), BTC_P2PKH.slice(0, -1) + 'n'];
+    const kinds = [
+      BTC_P2PKH,
+      BTC_BECH32,
+      BTC_BECH32_UPPER,
+      BTC_TAPROOT,
+      BTC_TESTNET,
+      LTC_BECH32,
+      LTC_P2SH_3,
+      LTC_MWEB,
+      'notanaddress',
+      '',
+      'x'.repeat(300),
+      BTC_P2PKH.slice(0, -1) + 'n',
+    ];
     return Array.from({ length: 100 }, (_, i) => kinds[(i * 7) % kinds.length]!);
   }
 
-  for (const [chain, query] of [['BTC', ''], ['BTC', '?mempool=true'], ['LTC', ''], ['ltc', '?mempool=true']] as const) {
+  for (const [chain, query] of [
+    ['BTC', ''],
+    ['BTC', '?mempool=true'],
+    ['LTC', ''],
+    ['ltc', '?mempool=true'],
+  ] as const) {
     it(`answers each of 100 mixed inputs exactly as the single route does (${chain}${query}), at one blockHeight`, async () => {
       const inputs = mixed();
       const a = await batch(chain, { addresses: inputs }, query);
@@ -140,7 +164,12 @@ describe('POST /api/v1/{chain}/addresses', () => {
     const anon = buildWorld({ allowAnonymous: true });
     const c = new Caller(anon.app);
     try {
-      const a = await c.send('POST', '/api/v1/BTC/addresses', { 'content-type': 'application/json' }, JSON.stringify({ addresses: Array(11).fill(BTC_P2PKH) }));
+      const a = await c.send(
+        'POST',
+        '/api/v1/BTC/addresses',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ addresses: Array(11).fill(BTC_P2PKH) }),
+      );
       expect(a.status).toBe(429);
       expect((a.body as { data: { message: string } }).data.message).toMatch(/split/);
       expect(a.headers['retry-after']).toBeDefined();

@@ -61,7 +61,11 @@ describe('freshness', () => {
     expect(w.index.BTC.lookups).toBe(0);
     const r = await c.send('GET', '/ready');
     expect(r.status).toBe(503);
-    expect((r.body as ReadyBody).data.chains[0]).toMatchObject({ ready: false, nodeSeenAgeSeconds: 121, reason: expect.stringContaining('121 s') });
+    expect((r.body as ReadyBody).data.chains[0]).toMatchObject({
+      ready: false,
+      nodeSeenAgeSeconds: 121,
+      reason: expect.stringContaining('121 s'),
+    });
     const metrics = (await request(w.app).get('/metrics')).text;
     expect(metrics).toMatch(/addrsum_api_chain_ready\{chain="BTC"\} 0/);
     expect(metrics).toMatch(/addrsum_api_chain_node_seen_age_seconds\{chain="BTC"\} 121/);

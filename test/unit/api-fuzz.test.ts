@@ -34,7 +34,11 @@ const keys: string[] = [];
 beforeAll(async () => {
   for (const allowAnonymous of [true, false]) {
     // Limits high enough that generated requests reach address validation instead of stopping at 429.
-    const world = buildWorld({ allowAnonymous, tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } }, invalidKeys: { rate: 1e6, burst: 1e6 } });
+    const world = buildWorld({
+      allowAnonymous,
+      tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } },
+      invalidKeys: { rate: 1e6, burst: 1e6 },
+    });
     world.index.BTC.set('76a914a31c06bd463e3923bc1aadbde48b16976c08071788ac', 2_100_000_000_000_000, 7);
     const server = createHttpServer(world.app, pino({ level: 'silent' }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,7 +74,10 @@ const ADDRESSES = [
 
 /** A real address with a few characters replaced, dropped or duplicated. */
 const mutatedAddress = fc
-  .tuple(fc.constantFrom(...ADDRESSES), fc.array(fc.tuple(fc.nat(), fc.constantFrom('replace', 'drop', 'dup'), fc.string({ minLength: 1, maxLength: 2 })), { maxLength: 3 }))
+  .tuple(
+    fc.constantFrom(...ADDRESSES),
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom('replace', 'drop', 'dup'), fc.string({ minLength: 1, maxLength: 2 })), { maxLength: 3 }),
+  )
   .map(([address, edits]) =>
     edits.reduce((a, [at, op, s]) => {
       const i = a.length ? at % a.length : 0;
@@ -80,10 +87,45 @@ const mutatedAddress = fc
     }, address),
   );
 
-const percentJunk = fc.array(fc.oneof(fc.constantFrom('%', '%E0%A4%A', '%zz', '%00', '%2F', '%2e%2e', '%C0%AF', '%ff', '%%'), fc.stringMatching(/^[0-9a-fA-F]{0,3}$/).map((h) => `%${h}`)), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
+const percentJunk = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom('%', '%E0%A4%A', '%zz', '%00', '%2F', '%2e%2e', '%C0%AF', '%ff', '%%'),
+      fc.stringMatching(/^[0-9a-fA-F]{0,3}$/).map((h) => `%${h}`),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((parts) => parts.join(''));
 
 const segment = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('api', 'v1', 'BTC', 'btc', 'LTC', 'ltc', 'DOGE', 'address', 'health', 'ready', 'metrics', 'openapi.json', '..', '.', '', ':chain', '(.*)', '*', '{address}', '?', '#', ';', '\\') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'api',
+      'v1',
+      'BTC',
+      'btc',
+      'LTC',
+      'ltc',
+      'DOGE',
+      'address',
+      'health',
+      'ready',
+      'metrics',
+      'openapi.json',
+      '..',
+      '.',
+      '',
+      ':chain',
+      '(.*)',
+      '*',
+      '{address}',
+      '?',
+      '#',
+      ';',
+      '\\',
+    ),
+  },
   { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
@@ -102,17 +144,46 @@ const target = fc.oneof(
     arbitrary: fc
       .tuple(
         fc.constantFrom('BTC', 'LTC', 'btc', 'lTc', 'BTC', 'LTC', 'XBT', 'BTC ', ''),
-        fc.oneof({ weight: 3, arbitrary: mutatedAddress }, { weight: 2, arbitrary: fc.constantFrom(...ADDRESSES) }, { weight: 2, arbitrary: encodedJunk }, { weight: 1, arbitrary: segment }),
+        fc.oneof(
+          { weight: 3, arbitrary: mutatedAddress },
+          { weight: 2, arbitrary: fc.constantFrom(...ADDRESSES) },
+          { weight: 2, arbitrary: encodedJunk },
+          { weight: 1, arbitrary: segment },
+        ),
       )
       .map(([c, a]) => `/api/v1/${c}/address/${a}`),
   },
   { weight: 3, arbitrary: fc.array(segment, { maxLength: 7 }).map((s) => `/${s.join('/')}`) },
-  { weight: 1, arbitrary: fc.constantFrom('*', 'http://example.com/health', '//health', '/health?x=1&x=2', '/health#frag', '/%', '', 'health') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('*', 'http://example.com/health', '//health', '/health?x=1&x=2', '/health#frag', '/%', '', 'health'),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
 );
 
 const method = fc.oneof(
-  { weight: 12, arbitrary: fc.constantFrom('GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE', 'CONNECT', 'PROPFIND', 'PURGE', 'SEARCH') },
+  {
+    weight: 12,
+    arbitrary: fc.constantFrom(
+      'GET',
+      'GET',
+      'GET',
+      'GET',
+      'GET',
+      'HEAD',
+      'HEAD',
+      'POST',
+      'PUT',
+      'DELETE',
+      'OPTIONS',
+      'PATCH',
+      'TRACE',
+      'CONNECT',
+      'PROPFIND',
+      'PURGE',
+      'SEARCH',
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom('get', 'G ET', '', 'GETT', 'BREW', '\x00') },
   { weight: 1, arbitrary: fc.stringMatching(/^[A-Z-]{1,10}$/) },
 );
@@ -125,12 +196,52 @@ const version = fc.oneof(
 const headerValue = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 60 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 4, arbitrary: fc.constantFrom('', ' ', '-1', '0', '99999999999999999999', 'chunked', 'gzip, chunked', '100-continue', '*', 'W/"x"', 'close', 'keep-alive', 'websocket', 'asum_', 'asum_' + 'A'.repeat(43)) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '-1',
+      '0',
+      '99999999999999999999',
+      'chunked',
+      'gzip, chunked',
+      '100-continue',
+      '*',
+      'W/"x"',
+      'close',
+      'keep-alive',
+      'websocket',
+      'asum_',
+      'asum_' + 'A'.repeat(43),
+    ),
+  },
   { weight: 2, arbitrary: fc.constantFrom('KEY', 'KEYx', 'KEY, KEY', ' KEY') },
 );
 
 const header = fc.oneof(
-  { weight: 10, arbitrary: fc.tuple(fc.constantFrom('x-api-key', 'X-API-KEY', 'X-Request-Id', 'If-None-Match', 'Content-Length', 'Transfer-Encoding', 'Host', 'Expect', 'Connection', 'Upgrade', 'Accept', 'X-Forwarded-For', 'Content-Type', 'Range'), headerValue) },
+  {
+    weight: 10,
+    arbitrary: fc.tuple(
+      fc.constantFrom(
+        'x-api-key',
+        'X-API-KEY',
+        'X-Request-Id',
+        'If-None-Match',
+        'Content-Length',
+        'Transfer-Encoding',
+        'Host',
+        'Expect',
+        'Connection',
+        'Upgrade',
+        'Accept',
+        'X-Forwarded-For',
+        'Content-Type',
+        'Range',
+      ),
+      headerValue,
+    ),
+  },
   { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 20 }), headerValue) },
   { weight: 1, arbitrary: fc.constant<[string, string]>(['X-Huge', 'h'.repeat(17_000)]) },
 );
@@ -184,15 +295,31 @@ it(`answers ${RUNS} generated malformed requests with JSend, never 5xx, never cr
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const code = /"code":"([A-Z_]+)"/.exec(res.body)?.[1] ?? String(res.status);
       codes.set(code, (codes.get(code) ?? 0) + 1);
-      const problem = problemsWith(r, res) ?? validator.check({ method: r.method, path: pathOf(r.target), status: res.status, headers: res.headers, text: res.body })[0] ?? null;
-      if (problem) throw new Error(`${problem}\nrequest: ${JSON.stringify(bytesOf(r).toString('latin1').slice(0, 300))}\nresponse: ${res.status} ${res.body.slice(0, 200)}`);
+      const problem =
+        problemsWith(r, res) ??
+        validator.check({ method: r.method, path: pathOf(r.target), status: res.status, headers: res.headers, text: res.body })[0] ??
+        null;
+      if (problem)
+        throw new Error(
+          `${problem}\nrequest: ${JSON.stringify(bytesOf(r).toString('latin1').slice(0, 300))}\nresponse: ${res.status} ${res.body.slice(0, 200)}`,
+        );
     }),
     { numRuns: RUNS },
   );
   // The generator must reach every layer, or the property says little.
   for (const status of [200, 400, 401, 404, 405, 431]) expect(statuses.get(status) ?? 0, `status ${status} reached`).toBeGreaterThan(10);
   const reached = (code: string) => `${code} reached (${JSON.stringify(Object.fromEntries(codes))})`;
-  for (const code of ['INVALID_ADDRESS', 'WRONG_CHAIN', 'UNKNOWN_CHAIN', 'BAD_REQUEST', 'MISSING_API_KEY', 'INVALID_API_KEY', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'HEADERS_TOO_LARGE']) {
+  for (const code of [
+    'INVALID_ADDRESS',
+    'WRONG_CHAIN',
+    'UNKNOWN_CHAIN',
+    'BAD_REQUEST',
+    'MISSING_API_KEY',
+    'INVALID_API_KEY',
+    'NOT_FOUND',
+    'METHOD_NOT_ALLOWED',
+    'HEADERS_TOO_LARGE',
+  ]) {
     expect(codes.get(code) ?? 0, reached(code)).toBeGreaterThan(10);
   }
   for (const code of ['WRONG_NETWORK', 'UNSUPPORTED_ADDRESS']) expect(codes.get(code) ?? 0, reached(code)).toBeGreaterThan(0);

@@ -76,10 +76,16 @@ describe('requests Node answers before Express', () => {
 
 describe('slow clients', () => {
   it('get 408 REQUEST_TIMEOUT when the headers do not arrive in time', async () => {
-    const slow = createHttpServer(world.app, pino({ level: 'silent' }), { headersTimeoutMs: 300, requestTimeoutMs: 300, checkIntervalMs: 100 });
+    const slow = createHttpServer(world.app, pino({ level: 'silent' }), {
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 300,
+      checkIntervalMs: 100,
+    });
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     try {
-      const r = await rawRequest((slow.address() as AddressInfo).port, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Partial: 1', { timeoutMs: 5000 });
+      const r = await rawRequest((slow.address() as AddressInfo).port, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Partial: 1', {
+        timeoutMs: 5000,
+      });
       expectJsend(r, 408, 'REQUEST_TIMEOUT');
     } finally {
       slow.closeAllConnections();

@@ -39,7 +39,14 @@ describe('/ready', () => {
     expect(body.data.ready).toBe(true);
     expect(body.data.chains).toEqual([
       expect.objectContaining({ chain: 'BTC', ready: true, indexedHeight: 100, nodeHeight: 100, lag: 0 }),
-      expect.objectContaining({ chain: 'LTC', ready: true, indexedHeight: 50, nodeHeight: 52, lag: 2, nodeSeenAt: '2025-01-01T00:00:00.000Z' }),
+      expect.objectContaining({
+        chain: 'LTC',
+        ready: true,
+        indexedHeight: 50,
+        nodeHeight: 52,
+        lag: 2,
+        nodeSeenAt: '2025-01-01T00:00:00.000Z',
+      }),
     ]);
     expect(c.problems).toEqual([]);
   });
@@ -123,7 +130,14 @@ describe('/openapi.json', () => {
     expect(a.status).toBe(200);
     expect(a.body).toEqual(JSON.parse(JSON.stringify(doc)));
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/{chain}/address/{address}', '/api/v1/{chain}/addresses', '/health', '/metrics', '/openapi.json', '/ready']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/{chain}/address/{address}',
+      '/api/v1/{chain}/addresses',
+      '/health',
+      '/metrics',
+      '/openapi.json',
+      '/ready',
+    ]);
   });
 
   it('documents every error code and every $ref resolves', () => {
@@ -161,11 +175,44 @@ describe('the OpenAPI response checker used by every API test', () => {
   it('catches a missing required header, a wrong code, an undocumented status and a body on HEAD', () => {
     const fail = '{"status":"fail","data":{"code":"RATE_LIMITED","message":"x"}}';
     expect(v.check({ method: 'GET', path, status: 404, headers: { 'content-type': json }, text: fail }).join()).toContain('X-Request-Id');
-    expect(v.check({ method: 'GET', path, status: 404, headers: { 'x-request-id': 'a', 'content-type': json }, text: fail }).join()).toContain('allowed values');
+    expect(
+      v.check({ method: 'GET', path, status: 404, headers: { 'x-request-id': 'a', 'content-type': json }, text: fail }).join(),
+    ).toContain('allowed values');
     expect(v.check({ method: 'GET', path, status: 418, headers: { 'x-request-id': 'a' }, text: '' })).toHaveLength(1);
-    expect(v.check({ method: 'HEAD', path: '/health', status: 200, headers: { 'x-request-id': 'a' }, text: '{}' }).join()).toContain('no body');
-    expect(v.check({ method: 'GET', path: '/health', status: 200, headers: { 'x-request-id': 'a', 'content-type': 'text/html' }, text: '<html>' }).join()).toContain('content-type');
-    const balance = '{"status":"success","data":{"chain":"BTC","address":"x","balanceSatoshi":-1,"balance":0,"utxoCount":0,"blockHeight":0,"blockHash":"00"}}';
-    expect(v.check({ method: 'GET', path, status: 200, headers: { 'x-request-id': 'a', 'content-type': json, etag: '"a"', 'ratelimit-limit': '1', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'cache-control': 'no-cache' }, text: balance }).join()).toMatch(/balanceSatoshi|blockHash/);
+    expect(v.check({ method: 'HEAD', path: '/health', status: 200, headers: { 'x-request-id': 'a' }, text: '{}' }).join()).toContain(
+      'no body',
+    );
+    expect(
+      v
+        .check({
+          method: 'GET',
+          path: '/health',
+          status: 200,
+          headers: { 'x-request-id': 'a', 'content-type': 'text/html' },
+          text: '<html>',
+        })
+        .join(),
+    ).toContain('content-type');
+    const balance =
+      '{"status":"success","data":{"chain":"BTC","address":"x","balanceSatoshi":-1,"balance":0,"utxoCount":0,"blockHeight":0,"blockHash":"00"}}';
+    expect(
+      v
+        .check({
+          method: 'GET',
+          path,
+          status: 200,
+          headers: {
+            'x-request-id': 'a',
+            'content-type': json,
+            etag: '"a"',
+            'ratelimit-limit': '1',
+            'ratelimit-remaining': '0',
+            'ratelimit-reset': '1',
+            'cache-control': 'no-cache',
+          },
+          text: balance,
+        })
+        .join(),
+    ).toMatch(/balanceSatoshi|blockHash/);
   });
 });

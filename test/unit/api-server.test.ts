@@ -36,7 +36,11 @@ let port = 0;
 let stdout = '';
 let stderr = '';
 
-function get(pathname: string, headers: Record<string, string> = {}, agent?: http.Agent): Promise<{ status: number; body: Record<string, unknown> }> {
+function get(
+  pathname: string,
+  headers: Record<string, string> = {},
+  agent?: http.Agent,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent }, (res) => {
       let text = '';
@@ -100,7 +104,10 @@ describe('the API process', () => {
     const { key } = store.create('private', 'server test');
     store.close();
     const url = `/api/v1/ltc/address/${ADDRESS}`;
-    const before = await until(() => get(url, { 'x-api-key': key }), (r) => r.status !== 401);
+    const before = await until(
+      () => get(url, { 'x-api-key': key }),
+      (r) => r.status !== 401,
+    );
     expect(before.status).toBe(503);
     expect(code(before.body)).toBe('CHAIN_UNAVAILABLE');
 
@@ -114,15 +121,33 @@ describe('the API process', () => {
         height: 1,
         hash: Buffer.alloc(32, 1),
         prevHash: Buffer.alloc(32, 9),
-        txs: [{ txid: Buffer.alloc(32, 2), inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }], outputs: [{ value: 123, script: script.script }], coinbase: true, hogEx: false }],
+        txs: [
+          {
+            txid: Buffer.alloc(32, 2),
+            inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
+            outputs: [{ value: 123, script: script.script }],
+            coinbase: true,
+            hogEx: false,
+          },
+        ],
       },
     ]);
     chain.setNodeHeight(1, new Date());
     chain.close();
 
-    const after = await until(() => get(url, { 'x-api-key': key }), (r) => r.status === 200);
+    const after = await until(
+      () => get(url, { 'x-api-key': key }),
+      (r) => r.status === 200,
+    );
     expect(after.status).toBe(200);
-    expect(after.body.data).toMatchObject({ chain: 'LTC', address: ADDRESS, balanceSatoshi: 123, utxoCount: 1, blockHeight: 1, blockHash: '01'.repeat(32) });
+    expect(after.body.data).toMatchObject({
+      chain: 'LTC',
+      address: ADDRESS,
+      balanceSatoshi: 123,
+      utxoCount: 1,
+      blockHeight: 1,
+      blockHash: '01'.repeat(32),
+    });
   });
 
   it('refuses an index built for another network', async () => {
@@ -137,7 +162,10 @@ describe('the API process', () => {
     expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
     // The child's log line may reach our pipe a moment after its answer does.
     const reason = /indexes BTC regtest, but this service is configured for BTC mainnet/;
-    await until(async () => stdout, (out) => reason.test(out));
+    await until(
+      async () => stdout,
+      (out) => reason.test(out),
+    );
     expect(stdout).toMatch(reason);
   });
 
@@ -158,8 +186,14 @@ describe('the API process', () => {
   });
 
   it('exits 1 with one line for a bad configuration value', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], { env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], {
+      env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toBe('addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")');
+    expect(r.stderr.trim()).toBe(
+      'addrsum: invalid configuration: ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")',
+    );
   });
 });

@@ -29,7 +29,10 @@ afterAll(async () => {
 describe('API workers', () => {
   it('restarts every worker on SIGHUP without a failed request, then stops cleanly on SIGTERM', async () => {
     const { key } = data.createKey('private');
-    await until(async () => (await request(api.url + ROUTE, { 'x-api-key': key }, false)).status, (s) => s === 200);
+    await until(
+      async () => (await request(api.url + ROUTE, { 'x-api-key': key }, false)).status,
+      (s) => s === 200,
+    );
 
     const failures: string[] = [];
     const statuses = new Map<number, number>();
@@ -60,14 +63,23 @@ describe('API workers', () => {
     expect(failures).toEqual([]);
     expect([...statuses.keys()]).toEqual([200]);
     expect(statuses.get(200)).toBeGreaterThan(20);
-    expect(api.output().slice(mark).match(/"msg":"worker replaced"/g)?.length).toBe(2);
+    expect(
+      api
+        .output()
+        .slice(mark)
+        .match(/"msg":"worker replaced"/g)?.length,
+    ).toBe(2);
     // Workers 3 and 4 replaced 1 and 2, and they are the ones answering now.
     const now = await Promise.all(
       Array.from({ length: 10 }, (_, i) => request(api.url + ROUTE, { 'x-api-key': key, 'x-request-id': `after-restart-${i}` }, false)),
     );
     expect(now.every((a) => a.status === 200)).toBe(true);
     const lines = await until(
-      async () => api.output().split('\n').filter((l) => l.includes('"reqId":"after-restart-')),
+      async () =>
+        api
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"reqId":"after-restart-')),
       (l) => l.length === 10,
     );
     for (const line of lines) expect(['3', '4']).toContain(/"worker":(\d+)/.exec(line)?.[1]);

@@ -43,7 +43,9 @@ describe('api main', () => {
     const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: '0' } });
     const first = await runApi(config, silentLogger());
     const port = new URL(first.url).port;
-    await expect(runApi(loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: port } }), silentLogger())).rejects.toThrow(/EADDRINUSE/);
+    await expect(runApi(loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_PORT: port } }), silentLogger())).rejects.toThrow(
+      /EADDRINUSE/,
+    );
     await first.stop();
   });
 });

@@ -8,21 +8,25 @@ import fc from 'fast-check';
 import { parseBlock, parseTransaction, ParseError, type ParsedTx } from '../../src/chain/block-parser.js';
 import { listFixtures, readFixture, readHexFixture, readJsonFixture } from '../support/fixtures.js';
 
-
 interface Sample {
   name: string;
   raw: Buffer;
 }
 
-const btc = readJsonFixture<{ height: number; hex: string }[]>('blocks/btc-testnet3-blocks.json').map(
-  (b): Sample => ({ name: `btc-${b.height}`, raw: Buffer.from(b.hex, 'hex') }),
-);
-const ltcRegtest = listFixtures('blocks/ltc-regtest/', '.hex').map(
-  (f): Sample => ({ name: f, raw: readHexFixture(`blocks/ltc-regtest/${f}`) }),
-);
+const btc = readJsonFixture<{ height: number; hex: string }[]>('blocks/btc-testnet3-blocks.json').map((b): Sample => ({
+  name: `btc-${b.height}`,
+  raw: Buffer.from(b.hex, 'hex'),
+}));
+const ltcRegtest = listFixtures('blocks/ltc-regtest/', '.hex').map((f): Sample => ({
+  name: f,
+  raw: readHexFixture(`blocks/ltc-regtest/${f}`),
+}));
 const smallBlocks = [...btc, ...ltcRegtest];
 const bigBlock: Sample = { name: 'ltc-878439', raw: readFixture('blocks/ltc-mainnet-878439.raw') };
-const mempoolTxs = readJsonFixture<{ txs: { name: string; hex: string }[] }>('ltc-mempool/mweb-txs.json').txs.map((t): Sample => ({ name: t.name, raw: Buffer.from(t.hex, 'hex') }));
+const mempoolTxs = readJsonFixture<{ txs: { name: string; hex: string }[] }>('ltc-mempool/mweb-txs.json').txs.map((t): Sample => ({
+  name: t.name,
+  raw: Buffer.from(t.hex, 'hex'),
+}));
 
 /** What must survive any corruption that still parses: the txids and the transparent data they commit to. */
 function fingerprint(txs: ParsedTx[]): string {
@@ -69,7 +73,10 @@ function checkTx(original: Buffer, corrupted: Buffer): void {
 /** Replace bytes: XOR flips, or values that steer the parser into CompactSize prefixes and flags. */
 const edit = fc.record({
   at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
-  value: fc.oneof(fc.integer({ min: 1, max: 255 }).map((x) => ({ xor: x })), fc.constantFrom(0x00, 0x01, 0x08, 0x09, 0xfd, 0xfe, 0xff).map((v) => ({ set: v }))),
+  value: fc.oneof(
+    fc.integer({ min: 1, max: 255 }).map((x) => ({ xor: x })),
+    fc.constantFrom(0x00, 0x01, 0x08, 0x09, 0xfd, 0xfe, 0xff).map((v) => ({ set: v })),
+  ),
 });
 type Edit = { at: number; value: { xor: number } | { set: number } };
 
@@ -83,7 +90,7 @@ function applyEdits(raw: Buffer, edits: Edit[], window?: number): Buffer {
   return out;
 }
 
-const pick = <T,>(items: T[]) => fc.integer({ min: 0, max: items.length - 1 }).map((i) => items[i]!);
+const pick = <T>(items: T[]) => fc.integer({ min: 0, max: items.length - 1 }).map((i) => items[i]!);
 
 describe('parser robustness (fast-check)', () => {
   it('byte edits of small real blocks (BTC testnet3, LTC regtest incl. MWEB)', () => {
@@ -116,10 +123,15 @@ describe('parser robustness (fast-check)', () => {
 
   it('byte edits and truncations of mempool MWEB transactions', () => {
     fc.assert(
-      fc.property(pick(mempoolTxs), fc.array(edit, { minLength: 0, maxLength: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), (s, edits, keep) => {
-        const edited = applyEdits(s.raw, edits);
-        checkTx(s.raw, keep > 0.8 ? edited : edited.subarray(0, Math.floor(keep * edited.length)));
-      }),
+      fc.property(
+        pick(mempoolTxs),
+        fc.array(edit, { minLength: 0, maxLength: 3 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (s, edits, keep) => {
+          const edited = applyEdits(s.raw, edits);
+          checkTx(s.raw, keep > 0.8 ? edited : edited.subarray(0, Math.floor(keep * edited.length)));
+        },
+      ),
       { numRuns: 600 },
     );
   });

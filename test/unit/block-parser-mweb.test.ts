@@ -141,7 +141,17 @@ const LOCKTIME = u32le(431);
 
 /** flags 0x09 transaction: one transparent input and output, a witness, and `body` as the MWEB part. */
 function pegInTx(body: Buffer): { raw: Buffer; legacy: Buffer } {
-  const raw = Buffer.concat([u32le(2), Buffer.from([0, 9, 1]), transparentIn, compact(1), transparentOut, witness, Buffer.from([1]), body, LOCKTIME]);
+  const raw = Buffer.concat([
+    u32le(2),
+    Buffer.from([0, 9, 1]),
+    transparentIn,
+    compact(1),
+    transparentOut,
+    witness,
+    Buffer.from([1]),
+    body,
+    LOCKTIME,
+  ]);
   const legacy = Buffer.concat([u32le(2), compact(1), transparentIn, compact(1), transparentOut, LOCKTIME]);
   return { raw, legacy };
 }
@@ -208,4 +218,3 @@ describe('parseTransaction: MWEB bodies built from the libmw layout', () => {
     expectParseError(() => parseTransaction(pegInTx(body).raw), 'TRUNCATED');
   });
 });
-

@@ -11,7 +11,6 @@ import {
 import { sha256d, toDisplayHex } from '../../src/chain/hash.js';
 import { listFixtures, readFixture, readHexFixture, readJsonFixture } from '../support/fixtures.js';
 
-
 interface BtcBlock {
   height: number;
   hash: string;
@@ -152,7 +151,8 @@ describe('parseTransaction', () => {
         tx.version = 2;
         tx.locktime = 500_000 + outs;
         tx.addInput(Buffer.alloc(32, outs + 1), outs, 0xfffffffd, Buffer.from('00'.repeat(outs % 3), 'hex'));
-        for (let i = 0; i < outs; i++) tx.addOutput(Buffer.from('0014' + i.toString(16).padStart(2, '0').repeat(20), 'hex'), BigInt(1000 * i + 1));
+        for (let i = 0; i < outs; i++)
+          tx.addOutput(Buffer.from('0014' + i.toString(16).padStart(2, '0').repeat(20), 'hex'), BigInt(1000 * i + 1));
         if (witness) tx.setWitness(0, [Buffer.alloc(72, 0x30), Buffer.alloc(33, 0x02)]);
         const raw = Buffer.from(tx.toBuffer());
         const parsed = parseTransaction(raw);
@@ -254,8 +254,7 @@ describe('transaction format edge cases (Litecoin Core UnserializeTransaction)',
   it('non-canonical CompactSize is MALFORMED, as in ReadCompactSize', () => {
     const script = Buffer.alloc(10, 0x51);
     const outWith = (lenPrefix: string) => Buffer.concat([i64le(1n), hex(lenPrefix), script]);
-    const txWithPrefix = (p: string) =>
-      Buffer.concat([u32le(2), hex('01'), input(), hex('01'), outWith(p), u32le(0)]);
+    const txWithPrefix = (p: string) => Buffer.concat([u32le(2), hex('01'), input(), hex('01'), outWith(p), u32le(0)]);
     expect(parseTransaction(txWithPrefix('0a')).outputs[0]!.script).toEqual(script);
     expectParseError(() => parseTransaction(txWithPrefix('fd0a00')), 'MALFORMED');
     expectParseError(() => parseTransaction(txWithPrefix('fe0a000000')), 'MALFORMED');

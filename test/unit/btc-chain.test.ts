@@ -278,7 +278,11 @@ describe('fake bitcoind', () => {
     const info = await rpc('getblockchaininfo');
     expect(info).toMatchObject({
       status: 200,
-      body: { error: null, id: 7, result: { chain: 'regtest', blocks: 13, headers: 13, bestblockhash: chain.tip.hash, initialblockdownload: false } },
+      body: {
+        error: null,
+        id: 7,
+        result: { chain: 'regtest', blocks: 13, headers: 13, bestblockhash: chain.tip.hash, initialblockdownload: false },
+      },
     });
     expect((await rpc('getblockhash', [0])).body).toMatchObject({ result: CORE_REGTEST_GENESIS });
     chain.mine(1);
@@ -293,7 +297,10 @@ describe('fake bitcoind', () => {
       status: 500,
       body: { result: null, error: { code: -8, message: 'Block height out of range' }, id: 7 },
     });
-    expect(await rpc('getblockheader', ['11'.repeat(32), true])).toMatchObject({ status: 500, body: { error: { code: -5, message: 'Block not found' } } });
+    expect(await rpc('getblockheader', ['11'.repeat(32), true])).toMatchObject({
+      status: 500,
+      body: { error: { code: -5, message: 'Block not found' } },
+    });
     expect(await rpc('getblock', ['zz'])).toMatchObject({ status: 500, body: { error: { code: -8 } } });
     expect(await rpc('nosuchmethod')).toMatchObject({ status: 404, body: { error: { code: -32601 } } });
   });
@@ -301,7 +308,13 @@ describe('fake bitcoind', () => {
   it('serves headers and blocks of the active chain and of stale branches', async () => {
     const h5 = chain.blocks[5] as BtcBlock;
     expect((await rpc('getblockheader', [h5.hash])).body).toMatchObject({
-      result: { hash: h5.hash, height: 5, confirmations: chain.tipHeight - 5 + 1, previousblockhash: h5.prevHash, nextblockhash: chain.blocks[6]?.hash },
+      result: {
+        hash: h5.hash,
+        height: 5,
+        confirmations: chain.tipHeight - 5 + 1,
+        previousblockhash: h5.prevHash,
+        nextblockhash: chain.blocks[6]?.hash,
+      },
     });
     expect((await rpc('getblockheader', [stale.hash, true])).body).toMatchObject({
       result: { hash: stale.hash, height: stale.height, confirmations: -1, previousblockhash: stale.prevHash },

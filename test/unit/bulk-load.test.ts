@@ -36,8 +36,20 @@ describe('snapshot bulk load', () => {
         hash: Buffer.alloc(32, 0xcc),
         prevHash: base.hash,
         txs: [
-          { txid: txid(0xc0), inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }], outputs: [{ value: 50, script: script(1) }], coinbase: true, hogEx: false },
-          { txid: txid(0xc1), inputs: [{ prevTxid: txid(3), vout: 1 }], outputs: [{ value: 2500, script: script(2) }], coinbase: false, hogEx: false },
+          {
+            txid: txid(0xc0),
+            inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
+            outputs: [{ value: 50, script: script(1) }],
+            coinbase: true,
+            hogEx: false,
+          },
+          {
+            txid: txid(0xc1),
+            inputs: [{ prevTxid: txid(3), vout: 1 }],
+            outputs: [{ value: 2500, script: script(2) }],
+            coinbase: false,
+            hogEx: false,
+          },
         ],
       };
       store.applyBlocks([block]);
@@ -61,9 +73,16 @@ describe('snapshot bulk load', () => {
         throw new Error('file ends early');
       };
       expect(() => store.loadSnapshot(failing, base)).toThrow('file ends early');
-      expect(() => store.loadSnapshot(() => [...rows(), rows()[0]!], base)).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }));
+      expect(() => store.loadSnapshot(() => [...rows(), rows()[0]!], base)).toThrow(
+        expect.objectContaining({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }),
+      );
       expect(store.tip()).toBeNull();
-      expect(store.db.prepare('SELECT (SELECT COUNT(*) FROM utxos) + (SELECT COUNT(*) FROM scripts) + (SELECT COUNT(*) FROM blocks)').pluck().get()).toBe(0);
+      expect(
+        store.db
+          .prepare('SELECT (SELECT COUNT(*) FROM utxos) + (SELECT COUNT(*) FROM scripts) + (SELECT COUNT(*) FROM blocks)')
+          .pluck()
+          .get(),
+      ).toBe(0);
       expect(store.db.prepare("SELECT COUNT(*) FROM meta WHERE key IN ('tip_height', 'base_height')").pluck().get()).toBe(0);
       // And a later load into the same store works.
       expect(store.loadSnapshot(() => rows(), base).utxos).toBe(5);

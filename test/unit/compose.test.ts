@@ -55,7 +55,11 @@ function composeValidator() {
     Array.isArray(v)
       ? v.map(dropIds)
       : typeof v === 'object' && v !== null
-        ? Object.fromEntries(Object.entries(v).filter(([k, x]) => !(k === 'id' && typeof x === 'string')).map(([k, x]) => [k, dropIds(x)]))
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k, x]) => !(k === 'id' && typeof x === 'string'))
+              .map(([k, x]) => [k, dropIds(x)]),
+          )
         : v;
   const schema = dropIds(JSON.parse(read('test/fixtures/compose-spec/compose-spec.json'))) as object;
   const ajv = new Ajv2019({ allErrors: true, allowUnionTypes: true, strictTypes: false });
@@ -117,53 +121,246 @@ describe('docker-compose.yml', () => {
     expect(check(stackOf())).toEqual([]);
   });
 
-  it('reads ports with the code\'s precedence: the per-chain metrics port wins over ADDRSUM_METRICS_PORT', () => {
+  it("reads ports with the code's precedence: the per-chain metrics port wins over ADDRSUM_METRICS_PORT", () => {
     expect(checkPrometheus(stackOf(setEnv('indexer-ltc', 'ADDRSUM_METRICS_PORT', '9500')))).toEqual([]);
   });
 });
 
 /** Each check against a copy broken on purpose: [what, check, broken stack, expected problem]. */
 const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
-  ['a misspelt variable', 'environment', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRIC_PORT', '9410')), /indexer-btc: sets ADDRSUM_BTC_METRIC_PORT/],
-  ['a variable no code reads in the Dockerfile', 'environment', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, `${DOCKERFILE}\nENV ADDRSUM_TIMEOUT=5\n`), /Dockerfile: ENV ADDRSUM_TIMEOUT/],
-  ['a value the config refuses', 'configs', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_NETWORK', 'mainet')), /indexer-ltc: .*ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest/],
-  ['an indexer without its chain', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC'])), /expected one LTC indexer, found 0/],
-  ['a command running neither process', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['node', 'dist/src/api/main.js'])), /api: command runs neither/],
-  ['an entry file renamed in the repository', 'processes', () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT), /indexer-btc: entry dist\/src\/bin\/addrsum-indexer\.js is built from no source \(src\/bin\/addrsum-indexer\.ts does not exist\)/],
-  ['an entry directory the build stage lacks', 'processes', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY src .*$/m, '')), /indexer-ltc: the Dockerfile's build stage \(npm run build\) does not copy src\//],
-  ['a command through tsx', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc', 'command'], () => ['node', '--import', 'tsx', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC'])), /indexer-btc: runs TypeScript through tsx/],
-  ['a command through npm', 'processes', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['npm', 'start', '--', 'dist/src/bin/addrsum-api.js'])), /api: command starts with npm, not node/],
-  ['an RPC URL on the P2P port', 'rpc', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8333')), /uses port 8333, bitcoind has -rpcport=8332/],
-  ['an RPC URL naming no service', 'rpc', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoin:9332')), /names host litecoin, which is no service/],
-  ['RPC URLs naming the other chain\'s node', 'rpc', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')), /whose image is not a litecoin node/],
-  ['other RPC credentials on the node', 'rpc', () => stackOf(mapFlag('bitcoind', 'rpcuser', 'admin')), /user differs from bitcoind's -rpcuser/],
-  ['an rpcallowip outside the compose network', 'rpc', () => stackOf(mapFlag('litecoind', 'rpcallowip', '10.59.0.0/24')), /litecoind: no -rpcallowip covers the compose network 10\.58\.0\.0\/24/],
+  [
+    'a misspelt variable',
+    'environment',
+    () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRIC_PORT', '9410')),
+    /indexer-btc: sets ADDRSUM_BTC_METRIC_PORT/,
+  ],
+  [
+    'a variable no code reads in the Dockerfile',
+    'environment',
+    () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, `${DOCKERFILE}\nENV ADDRSUM_TIMEOUT=5\n`),
+    /Dockerfile: ENV ADDRSUM_TIMEOUT/,
+  ],
+  [
+    'a value the config refuses',
+    'configs',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_NETWORK', 'mainet')),
+    /indexer-ltc: .*ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest/,
+  ],
+  [
+    'an indexer without its chain',
+    'processes',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC']),
+      ),
+    /expected one LTC indexer, found 0/,
+  ],
+  [
+    'a command running neither process',
+    'processes',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['node', 'dist/src/api/main.js'])),
+    /api: command runs neither/,
+  ],
+  [
+    'an entry file renamed in the repository',
+    'processes',
+    () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT),
+    /indexer-btc: entry dist\/src\/bin\/addrsum-indexer\.js is built from no source \(src\/bin\/addrsum-indexer\.ts does not exist\)/,
+  ],
+  [
+    'an entry directory the build stage lacks',
+    'processes',
+    () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY src .*$/m, '')),
+    /indexer-ltc: the Dockerfile's build stage \(npm run build\) does not copy src\//,
+  ],
+  [
+    'a command through tsx',
+    'processes',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services', 'indexer-btc', 'command'], () => [
+          'node',
+          '--import',
+          'tsx',
+          'dist/src/bin/addrsum-indexer.js',
+          '--chain',
+          'BTC',
+        ]),
+      ),
+    /indexer-btc: runs TypeScript through tsx/,
+  ],
+  [
+    'a command through npm',
+    'processes',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['npm', 'start', '--', 'dist/src/bin/addrsum-api.js'])),
+    /api: command starts with npm, not node/,
+  ],
+  [
+    'an RPC URL on the P2P port',
+    'rpc',
+    () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8333')),
+    /uses port 8333, bitcoind has -rpcport=8332/,
+  ],
+  [
+    'an RPC URL naming no service',
+    'rpc',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoin:9332')),
+    /names host litecoin, which is no service/,
+  ],
+  [
+    "RPC URLs naming the other chain's node",
+    'rpc',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')),
+    /whose image is not a litecoin node/,
+  ],
+  [
+    'other RPC credentials on the node',
+    'rpc',
+    () => stackOf(mapFlag('bitcoind', 'rpcuser', 'admin')),
+    /user differs from bitcoind's -rpcuser/,
+  ],
+  [
+    'an rpcallowip outside the compose network',
+    'rpc',
+    () => stackOf(mapFlag('litecoind', 'rpcallowip', '10.59.0.0/24')),
+    /litecoind: no -rpcallowip covers the compose network 10\.58\.0\.0\/24/,
+  ],
   ['a node without REST', 'rpc', () => stackOf(mapFlag('litecoind', 'rest', null)), /litecoind: -rest=1 is missing/],
-  ['a node on another network', 'rpc', () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'command'], (c) => [...(c as string[]), '-testnet=1'])), /expects mainnet, bitcoind runs testnet/],
-  ['a ZMQ port the node does not publish on', 'zmq', () => stackOf(mapFlag('bitcoind', 'zmqpubhashblock', 'tcp://0.0.0.0:28334')), /ADDRSUM_BTC_ZMQ tcp:\/\/bitcoind:28332 matches no -zmqpubhashblock/],
-  ['a ZMQ endpoint on the other node', 'zmq', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_ZMQ', 'tcp://bitcoind:28333')), /ADDRSUM_LTC_ZMQ names bitcoind, its RPC URL names litecoind/],
-  ['an API port that is not published', 'apiPort', () => stackOf(setEnv('api', 'ADDRSUM_PORT', '8081')), /no port mapping targets ADDRSUM_PORT 8081/],
-  ['an API bound to loopback', 'apiPort', () => stackOf(setEnv('api', 'ADDRSUM_HOST', '127.0.0.1')), /ADDRSUM_HOST 127\.0\.0\.1 is loopback/],
-  ['a moved indexer metrics port', 'prometheus', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRICS_PORT', '9412')), /does not scrape indexer-btc at indexer-btc:9412/],
-  ['a stale scrape target', 'prometheus', () => stackOf(RAW_COMPOSE, edited(RAW_PROMETHEUS, ['scrape_configs'], (jobs) => [...(jobs as unknown[]), { job_name: 'old', static_configs: [{ targets: ['indexer:9400'] }] }])), /scrapes indexer:9400, which no service listens on/],
-  ['indexer metrics on loopback', 'prometheus', () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_HOST', '127.0.0.1')), /indexer-ltc: ADDRSUM_HOST 127\.0\.0\.1 is loopback/],
-  ['an API on another volume', 'dataVolume', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'volumes'], () => ['api-data:/data'])), /api: api-data at \/data is not a named volume/],
-  ['a data directory outside the volume', 'dataVolume', () => stackOf(setEnv('indexer-btc', 'ADDRSUM_DATA_DIR', '/var/lib/addrsum')), /disagree on ADDRSUM_DATA_DIR/],
-  ['a registry host in an image name', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'image'], () => 'localhost:5000/bitcoin:28.1')), /bitcoind: image localhost:5000\/bitcoin:28\.1 names a registry host/],
-  ['the default stop grace period', 'operations', () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc'], (s) => ({ ...(s as Json), stop_grace_period: undefined }))), /indexer-btc: stop_grace_period 10s \(default\) is under 60s/],
-  ['an API given a node\'s RPC URL', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')), /api: receives ADDRSUM_BTC_RPC_URL, a node credential/],
-  ['an API given a cookie file', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_LTC_RPC_COOKIE_FILE', '/data/.cookie')), /api: receives ADDRSUM_LTC_RPC_COOKIE_FILE/],
-  ['an API given a password variable', 'apiCredentials', () => stackOf(setEnv('api', 'BTC_RPC_PASSWORD', '${BTC_RPC_PASSWORD:?x}')), /api: receives BTC_RPC_PASSWORD/],
-  ['an API without ADDRSUM_SERVE_CHAINS', 'apiCredentials', () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'environment'], (e) => Object.fromEntries(Object.entries(e as Json).filter(([k]) => k !== 'ADDRSUM_SERVE_CHAINS')))), /api: ADDRSUM_SERVE_CHAINS is unset/],
-  ['an API not serving an indexed chain', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_SERVE_CHAINS', 'BTC')), /api: does not serve LTC, which an indexer builds/],
-  ['an API expecting another network', 'apiCredentials', () => stackOf(setEnv('api', 'ADDRSUM_LTC_NETWORK', 'testnet')), /api: expects LTC testnet, indexer-ltc indexes mainnet/],
-  ['an image running as root', 'operations', () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^USER node$/m, 'USER root')), /Dockerfile: the image runs as root/],
+  [
+    'a node on another network',
+    'rpc',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'command'], (c) => [...(c as string[]), '-testnet=1'])),
+    /expects mainnet, bitcoind runs testnet/,
+  ],
+  [
+    'a ZMQ port the node does not publish on',
+    'zmq',
+    () => stackOf(mapFlag('bitcoind', 'zmqpubhashblock', 'tcp://0.0.0.0:28334')),
+    /ADDRSUM_BTC_ZMQ tcp:\/\/bitcoind:28332 matches no -zmqpubhashblock/,
+  ],
+  [
+    'a ZMQ endpoint on the other node',
+    'zmq',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_ZMQ', 'tcp://bitcoind:28333')),
+    /ADDRSUM_LTC_ZMQ names bitcoind, its RPC URL names litecoind/,
+  ],
+  [
+    'an API port that is not published',
+    'apiPort',
+    () => stackOf(setEnv('api', 'ADDRSUM_PORT', '8081')),
+    /no port mapping targets ADDRSUM_PORT 8081/,
+  ],
+  [
+    'an API bound to loopback',
+    'apiPort',
+    () => stackOf(setEnv('api', 'ADDRSUM_HOST', '127.0.0.1')),
+    /ADDRSUM_HOST 127\.0\.0\.1 is loopback/,
+  ],
+  [
+    'a moved indexer metrics port',
+    'prometheus',
+    () => stackOf(setEnv('indexer-btc', 'ADDRSUM_BTC_METRICS_PORT', '9412')),
+    /does not scrape indexer-btc at indexer-btc:9412/,
+  ],
+  [
+    'a stale scrape target',
+    'prometheus',
+    () =>
+      stackOf(
+        RAW_COMPOSE,
+        edited(RAW_PROMETHEUS, ['scrape_configs'], (jobs) => [
+          ...(jobs as unknown[]),
+          { job_name: 'old', static_configs: [{ targets: ['indexer:9400'] }] },
+        ]),
+      ),
+    /scrapes indexer:9400, which no service listens on/,
+  ],
+  [
+    'indexer metrics on loopback',
+    'prometheus',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_HOST', '127.0.0.1')),
+    /indexer-ltc: ADDRSUM_HOST 127\.0\.0\.1 is loopback/,
+  ],
+  [
+    'an API on another volume',
+    'dataVolume',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'volumes'], () => ['api-data:/data'])),
+    /api: api-data at \/data is not a named volume/,
+  ],
+  [
+    'a data directory outside the volume',
+    'dataVolume',
+    () => stackOf(setEnv('indexer-btc', 'ADDRSUM_DATA_DIR', '/var/lib/addrsum')),
+    /disagree on ADDRSUM_DATA_DIR/,
+  ],
+  [
+    'a registry host in an image name',
+    'operations',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'bitcoind', 'image'], () => 'localhost:5000/bitcoin:28.1')),
+    /bitcoind: image localhost:5000\/bitcoin:28\.1 names a registry host/,
+  ],
+  [
+    'the default stop grace period',
+    'operations',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'indexer-btc'], (s) => ({ ...(s as Json), stop_grace_period: undefined }))),
+    /indexer-btc: stop_grace_period 10s \(default\) is under 60s/,
+  ],
+  [
+    "an API given a node's RPC URL",
+    'apiCredentials',
+    () => stackOf(setEnv('api', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD:?x}@bitcoind:8332')),
+    /api: receives ADDRSUM_BTC_RPC_URL, a node credential/,
+  ],
+  [
+    'an API given a cookie file',
+    'apiCredentials',
+    () => stackOf(setEnv('api', 'ADDRSUM_LTC_RPC_COOKIE_FILE', '/data/.cookie')),
+    /api: receives ADDRSUM_LTC_RPC_COOKIE_FILE/,
+  ],
+  [
+    'an API given a password variable',
+    'apiCredentials',
+    () => stackOf(setEnv('api', 'BTC_RPC_PASSWORD', '${BTC_RPC_PASSWORD:?x}')),
+    /api: receives BTC_RPC_PASSWORD/,
+  ],
+  [
+    'an API without ADDRSUM_SERVE_CHAINS',
+    'apiCredentials',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services', 'api', 'environment'], (e) =>
+          Object.fromEntries(Object.entries(e as Json).filter(([k]) => k !== 'ADDRSUM_SERVE_CHAINS')),
+        ),
+      ),
+    /api: ADDRSUM_SERVE_CHAINS is unset/,
+  ],
+  [
+    'an API not serving an indexed chain',
+    'apiCredentials',
+    () => stackOf(setEnv('api', 'ADDRSUM_SERVE_CHAINS', 'BTC')),
+    /api: does not serve LTC, which an indexer builds/,
+  ],
+  [
+    'an API expecting another network',
+    'apiCredentials',
+    () => stackOf(setEnv('api', 'ADDRSUM_LTC_NETWORK', 'testnet')),
+    /api: expects LTC testnet, indexer-ltc indexes mainnet/,
+  ],
+  [
+    'an image running as root',
+    'operations',
+    () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^USER node$/m, 'USER root')),
+    /Dockerfile: the image runs as root/,
+  ],
 ];
 
 describe('each check catches a broken file', () => {
   it.each(BROKEN)('%s (%s)', (_what, check, broken, expected) => {
     const problems = CHECKS[check](broken());
-    expect(problems.some((p) => expected.test(p)), problems.join('\n')).toBe(true);
+    expect(
+      problems.some((p) => expected.test(p)),
+      problems.join('\n'),
+    ).toBe(true);
   });
 
   it('refuses a schema violation', () => {
@@ -172,7 +369,9 @@ describe('each check catches a broken file', () => {
   });
 
   it('refuses a literal password and a secret without :?', () => {
-    expect(checkSecrets(mapFlag('litecoind', 'rpcpassword', 'hunter2'))).toEqual(['a password is written literally: -rpcpassword=<literal>']);
+    expect(checkSecrets(mapFlag('litecoind', 'rpcpassword', 'hunter2'))).toEqual([
+      'a password is written literally: -rpcpassword=<literal>',
+    ]);
     expect(checkSecrets(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD}@bitcoind:8332'))).toEqual([
       '${BTC_RPC_PASSWORD} is used without :? (a missing secret must stop docker compose)',
       'a password is written literally: http://addrsum:<literal>@bitcoind:8332',
@@ -200,7 +399,12 @@ describe(`docker-compose ${COMPOSE_V1.stdout?.trim() ?? ''} (Compose v1) config`
     const file = path.join(dir, 'docker-compose.yml');
     const envFile = path.join(dir, 'env');
     writeFileSync(file, text);
-    writeFileSync(envFile, Object.entries(dotEnv).map(([k, v]) => `${k}=${v}\n`).join(''));
+    writeFileSync(
+      envFile,
+      Object.entries(dotEnv)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    );
     // A clean environment: variables of the shell running the tests must not stand in for .env.
     return spawnSync('docker-compose', ['--env-file', envFile, '--project-directory', ROOT, '-f', file, 'config'], {
       encoding: 'utf8',

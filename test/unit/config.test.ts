@@ -83,16 +83,43 @@ describe('sources', () => {
     });
     expect(c.dataDir).toBe('/var/lib/addrsum');
     expect(c.api).toMatchObject({ host: '0.0.0.0', port: 9999, allowAnonymous: true });
-    expect(c.chains.BTC).toMatchObject({ network: 'testnet', rpcUrl: 'http://u:p@127.0.0.1:8332', zmq: 'tcp://127.0.0.1:28332', metricsPort: 9500 });
-    expect(c.chains.LTC).toMatchObject({ network: 'regtest', rpcUrl: 'http://127.0.0.1:19443', zmq: 'tcp://127.0.0.1:28333', metricsPort: 9500 });
-    for (const name of ['ADDRSUM_CONFIG', 'ADDRSUM_DATA_DIR', 'ADDRSUM_HOST', 'ADDRSUM_PORT', 'ADDRSUM_BTC_NETWORK', 'ADDRSUM_LTC_NETWORK', 'ADDRSUM_BTC_RPC_URL', 'ADDRSUM_LTC_RPC_URL', 'ADDRSUM_BTC_ZMQ', 'ADDRSUM_LTC_ZMQ', 'ADDRSUM_ALLOW_ANONYMOUS', 'ADDRSUM_METRICS_PORT']) {
+    expect(c.chains.BTC).toMatchObject({
+      network: 'testnet',
+      rpcUrl: 'http://u:p@127.0.0.1:8332',
+      zmq: 'tcp://127.0.0.1:28332',
+      metricsPort: 9500,
+    });
+    expect(c.chains.LTC).toMatchObject({
+      network: 'regtest',
+      rpcUrl: 'http://127.0.0.1:19443',
+      zmq: 'tcp://127.0.0.1:28333',
+      metricsPort: 9500,
+    });
+    for (const name of [
+      'ADDRSUM_CONFIG',
+      'ADDRSUM_DATA_DIR',
+      'ADDRSUM_HOST',
+      'ADDRSUM_PORT',
+      'ADDRSUM_BTC_NETWORK',
+      'ADDRSUM_LTC_NETWORK',
+      'ADDRSUM_BTC_RPC_URL',
+      'ADDRSUM_LTC_RPC_URL',
+      'ADDRSUM_BTC_ZMQ',
+      'ADDRSUM_LTC_ZMQ',
+      'ADDRSUM_ALLOW_ANONYMOUS',
+      'ADDRSUM_METRICS_PORT',
+    ]) {
       expect(ENV_VARIABLES).toContain(name);
     }
   });
 
   it('layers defaults < ADDRSUM_CONFIG file < environment; a per-chain metrics port beats the shared one', () => {
-    const file = tomlFile('logLevel = "debug"\n[api]\nport = 7000\nsyncLagBlocks = 6\n[api.tiers.default]\nrate = 1\n[chains.LTC]\nnetwork = "testnet"\nrpcCookieFile = "/x/.cookie"\n');
-    const c = loadConfig({ env: { ADDRSUM_CONFIG: file, ADDRSUM_PORT: '7001', ADDRSUM_METRICS_PORT: '9600', ADDRSUM_LTC_METRICS_PORT: '9601' } });
+    const file = tomlFile(
+      'logLevel = "debug"\n[api]\nport = 7000\nsyncLagBlocks = 6\n[api.tiers.default]\nrate = 1\n[chains.LTC]\nnetwork = "testnet"\nrpcCookieFile = "/x/.cookie"\n',
+    );
+    const c = loadConfig({
+      env: { ADDRSUM_CONFIG: file, ADDRSUM_PORT: '7001', ADDRSUM_METRICS_PORT: '9600', ADDRSUM_LTC_METRICS_PORT: '9601' },
+    });
     expect(c.logLevel).toBe('debug');
     expect(c.api.port).toBe(7001);
     expect(c.api.syncLagBlocks).toBe(6);
@@ -128,7 +155,10 @@ describe('invalid values stop the process with one line naming the key', () => {
     [{ ADDRSUM_PORT: '80x' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got "80x")'],
     [{ ADDRSUM_PORT: '70000' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got 70000)'],
     [{ ADDRSUM_ALLOW_ANONYMOUS: 'sure' }, 'ADDRSUM_ALLOW_ANONYMOUS: expected true or false (also 1/0, yes/no, on/off) (got "sure")'],
-    [{ ADDRSUM_BTC_ZMQ: 'localhost:28332' }, 'ADDRSUM_BTC_ZMQ: expected a ZMQ endpoint such as tcp://127.0.0.1:28332 (got "localhost:28332")'],
+    [
+      { ADDRSUM_BTC_ZMQ: 'localhost:28332' },
+      'ADDRSUM_BTC_ZMQ: expected a ZMQ endpoint such as tcp://127.0.0.1:28332 (got "localhost:28332")',
+    ],
     [{ ADDRSUM_METRICS_PORT: '-1' }, 'ADDRSUM_METRICS_PORT: expected an integer from 0 to 65535 (got "-1")'],
     [{ ADDRSUM_LOG_LEVEL: 'loud' }, 'ADDRSUM_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ ADDRSUM_CONFIG: '/nonexistent/addrsum.toml' }, 'ADDRSUM_CONFIG: cannot read /nonexistent/addrsum.toml (ENOENT)'],
@@ -140,7 +170,9 @@ describe('invalid values stop the process with one line naming the key', () => {
     const bad = tomlFile('[api]\nsyncLagBlocks = -2\n');
     expect(errorOf({ ADDRSUM_CONFIG: bad })).toBe(`${bad}: api.syncLagBlocks: expected an integer from 0 to 1000000 (got -2)`);
     const typo = tomlFile('[chains.LTC]\nnetwrk = "testnet"\n');
-    expect(errorOf({ ADDRSUM_CONFIG: typo })).toBe(`${typo}: chains.LTC.netwrk: unknown setting (check the spelling against config/default.toml)`);
+    expect(errorOf({ ADDRSUM_CONFIG: typo })).toBe(
+      `${typo}: chains.LTC.netwrk: unknown setting (check the spelling against config/default.toml)`,
+    );
     const chain = tomlFile('[chains.DOGE]\nnetwork = "mainnet"\n');
     expect(errorOf({ ADDRSUM_CONFIG: chain })).toContain('chains.DOGE: unknown setting');
     const syntax = tomlFile('[api\nport = 1\n');
@@ -154,7 +186,9 @@ describe('invalid values stop the process with one line naming the key', () => {
     expect(message).toMatch(/^ADDRSUM_BTC_RPC_URL: expected an http/);
     expect(message).not.toContain('hunter2');
     // The node's RPC server has no TLS: https:// is refused at start, not deep inside the node client.
-    expect(errorOf({ ADDRSUM_LTC_RPC_URL: 'https://u:hunter2@127.0.0.1:9332' })).toMatch(/^ADDRSUM_LTC_RPC_URL: expected an http:\/\/ URL \(the node has no TLS\)/);
+    expect(errorOf({ ADDRSUM_LTC_RPC_URL: 'https://u:hunter2@127.0.0.1:9332' })).toMatch(
+      /^ADDRSUM_LTC_RPC_URL: expected an http:\/\/ URL \(the node has no TLS\)/,
+    );
     const file = tomlFile('[chains.LTC]\nrpcUrl = "nope://a:hunter2@x"\n');
     expect(errorOf({ ADDRSUM_CONFIG: file })).not.toContain('hunter2');
   });

@@ -23,7 +23,10 @@ beforeEach(() => {
     writeFileSync(path.join(dir, 'bin', name), `#!/bin/sh\n${body}\n`);
     chmodSync(path.join(dir, 'bin', name), 0o755);
   };
-  stub('npm', `echo "$*" >> "${dir}/npm-calls"; mkdir -p node_modules/.bin; printf '#!/bin/sh\\n' > node_modules/.bin/vitest; chmod +x node_modules/.bin/vitest`);
+  stub(
+    'npm',
+    `echo "$*" >> "${dir}/npm-calls"; mkdir -p node_modules/.bin; printf '#!/bin/sh\\n' > node_modules/.bin/vitest; chmod +x node_modules/.bin/vitest`,
+  );
   stub('litecoind', 'exit 0');
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

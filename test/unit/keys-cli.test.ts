@@ -71,9 +71,16 @@ describe('keys CLI', () => {
     const reader = new KeyCache(path.join(dir, 'keys.sqlite'));
     try {
       const app = createApp({
-        chains: new Map([['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source: new FakeIndex() }) }]]),
+        chains: new Map([
+          ['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source: new FakeIndex() }) }],
+        ]),
         keys: reader,
-        settings: { allowAnonymous: false, syncLagBlocks: 3, trustProxyHops: 0, tiers: { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } } },
+        settings: {
+          allowAnonymous: false,
+          syncLagBlocks: 3,
+          trustProxyHops: 0,
+          tiers: { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } },
+        },
         logger: pino({ level: 'silent' }),
       });
       const url = '/api/v1/LTC/address/ltc1qhy65nwu5qusrtf4r6ahr4p2mahqz29g6vlkasz';

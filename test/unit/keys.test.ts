@@ -51,7 +51,16 @@ describe('key format', () => {
 
   it('refuses anything else before any lookup', () => {
     const key = generateKey();
-    for (const bad of ['', 'asum_', key.slice(0, -1), `${key}0`, key.replace('asum_', 'ASUM_'), `${key.slice(0, -1)}-`, ` ${key}`, `${key}, ${key}`]) {
+    for (const bad of [
+      '',
+      'asum_',
+      key.slice(0, -1),
+      `${key}0`,
+      key.replace('asum_', 'ASUM_'),
+      `${key.slice(0, -1)}-`,
+      ` ${key}`,
+      `${key}, ${key}`,
+    ]) {
       expect(isWellFormedKey(bad), bad).toBe(false);
     }
   });
@@ -102,7 +111,7 @@ describe('key store', () => {
   });
 });
 
-describe('key verifier (the API\'s key cache over keys.sqlite)', () => {
+describe("key verifier (the API's key cache over keys.sqlite)", () => {
   it('accepts active keys with their tier and id, refuses malformed, unknown and revoked ones', () => {
     const verifier = new KeyCache(file);
     try {

@@ -104,13 +104,17 @@ describe('configuration', () => {
     const defaults = loadConfig({ env: {} });
     expect(defaults.api).toMatchObject({ workers: 1, redisFailureMode: 'fail-open' });
     expect(defaults.api.redisUrl).toBeUndefined();
-    const set = loadConfig({ env: { ADDRSUM_API_WORKERS: '4', ADDRSUM_REDIS_URL: 'redis://:pw@127.0.0.1:6379/2', ADDRSUM_REDIS_FAILURE_MODE: 'fail-closed' } });
+    const set = loadConfig({
+      env: { ADDRSUM_API_WORKERS: '4', ADDRSUM_REDIS_URL: 'redis://:pw@127.0.0.1:6379/2', ADDRSUM_REDIS_FAILURE_MODE: 'fail-closed' },
+    });
     expect(set.api).toMatchObject({ workers: 4, redisUrl: 'redis://:pw@127.0.0.1:6379/2', redisFailureMode: 'fail-closed' });
   });
 
   it('refuses bad values naming the variable, and never echoes the Redis URL (it may hold a password)', () => {
     expect(() => loadConfig({ env: { ADDRSUM_API_WORKERS: '0' } })).toThrow(/ADDRSUM_API_WORKERS: expected an integer from 1 to 64/);
-    expect(() => loadConfig({ env: { ADDRSUM_REDIS_FAILURE_MODE: 'open' } })).toThrow(/ADDRSUM_REDIS_FAILURE_MODE: expected fail-open or fail-closed/);
+    expect(() => loadConfig({ env: { ADDRSUM_REDIS_FAILURE_MODE: 'open' } })).toThrow(
+      /ADDRSUM_REDIS_FAILURE_MODE: expected fail-open or fail-closed/,
+    );
     let message = '';
     try {
       loadConfig({ env: { ADDRSUM_REDIS_URL: 'http://user:s3cret@host:6379' } });

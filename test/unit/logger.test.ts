@@ -35,7 +35,16 @@ describe('log format', () => {
     const lines = logSome({ level: 'info' }).trim().split('\n');
     expect(lines).toHaveLength(2);
     const [tip, warn] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(tip).toMatchObject({ level: 'info', service: 'addrsum', chain: 'LTC', component: 'indexer', height: 2_700_001, txs: 42, ms: 87, msg: 'new tip 2700001' });
+    expect(tip).toMatchObject({
+      level: 'info',
+      service: 'addrsum',
+      chain: 'LTC',
+      component: 'indexer',
+      height: 2_700_001,
+      txs: 42,
+      ms: 87,
+      msg: 'new tip 2700001',
+    });
     expect(typeof tip?.time).toBe('string');
     expect(warn).toMatchObject({ level: 'warn', rpcUrl: '[redacted]', attempt: 3 });
     expect(logSome({ level: 'info', format: 'json' })).toMatch(/^\{"level":"info"/);
@@ -45,7 +54,9 @@ describe('log format', () => {
     const text = logSome({ level: 'info', format: 'pretty' });
     const lines = text.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: LTC indexer: new tip 2700001 \{"height":2700001,"hash":"(ab){32}","txs":42,"ms":87\}$/);
+    expect(lines[0]).toMatch(
+      /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: LTC indexer: new tip 2700001 \{"height":2700001,"hash":"(ab){32}","txs":42,"ms":87\}$/,
+    );
     expect(lines[1]).toMatch(/^\[[^\]]+\] WARN: LTC indexer: node unreachable \{"rpcUrl":"\[redacted\]","attempt":3\}$/);
     expect(text).not.toContain('hunter2');
     // No colour codes when the destination is not a terminal.

@@ -13,7 +13,10 @@ import { ChainBuilder, coinbaseTx, p2wpkh, randomHash } from '../support/blocks.
 
 const silent = { info: () => undefined, warn: () => undefined };
 
-function rawSpend(inputs: Array<{ txid: Buffer; vout: number }>, outputs: Array<{ script: Buffer; value: number }>): { raw: Buffer; txid: string } {
+function rawSpend(
+  inputs: Array<{ txid: Buffer; vout: number }>,
+  outputs: Array<{ script: Buffer; value: number }>,
+): { raw: Buffer; txid: string } {
   const tx = new Transaction();
   tx.version = 2;
   for (const i of inputs) tx.addInput(i.txid, i.vout);
@@ -42,7 +45,10 @@ function world() {
   const chain = new ChainBuilder();
   const script = p2wpkh();
   chain.block([]);
-  const cb = coinbaseTx(Array.from({ length: 10 }, () => ({ script, value: 1_000_000 })), randomHash());
+  const cb = coinbaseTx(
+    Array.from({ length: 10 }, () => ({ script, value: 1_000_000 })),
+    randomHash(),
+  );
   chain.block([cb]);
   store.applyBlocks(chain.blocks);
   const node = new ScriptedNode();

@@ -168,7 +168,13 @@ function runScenario(seed: number, steps: number): void {
   };
   try {
     connect([]); // genesis connects nothing
-    for (let h = 0; h < 6; h++) connect([coinbaseTx(scripts.map((s) => ({ script: s, value: 5_000_000 + rng.int(1000) })), randomHash(rng))]);
+    for (let h = 0; h < 6; h++)
+      connect([
+        coinbaseTx(
+          scripts.map((s) => ({ script: s, value: 5_000_000 + rng.int(1000) })),
+          randomHash(rng),
+        ),
+      ]);
     for (let step = 0; step < steps; step++) {
       const op = rng.int(100);
       if (op < 45) {
@@ -188,7 +194,9 @@ function runScenario(seed: number, steps: number): void {
         const victim = pick([...node.mempool.values()]);
         const input = pick(victim.inputs);
         const k = id(input.prevTxid, input.vout);
-        const coin = node.confirmed.get(k) ?? [...node.mempool.values()].flatMap((t) => t.outputs.map((o, v) => [id(t.txid, v), o] as const)).find(([x]) => x === k)![1];
+        const coin =
+          node.confirmed.get(k) ??
+          [...node.mempool.values()].flatMap((t) => t.outputs.map((o, v) => [id(t.txid, v), o] as const)).find(([x]) => x === k)![1];
         const tx = newTx([[k, coin]]);
         node.accept(tx);
         store.mempool.add([tx]);
@@ -235,7 +243,11 @@ function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: C
   scripts.forEach((s, i) => {
     const v = views.items[i]!;
     const want = final.get(s.toString('hex')) ?? { balance: 0, count: 0, txs: 0 };
-    expect({ balance: v.balanceSats + v.unconfirmed!.balanceSats, count: v.utxoCount + v.unconfirmed!.utxoCount, txs: v.unconfirmed!.txCount }).toEqual(want);
+    expect({
+      balance: v.balanceSats + v.unconfirmed!.balanceSats,
+      count: v.utxoCount + v.unconfirmed!.utxoCount,
+      txs: v.unconfirmed!.txCount,
+    }).toEqual(want);
   });
   expect(store.mempool.size).toBe(node.mempool.size);
   const held = [...store.mempool.txids()].map((t) => t.toString('hex')).sort();
@@ -266,7 +278,10 @@ describe('mempool view', () => {
   });
 
   it('effect records round-trip, negative deltas and wide amounts included', () => {
-    const effect = { inputs: [Buffer.alloc(33, 1), Buffer.alloc(36, 2)], scripts: [{ key: scriptKey(p2pkh()), balance: -8_400_000_000_000_000, count: -3 }] };
+    const effect = {
+      inputs: [Buffer.alloc(33, 1), Buffer.alloc(36, 2)],
+      scripts: [{ key: scriptKey(p2pkh()), balance: -8_400_000_000_000_000, count: -3 }],
+    };
     expect(decodeEffect(encodeEffect(effect))).toEqual(effect);
   });
 });

@@ -68,10 +68,13 @@ async function rejection(p: Promise<unknown>): Promise<NodeError> {
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   await Promise.all(
-    servers.splice(0).map((s) => new Promise<void>((resolve) => {
-      s.closeAllConnections();
-      s.close(() => resolve());
-    })),
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
   );
 });
 
@@ -165,9 +168,7 @@ describe('NodeClient JSON-RPC', () => {
   });
 
   it('maps getblockheader, keeping -1 confirmations and a missing previousblockhash', async () => {
-    const node = await fakeNode((_s, res) =>
-      rpcReply(res, 200, { hash: HASH.toUpperCase(), height: 0, confirmations: -1, nTx: 1 }),
-    );
+    const node = await fakeNode((_s, res) => rpcReply(res, 200, { hash: HASH.toUpperCase(), height: 0, confirmations: -1, nTx: 1 }));
     const c = client(node.port);
     expect(await c.getBlockHeader(HASH)).toEqual({ hash: HASH, height: 0, previousblockhash: null, confirmations: -1 });
     expect(await c.isInActiveChain(HASH)).toBe(false);

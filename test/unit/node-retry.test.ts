@@ -15,10 +15,13 @@ const clients: NodeClient[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   await Promise.all(
-    servers.splice(0).map((s) => new Promise<void>((resolve) => {
-      s.closeAllConnections();
-      s.close(() => resolve());
-    })),
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
   );
 });
 

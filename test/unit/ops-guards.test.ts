@@ -187,10 +187,14 @@ describe('reader error messages', () => {
   it('tells a missing file from an unreadable one and from a damaged one', () => {
     const d = tempDir();
     const missing = path.join(d, 'none.sqlite');
-    expect(() => ChainReader.open(missing)).toThrow(expect.objectContaining({ code: 'NO_DATABASE', message: expect.stringContaining('does not exist') }) as Error);
+    expect(() => ChainReader.open(missing)).toThrow(
+      expect.objectContaining({ code: 'NO_DATABASE', message: expect.stringContaining('does not exist') }) as Error,
+    );
     const dir = path.join(d, 'dir.sqlite');
     mkdirSync(dir);
-    expect(() => ChainReader.open(dir)).toThrow(expect.objectContaining({ code: 'UNREADABLE', message: expect.stringContaining('is a directory') }) as Error);
+    expect(() => ChainReader.open(dir)).toThrow(
+      expect.objectContaining({ code: 'UNREADABLE', message: expect.stringContaining('is a directory') }) as Error,
+    );
     const junk = path.join(d, 'junk.sqlite');
     writeFileSync(junk, Buffer.alloc(8192, 0x41));
     expect(() => ChainReader.open(junk)).toThrow(expect.objectContaining({ code: 'DAMAGED' }) as Error);
@@ -201,7 +205,11 @@ describe('reader error messages', () => {
     chmodSync(locked, 0o600);
     const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
     if (process.getuid?.() !== 0) chmodSync(locked, 0o000);
-    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/open-index-child.ts', locked], { ...asNobody, cwd: REPO_ROOT, encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/open-index-child.ts', locked], {
+      ...asNobody,
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     const outcome = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as { code?: string; message?: string };
     expect(outcome.code).toBe('UNREADABLE');
     expect(outcome.message).toContain('cannot be read by this process (EACCES)');

@@ -9,16 +9,26 @@ describe('Progress windows', () => {
     now = 4999;
     expect(p.record({ height: 150, nodeHeight: 1000, txs: 500 })).toBeNull();
     now = 10_000;
-    expect(p.record({ height: 200, nodeHeight: 1000, txs: 500 })).toEqual({ height: 200, nodeHeight: 1000, blocksPerSec: 10, txPerSec: 100 });
+    expect(p.record({ height: 200, nodeHeight: 1000, txs: 500 })).toEqual({
+      height: 200,
+      nodeHeight: 1000,
+      blocksPerSec: 10,
+      txPerSec: 100,
+    });
     now = 20_000;
-    expect(p.record({ height: 210, nodeHeight: 1000, txs: 2000 })).toEqual({ height: 210, nodeHeight: 1000, blocksPerSec: 1, txPerSec: 200 });
+    expect(p.record({ height: 210, nodeHeight: 1000, txs: 2000 })).toEqual({
+      height: 210,
+      nodeHeight: 1000,
+      blocksPerSec: 1,
+      txPerSec: 200,
+    });
   });
 });
 
 describe('progressLine', () => {
   const window: ProgressWindow = { height: 500_000, nodeHeight: 1_000_000, blocksPerSec: 50, txPerSec: 2000 };
 
-  it('weighs by transactions with the node\'s verificationprogress, not by height', () => {
+  it("weighs by transactions with the node's verificationprogress, not by height", () => {
     // Half the heights but a tenth of the transactions: the early chain is nearly empty.
     const line = progressLine(window, { indexedTxs: 100_000_000, nodeTxs: 1_000_000_000, nodeProgress: 0.999 });
     expect(line.basis).toBe('transactions');

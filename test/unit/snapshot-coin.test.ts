@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ByteReader, ParseError } from '../../src/chain/byte-reader.js';
-import { compressAmount, compressScript, decompressAmount, readAmount, readCoin, readCompressedScript, readVarInt, writeCoin, writeVarInt } from '../../src/chain/snapshot-coin.js';
+import {
+  compressAmount,
+  compressScript,
+  decompressAmount,
+  readAmount,
+  readCoin,
+  readCompressedScript,
+  readVarInt,
+  writeCoin,
+  writeVarInt,
+} from '../../src/chain/snapshot-coin.js';
 import { parseSnapshotHeader, readRecord, SnapshotError } from '../../src/chain/snapshot-format.js';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
 import { outpointKey } from '../../src/store/outpoint.js';
@@ -21,7 +31,7 @@ import { coinGroups, scriptKinds } from '../support/snapshot-coins.js';
 const COIN = 100_000_000;
 
 describe('Core VARINT and amount compression', () => {
-  it('matches Core\'s encodings', () => {
+  it("matches Core's encodings", () => {
     const vectors: [number, string][] = [
       [0, '00'],
       [0x7f, '7f'],
@@ -53,8 +63,14 @@ describe('Core VARINT and amount compression', () => {
   it('round-trips every amount up to MAX_MONEY and every 53-bit VARINT', () => {
     const roundTrip = (v: number): boolean => readAmount(new ByteReader(writeVarInt(compressAmount(v)))) === v;
     fc.assert(fc.property(fc.integer({ min: 0, max: 21_000_000 * COIN }), roundTrip));
-    for (const v of [21_000_000 * COIN, 21_000_000 * COIN - 1, 1_377_408_849_781_439, 2 ** 53 - 1]) expect(roundTrip(v), String(v)).toBe(true);
-    fc.assert(fc.property(fc.maxSafeInteger().filter((n) => n >= 0 && n < 2 ** 52), (n) => readVarInt(new ByteReader(writeVarInt(n))) === n));
+    for (const v of [21_000_000 * COIN, 21_000_000 * COIN - 1, 1_377_408_849_781_439, 2 ** 53 - 1])
+      expect(roundTrip(v), String(v)).toBe(true);
+    fc.assert(
+      fc.property(
+        fc.maxSafeInteger().filter((n) => n >= 0 && n < 2 ** 52),
+        (n) => readVarInt(new ByteReader(writeVarInt(n))) === n,
+      ),
+    );
   });
 
   it('refuses a VARINT beyond 2^53 and a truncated one', () => {
@@ -84,7 +100,7 @@ describe('script decompression', () => {
     expect(readCompressedScript(new ByteReader(offCurve)).length).toBe(0);
   });
 
-  it('masks Litecoin\'s bit-31 peg-out flag, and only in Litecoin coins', () => {
+  it("masks Litecoin's bit-31 peg-out flag, and only in Litecoin coins", () => {
     const coin = { height: 123_456, coinbase: true, value: 5 * COIN, script: Buffer.from('0014' + '11'.repeat(20), 'hex') };
     const flagged = writeCoin(coin, true);
     expect(readCoin(new ByteReader(flagged), true)).toEqual(coin);
@@ -96,7 +112,11 @@ describe('script decompression', () => {
 describe('snapshot headers', () => {
   const base = Buffer.alloc(32, 9);
   it('tells the two formats apart and refuses the wrong ones', () => {
-    expect(parseSnapshotHeader(coreHeader('f9beb4d9', base, 7), 'BTC', 'mainnet')).toMatchObject({ kind: 'core-v2', coinCount: 7, dataOffset: 51 });
+    expect(parseSnapshotHeader(coreHeader('f9beb4d9', base, 7), 'BTC', 'mainnet')).toMatchObject({
+      kind: 'core-v2',
+      coinCount: 7,
+      dataOffset: 51,
+    });
     expect(parseSnapshotHeader(coreHeader('1c163f28', base, 7), 'BTC', 'testnet')).toMatchObject({ kind: 'core-v2' });
     expect(parseSnapshotHeader(ltcHeader(base, 7, 99), 'LTC', 'regtest')).toMatchObject({ kind: 'ltc-0.21', coinCount: 7, dataOffset: 44 });
     const refused = (head: Buffer, chain: 'BTC' | 'LTC', network: 'mainnet' | 'regtest'): string => {
@@ -117,7 +137,10 @@ describe('snapshot headers', () => {
   });
 
   it('refuses a txid group larger than the coins the header has left', () => {
-    const group = coreGroup(base, [0, 1, 2].map((vout) => ({ vout, coin: { height: 1, coinbase: false, value: 1, script: Buffer.from([0x51]) } })));
+    const group = coreGroup(
+      base,
+      [0, 1, 2].map((vout) => ({ vout, coin: { height: 1, coinbase: false, value: 1, script: Buffer.from([0x51]) } })),
+    );
     expect(() => readRecord(new ByteReader(group), 'core-v2', 2)).toThrow(/coin count mismatch/);
   });
 });
@@ -127,7 +150,9 @@ describe('streaming reader', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('names a file it cannot open', () => {
-    expect(() => SnapshotFile.open(join(dir, 'missing.dat'), 'BTC', 'regtest')).toThrow(expect.objectContaining({ code: 'UNREADABLE', message: expect.stringMatching(/^cannot read snapshot .*missing\.dat: ENOENT/) }));
+    expect(() => SnapshotFile.open(join(dir, 'missing.dat'), 'BTC', 'regtest')).toThrow(
+      expect.objectContaining({ code: 'UNREADABLE', message: expect.stringMatching(/^cannot read snapshot .*missing\.dat: ENOENT/) }),
+    );
   });
 
   it('yields the same rows whatever its window, skipping unspendables, in both formats', () => {
@@ -137,15 +162,34 @@ describe('streaming reader', () => {
     for (const g of groups) {
       for (const o of g.outputs) {
         if (o.coin.script[0] === 0x6a) continue;
-        expected.push([outpointKey(g.txid, o.vout).toString('hex'), scriptKey(o.coin.script).toString('hex'), o.coin.value, o.coin.height].join(' '));
+        expected.push(
+          [outpointKey(g.txid, o.vout).toString('hex'), scriptKey(o.coin.script).toString('hex'), o.coin.value, o.coin.height].join(' '),
+        );
       }
     }
     const total = groups.reduce((n, g) => n + g.outputs.length, 0);
     const core = join(dir, 'core.dat');
-    writeFileSync(core, Buffer.concat([coreHeader('fabfb5da', Buffer.alloc(32, 1), total), ...groups.map((g) => coreGroup(g.txid, g.outputs))]));
+    writeFileSync(
+      core,
+      Buffer.concat([coreHeader('fabfb5da', Buffer.alloc(32, 1), total), ...groups.map((g) => coreGroup(g.txid, g.outputs))]),
+    );
     const ltc = join(dir, 'ltc.dat');
-    writeFileSync(ltc, Buffer.concat([ltcHeader(Buffer.alloc(32, 1), total, 5), ...groups.map((g) => ltcRecords(g.txid, g.outputs.map((o, i) => ({ ...o, pegout: i % 2 === 1 }))))]));
-    for (const [file, chain] of [[core, 'BTC'], [ltc, 'LTC']] as const) {
+    writeFileSync(
+      ltc,
+      Buffer.concat([
+        ltcHeader(Buffer.alloc(32, 1), total, 5),
+        ...groups.map((g) =>
+          ltcRecords(
+            g.txid,
+            g.outputs.map((o, i) => ({ ...o, pegout: i % 2 === 1 })),
+          ),
+        ),
+      ]),
+    );
+    for (const [file, chain] of [
+      [core, 'BTC'],
+      [ltc, 'LTC'],
+    ] as const) {
       for (const window of [64, 1000, 1 << 20]) {
         const snap = SnapshotFile.open(file, chain, 'regtest');
         const rows = [...snap.rows(window)].map((r) => [r[0].toString('hex'), r[1].toString('hex'), r[2], r[3]].join(' '));

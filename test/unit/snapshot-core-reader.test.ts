@@ -64,7 +64,14 @@ describe('Core-format snapshot vs Bitcoin Core utxo_to_sqlite.py', () => {
     const ours: PyRow[] = [];
     while (r.remaining > 0) {
       for (const o of readRecord(r, 'core-v2', total - ours.length)) {
-        ours.push({ txid: toDisplayHex(o.txid), vout: o.vout, value: o.coin.value, coinbase: o.coin.coinbase ? 1 : 0, height: o.coin.height, scriptpubkey: o.coin.script.toString('hex') });
+        ours.push({
+          txid: toDisplayHex(o.txid),
+          vout: o.vout,
+          value: o.coin.value,
+          coinbase: o.coin.coinbase ? 1 : 0,
+          height: o.coin.height,
+          scriptpubkey: o.coin.script.toString('hex'),
+        });
       }
     }
     expect(ours).toEqual(pyRows);
@@ -77,11 +84,18 @@ describe('Core-format snapshot vs Bitcoin Core utxo_to_sqlite.py', () => {
     try {
       const snap = SnapshotFile.open(file, 'BTC', 'regtest');
       store.loadSnapshot(() => snap.rows(), { height: 900_000, hash: base, prevHash: Buffer.alloc(32, 1) });
-      const loaded = store.db.prepare('SELECT outpoint, script_key, value, height FROM utxos').all() as { outpoint: Buffer; script_key: Buffer; value: number; height: number }[];
-      const got = new Map(loaded.map((l) => {
-        const { txid, vout } = decodeOutpoint(l.outpoint);
-        return [`${toDisplayHex(txid)}:${vout}`, l];
-      }));
+      const loaded = store.db.prepare('SELECT outpoint, script_key, value, height FROM utxos').all() as {
+        outpoint: Buffer;
+        script_key: Buffer;
+        value: number;
+        height: number;
+      }[];
+      const got = new Map(
+        loaded.map((l) => {
+          const { txid, vout } = decodeOutpoint(l.outpoint);
+          return [`${toDisplayHex(txid)}:${vout}`, l];
+        }),
+      );
       const spendable = pyRows.filter((p) => !isUnspendable(Buffer.from(p.scriptpubkey, 'hex')));
       expect(spendable.length).toBeLessThan(pyRows.length);
       expect(loaded.length).toBe(spendable.length);
@@ -95,7 +109,11 @@ describe('Core-format snapshot vs Bitcoin Core utxo_to_sqlite.py', () => {
       expect(snap.stats.skipped).toBe(pyRows.length - spendable.length);
       expect(verifyAggregates(store.db).differenceCount).toBe(0);
       expect(verifyChain(store.db)).toEqual([]);
-      expect(store.totals()).toEqual({ utxos: spendable.length, amount: spendable.reduce((a, p) => a + p.value, 0), scripts: new Set(spendable.map((p) => p.scriptpubkey)).size });
+      expect(store.totals()).toEqual({
+        utxos: spendable.length,
+        amount: spendable.reduce((a, p) => a + p.value, 0),
+        scripts: new Set(spendable.map((p) => p.scriptpubkey)).size,
+      });
     } finally {
       store.close();
     }

@@ -50,10 +50,15 @@ describe('undo record', () => {
   const coin = fc.record({
     outpoint: fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat({ max: 0xffffffff })).map(([t, v]) => outpointKey(t, v)),
     scriptKey: fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b)),
-    value: fc.oneof(fc.constantFrom(0, 1, 127, 128, 2 ** 32, 21e14, 84e14, Number.MAX_SAFE_INTEGER), fc.nat({ max: Number.MAX_SAFE_INTEGER })),
+    value: fc.oneof(
+      fc.constantFrom(0, 1, 127, 128, 2 ** 32, 21e14, 84e14, Number.MAX_SAFE_INTEGER),
+      fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+    ),
     height: fc.nat({ max: 2 ** 31 - 1 }),
   });
-  const created = fc.array(fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat({ max: 0xffffffff })).map(([t, v]) => outpointKey(t, v)));
+  const created = fc.array(
+    fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat({ max: 0xffffffff })).map(([t, v]) => outpointKey(t, v)),
+  );
 
   it('round-trips (created outpoints grouped by txid, order within a txid kept)', () => {
     fc.assert(
@@ -77,7 +82,10 @@ describe('undo record', () => {
   });
 
   it('refuses truncated, trailing or unknown-version data', () => {
-    const data = encodeUndo({ spent: [{ outpoint: outpointKey(Buffer.alloc(32), 1), scriptKey: Buffer.alloc(16), value: 5, height: 9 }], created: [] });
+    const data = encodeUndo({
+      spent: [{ outpoint: outpointKey(Buffer.alloc(32), 1), scriptKey: Buffer.alloc(16), value: 5, height: 9 }],
+      created: [],
+    });
     expect(() => decodeUndo(data.subarray(0, data.length - 1))).toThrow(RangeError);
     expect(() => decodeUndo(Buffer.concat([data, Buffer.from([0])]))).toThrow(/trailing/);
     expect(() => decodeUndo(Buffer.concat([Buffer.from([2]), data.subarray(1)]))).toThrow(/format/);

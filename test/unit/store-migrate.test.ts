@@ -37,7 +37,17 @@ describe('migrations', () => {
     expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
     expect(migrate(db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['blocks', 'mempool_outputs', 'mempool_scripts', 'mempool_spends', 'mempool_txs', 'meta', 'scripts', 'undo', 'utxos']);
+    expect(tables).toEqual([
+      'blocks',
+      'mempool_outputs',
+      'mempool_scripts',
+      'mempool_spends',
+      'mempool_txs',
+      'meta',
+      'scripts',
+      'undo',
+      'utxos',
+    ]);
     // No index beyond the primary keys (disk budget).
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().get()).toBe(0);
     db.close();

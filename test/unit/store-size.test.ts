@@ -25,7 +25,7 @@ describe('disk per UTXO', () => {
       const c = new ChainBuilder(rng);
       store.applyBlocks([c.blockPaying(p2pkh(rng), 1)]);
       let batch: BlockToApply[] = [];
-      for (let made = 0; made < UTXOS; ) {
+      for (let made = 0; made < UTXOS;) {
         const txs = [coinbaseTx([{ script: p2wpkh(rng), value: 312_500_000 }], rng.bytes(32))];
         made++;
         for (let t = 0; t < 1000 && made < UTXOS; t++) {
@@ -51,7 +51,10 @@ describe('disk per UTXO', () => {
       const beforeVacuum = fileBytes() / UTXOS;
       store.db.exec('VACUUM');
       const bytes = fileBytes();
-      const perTable = store.db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY name').all() as { name: string; bytes: number }[];
+      const perTable = store.db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY name').all() as {
+        name: string;
+        bytes: number;
+      }[];
       const perUtxo = bytes / UTXOS;
       console.info(
         `bytes/UTXO: ${beforeVacuum.toFixed(1)} as written, ${perUtxo.toFixed(1)} after VACUUM (${perTable.map((t) => `${t.name} ${(t.bytes / UTXOS).toFixed(1)}`).join(', ')}); scripts: ${store.totals().scripts}`,

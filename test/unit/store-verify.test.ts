@@ -25,7 +25,10 @@ describe('verify', () => {
   it('reports a wrong aggregate, a missing one and an orphan one', () => {
     const keys = store.db.prepare('SELECT script_key FROM scripts ORDER BY script_key LIMIT 2').pluck().all() as Buffer[];
     const [k0, k1] = [keys[0]!, keys[1]!];
-    const row1 = store.db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').get(k1) as { balance: number; utxo_count: number };
+    const row1 = store.db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').get(k1) as {
+      balance: number;
+      utxo_count: number;
+    };
     store.db.prepare('UPDATE scripts SET balance = balance + 1 WHERE script_key = ?').run(k0);
     store.db.prepare('DELETE FROM scripts WHERE script_key = ?').run(k1);
     const orphan = Buffer.alloc(16, 0xff);
@@ -34,7 +37,11 @@ describe('verify', () => {
     expect(r.differenceCount).toBe(3);
     expect(r.differences[0]!.scriptKey).toBe(k0.toString('hex'));
     expect(r.differences[0]!.stored!.balance - r.differences[0]!.computed!.balance).toBe(1);
-    expect(r.differences[1]).toEqual({ scriptKey: k1.toString('hex'), stored: null, computed: { balance: row1.balance, utxoCount: row1.utxo_count } });
+    expect(r.differences[1]).toEqual({
+      scriptKey: k1.toString('hex'),
+      stored: null,
+      computed: { balance: row1.balance, utxoCount: row1.utxo_count },
+    });
     expect(r.differences[2]).toEqual({ scriptKey: 'ff'.repeat(16), stored: { balance: 5, utxoCount: 1 }, computed: null });
     expect(verifyAggregates(store.db, { maxDifferences: 1 }).differences).toHaveLength(1);
     // The running totals in meta no longer match the scripts table either.
@@ -61,7 +68,10 @@ describe('verify', () => {
       const b1 = c.blockPaying(a, 100);
       s2.applyBlocks(c.blocks);
       s2.db.prepare('UPDATE scripts SET balance = 10 WHERE script_key = ?').run(scriptKey(a));
-      c.block([coinbaseTx([{ script: p2pkh(rng), value: 1 }]), spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: p2pkh(rng), value: 100 }])]);
+      c.block([
+        coinbaseTx([{ script: p2pkh(rng), value: 1 }]),
+        spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: p2pkh(rng), value: 100 }]),
+      ]);
       const err = (() => {
         try {
           s2.applyBlocks([c.blocks[2]!]);

@@ -41,8 +41,7 @@ function expectStoreError(fn: () => unknown, code: string): StoreError {
 /** Balance and count of a script straight from the aggregate row (0/0 when absent). */
 function agg(store: ChainStore, script: Buffer): { balance: number; count: number } {
   const row = store.db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').get(scriptKey(script)) as
-    | { balance: number; utxo_count: number }
-    | undefined;
+    { balance: number; utxo_count: number } | undefined;
   return { balance: row?.balance ?? 0, count: row?.utxo_count ?? 0 };
 }
 
@@ -98,16 +97,26 @@ describe('ChainStore on :memory:', () => {
     const cb1 = b1.txs[0]!.txid;
     // Block 2: spend a's coin to b (two outputs) + OP_RETURN + oversized + empty script, then spend
     // one of the new outputs again in the same block.
-    const t1 = spendTx([{ txid: cb1, vout: 0 }], [
-      { script: b, value: 1000 },
-      { script: b, value: 2500 },
-      { script: opReturn(), value: 7 },
-      { script: oversized(), value: 11 },
-      { script: emptyScript(), value: 13 },
-      { script: d, value: 1469 },
-    ]);
+    const t1 = spendTx(
+      [{ txid: cb1, vout: 0 }],
+      [
+        { script: b, value: 1000 },
+        { script: b, value: 2500 },
+        { script: opReturn(), value: 7 },
+        { script: oversized(), value: 11 },
+        { script: emptyScript(), value: 13 },
+        { script: d, value: 1469 },
+      ],
+    );
     const t2 = spendTx([{ txid: t1.txid, vout: 1 }], [{ script: d, value: 2400 }]);
-    const b2 = c.block([coinbaseTx([{ script: a, value: 300 }, { script: opReturn(Buffer.alloc(32)), value: 0 }]), t1, t2]);
+    const b2 = c.block([
+      coinbaseTx([
+        { script: a, value: 300 },
+        { script: opReturn(Buffer.alloc(32)), value: 0 },
+      ]),
+      t1,
+      t2,
+    ]);
     store.applyBlocks([c.blocks[0]!, b1]);
     expect(agg(store, a)).toEqual({ balance: 5000, count: 1 });
     store.applyBlocks([b2]);
@@ -129,7 +138,10 @@ describe('ChainStore on :memory:', () => {
     const a = p2pkh(rng);
     c.blockPaying(a, 1);
     const b1 = c.blockPaying(a, 100);
-    c.block([coinbaseTx([{ script: p2pkh(rng), value: 1 }]), spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: opReturn(), value: 100 }])]);
+    c.block([
+      coinbaseTx([{ script: p2pkh(rng), value: 1 }]),
+      spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: opReturn(), value: 100 }]),
+    ]);
     store.applyBlocks(c.blocks);
     expect(store.db.prepare('SELECT COUNT(*) FROM scripts WHERE script_key = ?').pluck().get(scriptKey(a))).toBe(0);
     expectConsistent(store);
@@ -182,11 +194,24 @@ describe('ChainStore on :memory:', () => {
     const [pegin, hog1, hog2] = [mwebPegin(rng), hogAddr(rng), hogAddr(rng)];
     c.blockPaying(user, 1);
     const b1 = c.blockPaying(user, 1000);
-    const pegTx = spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: pegin, value: 600 }, { script: user, value: 400 }]);
+    const pegTx = spendTx(
+      [{ txid: b1.txs[0]!.txid, vout: 0 }],
+      [
+        { script: pegin, value: 600 },
+        { script: user, value: 400 },
+      ],
+    );
     const hogEx1 = spendTx([{ txid: pegTx.txid, vout: 0 }], [{ script: hog1, value: 600 }], { hogEx: true });
     c.block([coinbaseTx([{ script: user, value: 5 }]), pegTx, hogEx1]);
     expect(isMwebProgram(pegin) && isMwebProgram(hog1)).toBe(true);
-    const hogEx2 = spendTx([{ txid: hogEx1.txid, vout: 0 }], [{ script: hog2, value: 350 }, { script: dest, value: 250 }], { hogEx: true });
+    const hogEx2 = spendTx(
+      [{ txid: hogEx1.txid, vout: 0 }],
+      [
+        { script: hog2, value: 350 },
+        { script: dest, value: 250 },
+      ],
+      { hogEx: true },
+    );
     c.block([coinbaseTx([{ script: user, value: 5 }]), hogEx2]);
     store.applyBlocks(c.blocks.slice(0, 3));
     expect(agg(store, pegin)).toEqual({ balance: 0, count: 0 }); // spent by the HogEx in its own block
@@ -206,7 +231,10 @@ describe('ChainStore on :memory:', () => {
     c.blockPaying(p2pkh(rng), 10);
     store.applyBlocks(c.blocks);
     const before = dumpTables(store.db);
-    const bad = c.block([coinbaseTx([{ script: p2pkh(rng), value: 1 }]), spendTx([{ txid: rng.bytes(32), vout: 3 }], [{ script: p2pkh(rng), value: 1 }])]);
+    const bad = c.block([
+      coinbaseTx([{ script: p2pkh(rng), value: 1 }]),
+      spendTx([{ txid: rng.bytes(32), vout: 3 }], [{ script: p2pkh(rng), value: 1 }]),
+    ]);
     const err = expectStoreError(() => store.applyBlocks([bad]), 'MISSING_UTXO');
     expect(err.message).toMatch(/block 2 spends [0-9a-f]{64}:3/);
     expect(dumpTables(store.db)).toEqual(before);
@@ -359,14 +387,44 @@ describe('on a file, with a reader', () => {
     try {
       expect(reader.chain).toBe('BTC');
       expect(reader.network).toBe('regtest');
-      expect(reader.summary(a)).toEqual({ balanceSats: 700, utxoCount: 1, tipHeight: 1, tipHash: toDisplayHex(c.blocks[1]!.hash), nodeHeight: null });
+      expect(reader.summary(a)).toEqual({
+        balanceSats: 700,
+        utxoCount: 1,
+        tipHeight: 1,
+        tipHash: toDisplayHex(c.blocks[1]!.hash),
+        nodeHeight: null,
+      });
       store.applyBlocks([c.blocks[2]!]);
-      expect(reader.summary(a)).toEqual({ balanceSats: 1000, utxoCount: 2, tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null });
-      expect(reader.summary(p2pkh(rng))).toEqual({ balanceSats: 0, utxoCount: 0, tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null });
-      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: null, nodeSeenAt: null, tipTime: null });
+      expect(reader.summary(a)).toEqual({
+        balanceSats: 1000,
+        utxoCount: 2,
+        tipHeight: 2,
+        tipHash: toDisplayHex(c.blocks[2]!.hash),
+        nodeHeight: null,
+      });
+      expect(reader.summary(p2pkh(rng))).toEqual({
+        balanceSats: 0,
+        utxoCount: 0,
+        tipHeight: 2,
+        tipHash: toDisplayHex(c.blocks[2]!.hash),
+        nodeHeight: null,
+      });
+      expect(reader.status()).toEqual({
+        tipHeight: 2,
+        tipHash: toDisplayHex(c.blocks[2]!.hash),
+        nodeHeight: null,
+        nodeSeenAt: null,
+        tipTime: null,
+      });
       const at = new Date('2025-01-02T03:04:05.678Z');
       store.setNodeHeight(10, at);
-      expect(reader.status()).toEqual({ tipHeight: 2, tipHash: toDisplayHex(c.blocks[2]!.hash), nodeHeight: 10, nodeSeenAt: at, tipTime: null });
+      expect(reader.status()).toEqual({
+        tipHeight: 2,
+        tipHash: toDisplayHex(c.blocks[2]!.hash),
+        nodeHeight: 10,
+        nodeSeenAt: at,
+        tipTime: null,
+      });
       // The address answer carries the node height from the same statement (the API's lag check).
       expect(reader.summary(a)).toMatchObject({ tipHeight: 2, nodeHeight: 10 });
       store.rollbackTip();

@@ -35,7 +35,11 @@ function memorySource(chain: BtcChain, opts: { nodeProgress?: number; knowsTxCou
     chainTxPosition: (hash): Promise<ChainTxPosition | null> => {
       if (opts.knowsTxCounts === false) return Promise.resolve(null);
       const block = chain.lookup(hash)!.block;
-      return Promise.resolve({ indexedTxs: txCount(chain, block.height), nodeTxs: txCount(chain, chain.tipHeight), nodeProgress: opts.nodeProgress ?? 1 });
+      return Promise.resolve({
+        indexedTxs: txCount(chain, block.height),
+        nodeTxs: txCount(chain, chain.tipHeight),
+        nodeProgress: opts.nodeProgress ?? 1,
+      });
     },
   };
   return { source, state };
@@ -51,7 +55,10 @@ function setup(chain: BtcChain, source: BlockSource) {
     source,
     // One block per commit and a line at every commit: each step of the catch-up is visible.
     { pollIntervalMs: 10, prefetch: 4, undoDepth: 10, batchTxs: 1, progressEveryMs: 0, now: () => (now += 1000) },
-    { info: (obj, msg) => lines.push({ level: 'info', obj: obj as Record<string, unknown>, msg }), warn: (obj, msg) => lines.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }) },
+    {
+      info: (obj, msg) => lines.push({ level: 'info', obj: obj as Record<string, unknown>, msg }),
+      warn: (obj, msg) => lines.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
+    },
     new IndexerMetrics('BTC', false),
   );
   /** Passes until the index is not behind (what run() does between waits). */
@@ -68,7 +75,16 @@ afterEach(() => {
   for (const s of stores.splice(0)) s.close();
 });
 
-const kinds = (lines: Line[]) => lines.map((l) => (l.msg.startsWith('catching up') ? 'progress' : l.msg.startsWith('caught up') ? 'caught up' : l.msg.startsWith('new tip') ? 'tip' : l.msg));
+const kinds = (lines: Line[]) =>
+  lines.map((l) =>
+    l.msg.startsWith('catching up')
+      ? 'progress'
+      : l.msg.startsWith('caught up')
+        ? 'caught up'
+        : l.msg.startsWith('new tip')
+          ? 'tip'
+          : l.msg,
+  );
 
 describe('indexer log lines', () => {
   it('catches up with transaction-weighted progress, says "caught up" once, then one line per new tip', async () => {
@@ -162,7 +178,11 @@ describe('chainTxPosition through the node client', () => {
     const client = new NodeClient({ url: node.url, log: silentLogger() });
     try {
       const source = retryingSource(client, silentLogger(), new IndexerMetrics('BTC', false), new AbortController().signal);
-      expect(await source.chainTxPosition(chain.blocks[105]!.hash)).toEqual({ indexedTxs: txCount(chain, 105), nodeTxs: txCount(chain, 110), nodeProgress: 1 });
+      expect(await source.chainTxPosition(chain.blocks[105]!.hash)).toEqual({
+        indexedTxs: txCount(chain, 105),
+        nodeTxs: txCount(chain, 110),
+        nodeProgress: 1,
+      });
       // A block the node does not have: RPC error, no retry, no throw.
       expect(await source.chainTxPosition('11'.repeat(32))).toBeNull();
       expect(node.calls.get('getchaintxstats')).toBe(3);

@@ -49,7 +49,8 @@ const one = (unit: Unit, section: string, key: string) => get(unit, section, key
 function seconds(span: string | undefined): number {
   if (span === undefined) return NaN;
   let total = 0;
-  for (const [, n, u] of span.matchAll(/(\d+)\s*(min|s|m|h)?/g)) total += Number(n) * (u === 'h' ? 3600 : u === 'min' || u === 'm' ? 60 : 1);
+  for (const [, n, u] of span.matchAll(/(\d+)\s*(min|s|m|h)?/g))
+    total += Number(n) * (u === 'h' ? 3600 : u === 'min' || u === 'm' ? 60 : 1);
   return total;
 }
 
@@ -73,18 +74,30 @@ function unitProblems(role: Role, text: string): string[] {
   const unit = parseUnit(text);
   const user = one(unit, 'Service', 'User');
   if (user === undefined || user === 'root' || user === '0') problems.push(`runs as ${user ?? 'root'}, not a dedicated user`);
-  if (!get(unit, 'Service', 'EnvironmentFile').some((f) => f.replace(/^-/, '') === '/etc/addrsum/addrsum.env')) problems.push('does not read /etc/addrsum/addrsum.env');
+  if (!get(unit, 'Service', 'EnvironmentFile').some((f) => f.replace(/^-/, '') === '/etc/addrsum/addrsum.env'))
+    problems.push('does not read /etc/addrsum/addrsum.env');
   const env = new Map(get(unit, 'Service', 'Environment').map((e) => e.split('=', 2) as [string, string]));
-  for (const key of env.keys()) if (!ENV_VARIABLES.includes(key) && key !== 'NODE_ENV') problems.push(`Environment=${key} is not read by the code`);
+  for (const key of env.keys())
+    if (!ENV_VARIABLES.includes(key) && key !== 'NODE_ENV') problems.push(`Environment=${key} is not read by the code`);
   const dataDir = env.get('ADDRSUM_DATA_DIR');
   if (dataDir === undefined) problems.push('ADDRSUM_DATA_DIR is not set');
-  const expected: Record<string, string> = { NoNewPrivileges: 'yes', ProtectSystem: 'strict', PrivateTmp: 'yes', Restart: 'on-failure', KillSignal: 'SIGTERM' };
-  for (const [key, value] of Object.entries(expected)) if (one(unit, 'Service', key) !== value) problems.push(`${key}=${one(unit, 'Service', key) ?? '(unset)'}, expected ${value}`);
-  if (dataDir !== undefined && !get(unit, 'Service', 'ReadWritePaths').some((p) => p.split(/\s+/).includes(dataDir))) problems.push(`ReadWritePaths does not include the data directory ${dataDir}`);
+  const expected: Record<string, string> = {
+    NoNewPrivileges: 'yes',
+    ProtectSystem: 'strict',
+    PrivateTmp: 'yes',
+    Restart: 'on-failure',
+    KillSignal: 'SIGTERM',
+  };
+  for (const [key, value] of Object.entries(expected))
+    if (one(unit, 'Service', key) !== value) problems.push(`${key}=${one(unit, 'Service', key) ?? '(unset)'}, expected ${value}`);
+  if (dataDir !== undefined && !get(unit, 'Service', 'ReadWritePaths').some((p) => p.split(/\s+/).includes(dataDir)))
+    problems.push(`ReadWritePaths does not include the data directory ${dataDir}`);
   const stop = seconds(one(unit, 'Service', 'TimeoutStopSec'));
-  if (!(stop >= MIN_STOP_SECONDS[role])) problems.push(`TimeoutStopSec ${one(unit, 'Service', 'TimeoutStopSec') ?? '(default 90s)'} is under ${MIN_STOP_SECONDS[role]}s`);
+  if (!(stop >= MIN_STOP_SECONDS[role]))
+    problems.push(`TimeoutStopSec ${one(unit, 'Service', 'TimeoutStopSec') ?? '(default 90s)'} is under ${MIN_STOP_SECONDS[role]}s`);
   if (get(unit, 'Install', 'WantedBy').length === 0) problems.push('no [Install] WantedBy');
-  if (/(^|[^$])\$\{/.test(one(unit, 'Service', 'ExecStart') ?? '')) problems.push('ExecStart has a ${…} that systemd would expand itself (write $$ for the shell)');
+  if (/(^|[^$])\$\{/.test(one(unit, 'Service', 'ExecStart') ?? ''))
+    problems.push('ExecStart has a ${…} that systemd would expand itself (write $$ for the shell)');
   const instances = role === 'indexer' ? CHAIN_CODES.map((c) => c.toLowerCase()) : [''];
   for (const instance of instances) {
     const argv = execArgv(unit, instance);
@@ -103,7 +116,8 @@ function unitProblems(role: Role, text: string): string[] {
       if (chain !== instance.toUpperCase()) problems.push(`${where}: --chain ${chain ?? '(none)'}, expected ${instance.toUpperCase()}`);
     }
   }
-  if (role === 'api' && get(unit, 'Service', 'EnvironmentFile').some((f) => /indexer|rpc|node/i.test(f))) problems.push('the API reads an indexer\'s credentials file');
+  if (role === 'api' && get(unit, 'Service', 'EnvironmentFile').some((f) => /indexer|rpc|node/i.test(f)))
+    problems.push("the API reads an indexer's credentials file");
   return problems;
 }
 
@@ -120,18 +134,58 @@ describe('systemd units', () => {
 
 const BROKEN: Array<[string, Role, (t: string) => string, RegExp]> = [
   ['root', 'api', (t) => t.replace(/^User=.*$/m, 'User=root'), /runs as root/],
-  ['no environment file', 'indexer', (t) => t.replace(/^EnvironmentFile=\/etc.*addrsum\.env$/m, ''), /does not read \/etc\/addrsum\/addrsum\.env/],
-  ['a misspelt variable', 'api', (t) => t.replace('Environment=NODE_ENV=production', 'Environment=ADDRSUM_DATADIR=/x'), /Environment=ADDRSUM_DATADIR is not read/],
+  [
+    'no environment file',
+    'indexer',
+    (t) => t.replace(/^EnvironmentFile=\/etc.*addrsum\.env$/m, ''),
+    /does not read \/etc\/addrsum\/addrsum\.env/,
+  ],
+  [
+    'a misspelt variable',
+    'api',
+    (t) => t.replace('Environment=NODE_ENV=production', 'Environment=ADDRSUM_DATADIR=/x'),
+    /Environment=ADDRSUM_DATADIR is not read/,
+  ],
   ['no NoNewPrivileges', 'api', (t) => t.replace(/^NoNewPrivileges=yes$/m, ''), /NoNewPrivileges=\(unset\)/],
-  ['a writable system', 'indexer', (t) => t.replace(/^ProtectSystem=strict$/m, 'ProtectSystem=full'), /ProtectSystem=full, expected strict/],
-  ['a data directory it cannot write', 'indexer', (t) => t.replace(/^ReadWritePaths=.*$/m, 'ReadWritePaths=/var/lib/other'), /ReadWritePaths does not include the data directory \/var\/lib\/addrsum/],
+  [
+    'a writable system',
+    'indexer',
+    (t) => t.replace(/^ProtectSystem=strict$/m, 'ProtectSystem=full'),
+    /ProtectSystem=full, expected strict/,
+  ],
+  [
+    'a data directory it cannot write',
+    'indexer',
+    (t) => t.replace(/^ReadWritePaths=.*$/m, 'ReadWritePaths=/var/lib/other'),
+    /ReadWritePaths does not include the data directory \/var\/lib\/addrsum/,
+  ],
   ['always restarting', 'api', (t) => t.replace(/^Restart=.*$/m, 'Restart=always'), /Restart=always, expected on-failure/],
   ['a short stop timeout', 'indexer', (t) => t.replace(/^TimeoutStopSec=.*$/m, 'TimeoutStopSec=10s'), /TimeoutStopSec 10s is under 60s/],
-  ['tsx', 'api', (t) => t.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node --import tsx /opt/addrsum/src/api/server.ts'), /runs TypeScript through tsx/],
-  ['the wrong entry', 'indexer', (t) => t.replace('addrsum-indexer.js', 'addrsum-api.js'), /runs dist\/src\/bin\/addrsum-api\.js, expected/],
+  [
+    'tsx',
+    'api',
+    (t) => t.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node --import tsx /opt/addrsum/src/api/server.ts'),
+    /runs TypeScript through tsx/,
+  ],
+  [
+    'the wrong entry',
+    'indexer',
+    (t) => t.replace('addrsum-indexer.js', 'addrsum-api.js'),
+    /runs dist\/src\/bin\/addrsum-api\.js, expected/,
+  ],
   ['a fixed chain', 'indexer', (t) => t.replaceAll('"$${1^^}"', 'BTC'), /instance ltc: --chain BTC, expected LTC/],
-  ['a shell variable systemd would expand', 'indexer', (t) => t.replaceAll('"$${1^^}"', '"${1^^}"'), /a \$\{…\} that systemd would expand itself/],
-  ['credentials for the API', 'api', (t) => t.replace(/^(EnvironmentFile=.*)$/m, '$1\nEnvironmentFile=/etc/addrsum/indexer-btc.env'), /reads an indexer's credentials/],
+  [
+    'a shell variable systemd would expand',
+    'indexer',
+    (t) => t.replaceAll('"$${1^^}"', '"${1^^}"'),
+    /a \$\{…\} that systemd would expand itself/,
+  ],
+  [
+    'credentials for the API',
+    'api',
+    (t) => t.replace(/^(EnvironmentFile=.*)$/m, '$1\nEnvironmentFile=/etc/addrsum/indexer-btc.env'),
+    /reads an indexer's credentials/,
+  ],
 ];
 
 describe('each unit check catches a broken copy', () => {
@@ -139,13 +193,17 @@ describe('each unit check catches a broken copy', () => {
     const broken = breakIt(read(role));
     expect(broken).not.toBe(read(role));
     const problems = unitProblems(role, broken);
-    expect(problems.some((p) => expected.test(p)), problems.join('\n')).toBe(true);
+    expect(
+      problems.some((p) => expected.test(p)),
+      problems.join('\n'),
+    ).toBe(true);
   });
 });
 
 const ANALYZE = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
 const HAS_ANALYZE = ANALYZE.status === 0;
-if (!HAS_ANALYZE) console.warn('systemd.test.ts: systemd-analyze is not installed, `systemd-analyze verify` is SKIPPED (the key checks above still run)');
+if (!HAS_ANALYZE)
+  console.warn('systemd.test.ts: systemd-analyze is not installed, `systemd-analyze verify` is SKIPPED (the key checks above still run)');
 
 describe.skipIf(!HAS_ANALYZE)('systemd-analyze verify', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-systemd-'));
@@ -159,7 +217,10 @@ describe.skipIf(!HAS_ANALYZE)('systemd-analyze verify', () => {
   }
 
   it('accepts both units (and an indexer instance) without a warning', () => {
-    for (const [file, name] of [[UNITS.api, UNITS.api], [UNITS.indexer, 'addrsum-indexer@ltc.service']] as const) {
+    for (const [file, name] of [
+      [UNITS.api, UNITS.api],
+      [UNITS.indexer, 'addrsum-indexer@ltc.service'],
+    ] as const) {
       const text = readFileSync(path.join(UNIT_DIR, file), 'utf8');
       const run = verify(file, text, name);
       expect(run.stderr, name).toBe('');
@@ -168,7 +229,11 @@ describe.skipIf(!HAS_ANALYZE)('systemd-analyze verify', () => {
   });
 
   it('reports a misspelt key or a bad value', () => {
-    const run = verify(UNITS.indexer, read('indexer').replace('NoNewPrivileges=yes', 'NoNewPrivilege=yes').replace('Restart=on-failure', 'Restart=sometimes'), 'addrsum-indexer@btc.service');
+    const run = verify(
+      UNITS.indexer,
+      read('indexer').replace('NoNewPrivileges=yes', 'NoNewPrivilege=yes').replace('Restart=on-failure', 'Restart=sometimes'),
+      'addrsum-indexer@btc.service',
+    );
     expect(run.stderr).toMatch(/Unknown key 'NoNewPrivilege'/);
     expect(run.stderr).toMatch(/restart specifier.*sometimes/);
   });

@@ -47,7 +47,10 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
   const shouldLog = (status: number): boolean => {
     const t = now();
     for (const s of sampler.due(t)) {
-      logger.warn({ status: Number(s.kind), suppressed: s.suppressed, since: new Date(s.windowStart).toISOString() }, `left out ${s.suppressed} request log lines with status ${s.kind}`);
+      logger.warn(
+        { status: Number(s.kind), suppressed: s.suppressed, since: new Date(s.windowStart).toISOString() },
+        `left out ${s.suppressed} request log lines with status ${s.kind}`,
+      );
     }
     if (!SAMPLED_STATUSES.has(status) || sampler.admit(String(status), t)) return true;
     metrics.logLinesSuppressed.inc({ status: String(status) });

@@ -45,7 +45,12 @@ export function damaged(chain: ChainCode, why: string): ApiError {
 }
 
 export function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
-  return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, { indexedHeight, ...ages }, { 'Retry-After': RETRY_503_SECONDS });
+  return new ApiError(
+    'CHAIN_UNAVAILABLE',
+    `${chain} is not available: ${why}`,
+    { indexedHeight, ...ages },
+    { 'Retry-After': RETRY_503_SECONDS },
+  );
 }
 
 /** How current the answer is, so a caller can judge for itself (seconds; absent when unknown). */
@@ -56,9 +61,14 @@ export function setAgeHeaders(res: Response, ages: Ages): void {
 
 export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
   const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
-  return new ApiError('CHAIN_SYNCING', `the ${chain} index ${where}; answers resume when it has caught up`, { indexedHeight, nodeHeight }, {
-    'Retry-After': RETRY_503_SECONDS,
-  });
+  return new ApiError(
+    'CHAIN_SYNCING',
+    `the ${chain} index ${where}; answers resume when it has caught up`,
+    { indexedHeight, nodeHeight },
+    {
+      'Retry-After': RETRY_503_SECONDS,
+    },
+  );
 }
 
 export function etagOf(handle: ChainHandle, script: Uint8Array, tipHeight: number, tipHash: string): string {

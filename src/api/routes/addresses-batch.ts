@@ -35,12 +35,15 @@ type Parsed = { readonly ok: true; readonly addresses: string[] } | { readonly o
 /** The body as a list of addresses, or why not (kept for after the limiter, which charges one token for it). */
 export function parseBatch(body: unknown, maxAddresses: number): Parsed {
   const fail = (message: string): Parsed => ({ ok: false, error: new ApiError('INVALID_BATCH', message) });
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail('the body must be a JSON object: {"addresses": ["…", …]}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return fail('the body must be a JSON object: {"addresses": ["…", …]}');
   const extra = Object.keys(body).filter((k) => k !== 'addresses');
-  if (extra.length > 0) return fail(`unknown member ${quote(extra[0]!, 20)}; the body is {"addresses": [...]} (ask for the mempool with ?mempool=true)`);
+  if (extra.length > 0)
+    return fail(`unknown member ${quote(extra[0]!, 20)}; the body is {"addresses": [...]} (ask for the mempool with ?mempool=true)`);
   const list = (body as { addresses?: unknown }).addresses;
   if (!Array.isArray(list)) return fail('"addresses" must be an array of address strings');
-  if (list.length === 0 || list.length > maxAddresses) return fail(`"addresses" must hold 1 to ${maxAddresses} addresses, not ${list.length}`);
+  if (list.length === 0 || list.length > maxAddresses)
+    return fail(`"addresses" must hold 1 to ${maxAddresses} addresses, not ${list.length}`);
   const bad = list.findIndex((a) => typeof a !== 'string');
   if (bad >= 0) return fail(`addresses[${bad}] is not a string`);
   return { ok: true, addresses: list as string[] };
@@ -108,7 +111,9 @@ export function batchRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMet
       (req: Request, res: Response) => answer(deps, req, res),
     )
     .all((req: Request) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, { Allow: 'POST' });
+      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
+        Allow: 'POST',
+      });
     });
   return router;
 }

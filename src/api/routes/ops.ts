@@ -33,7 +33,15 @@ export interface ChainReadiness {
 
 function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
   const base = { chain: handle.params.chain, network: handle.params.network, configured: handle.configured };
-  const none = { indexedHeight: null, nodeHeight: null, lag: null, nodeSeenAt: null, nodeSeenAgeSeconds: null, tipTime: null, tipAgeSeconds: null };
+  const none = {
+    indexedHeight: null,
+    nodeHeight: null,
+    lag: null,
+    nodeSeenAt: null,
+    nodeSeenAgeSeconds: null,
+    tipTime: null,
+    tipAgeSeconds: null,
+  };
   switch (state.kind) {
     case 'unavailable':
       return { ...base, ready: false, ...none, reason: state.reason };
@@ -112,7 +120,10 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
       sendJson(res, 200, { status: 'success', data: { ready, chains } });
       return;
     }
-    const message = chains.length === 0 ? 'no chain is configured (set ADDRSUM_BTC_RPC_URL or ADDRSUM_LTC_RPC_URL)' : 'not every configured chain is ready';
+    const message =
+      chains.length === 0
+        ? 'no chain is configured (set ADDRSUM_BTC_RPC_URL or ADDRSUM_LTC_RPC_URL)'
+        : 'not every configured chain is ready';
     sendError(res, new ApiError('NOT_READY', message, { ready, chains }));
   });
 
