@@ -14,6 +14,7 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { CHAIN_CODES, NETWORK_NAMES, type ChainCode, type NetworkName } from './chain/params.js';
+import { CodedError } from './coded-error.js';
 import { packageFile } from './package-root.js';
 
 export const DEFAULTS_FILE = packageFile('config', 'default.toml');
@@ -210,9 +211,10 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
 /** Every environment variable the code reads (for docs and the docker-compose check). */
 export const ENV_VARIABLES: readonly string[] = Object.freeze(['ADDRSUM_CONFIG', ...new Set(ENV_BINDINGS.map((b) => b.name))]);
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
+export class ConfigError extends CodedError<'CONFIG_INVALID'> {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message);
+  }
 }
 
 type Table = Record<string, unknown>;

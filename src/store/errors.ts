@@ -1,4 +1,5 @@
 /** Typed store errors: callers branch on `code`, never on message text. */
+import { CodedError } from '../coded-error.js';
 
 export type StoreErrorCode =
   /** Another process (or connection) holds this database for writing. */
@@ -34,16 +35,7 @@ export type StoreErrorCode =
   /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
   | 'BELOW_BASE';
 
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class StoreError extends CodedError<StoreErrorCode> {}
 
 /**
  * Whether `err` says the database file cannot be used as it is: any failure SQLite reported (better-sqlite3's
