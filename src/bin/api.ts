@@ -79,7 +79,9 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
         if (got.ok) return { ok: true, source: got.value };
         // Answers name the file, not where it lives on this server (the log has the full path).
         const why = got.reason.replaceAll(file, path.basename(file));
-        if (got.damaged) return { ok: false, reason: `its index cannot be read: ${why}`, damaged: true };
+        // A read failure already says so (failed() below); a file found damaged on a check does not yet.
+        if (got.damaged)
+          return { ok: false, reason: why.startsWith('its index') ? why : `its index cannot be read: ${why}`, damaged: true };
         return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : why };
       },
       failed: (err) => {

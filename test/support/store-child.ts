@@ -15,9 +15,10 @@ function main(): void {
   const [mode, path, seedArg, blocksArg] = process.argv.slice(2);
   if (!path) throw new Error('usage: store-child.ts hold|try|churn <db> [seed blocks]');
   if (mode === 'hold') {
-    ChainStore.open(path, OPTS);
+    // Kept reachable: a collected store would close its connections and release the lock it holds.
+    const held = ChainStore.open(path, OPTS);
     process.stdout.write('ready\n');
-    setInterval(() => {}, 1 << 30);
+    setInterval(() => held.tip(), 1 << 30);
   } else if (mode === 'try') {
     try {
       ChainStore.open(path, OPTS).close();
