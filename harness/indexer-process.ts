@@ -2,7 +2,7 @@
  * Runs the real indexer (`src/bin/addrsum-indexer.ts`, as `npm run indexer` does) as a child process, so tests
  * exercise start-up, configuration, signals and SIGKILL exactly as an operator would.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,4 +105,14 @@ export async function killMidCatchUp(
   indexer.kill('SIGKILL');
   await indexer.exited;
   return true;
+}
+
+/** `npm run verify -- --chain X` as an operator runs it, on `dataDir`: its exit status and output. */
+export function runVerifyCli(chain: ChainCode, dataDir: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', chain], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { status: r.status, out: r.stdout + r.stderr };
 }

@@ -7,7 +7,6 @@
  *   exit code ≠ 0, and no index the API would serve;
  * - SIGKILL at three points of a bootstrap, then a restart → exactly the uninterrupted result.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { writeSyntheticSnapshot } from '../../bench/scale-snapshot.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
-import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { runVerifyCli, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 
 const params = chainParams('BTC', 'regtest');
 const REGTEST_MAGIC = 'fabfb5da';
@@ -75,14 +74,7 @@ function snapshotOfChain(chain: BtcChain): { bytes: Buffer; coins: number } {
   return { bytes: Buffer.concat([coreHeader(REGTEST_MAGIC, fromDisplayHex(chain.tip.hash), coins), ...body]), coins };
 }
 
-function runVerify(dataDir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'BTC'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  return { status: r.status, out: r.stdout + r.stderr };
-}
+const runVerify = (dataDir: string) => runVerifyCli('BTC', dataDir);
 
 /** What the API would answer from: null when there is no database or no tip (CHAIN_SYNCING / UNAVAILABLE). */
 function servedTip(dbPath: string): number | null {

@@ -4,7 +4,6 @@
  * every address equals `scantxoutset` and the totals equal `gettxoutsetinfo`; then 10 more blocks and a
  * 3-block reorg are followed and `npm run verify` passes.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { readCoin, readVarInt } from '../../src/chain/snapshot-coin.js';
 import { LTC_HEADER_BYTES } from '../../src/chain/snapshot-format.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
-import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { runVerifyCli, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanAddresses, scanScripts, utxoSetTotals } from '../../harness/regtest-scan.js';
@@ -87,12 +86,7 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     expect(report.totals, phase).toEqual({ sats: totals.totalSats, utxos: totals.txouts });
     expect(report.aggregateDifferences, phase).toBe(0);
     expect(report.chainProblems, phase).toEqual([]);
-    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'LTC'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
-    expect({ status: verify.status, out: verify.stdout + verify.stderr }, phase).toMatchObject({ status: 0 });
+    expect(runVerifyCli('LTC', dataDir), phase).toMatchObject({ status: 0 });
   }
 
   it("bootstraps from the node's own snapshot, then follows 10 blocks and a 3-block reorg", async () => {

@@ -3,7 +3,6 @@
  * (signed spends of every address kind) and serves through a bitcoind stand-in. Expected balances come
  * from the builder's own UTXO model, never from our code.
  */
-import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
 import { HashBlockPublisher } from '../../harness/hashblock-publisher.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
-import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { runVerifyCli, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 
 const params = chainParams('BTC', 'regtest');
 
@@ -44,14 +43,7 @@ function expectIndexEquals(dbPath: string, chain: BtcChain): void {
   expect(report.chainProblems).toEqual([]);
 }
 
-function runVerify(dataDir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'BTC'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  return { status: r.status, out: r.stdout + r.stderr };
-}
+const runVerify = (dataDir: string) => runVerifyCli('BTC', dataDir);
 
 describe('BTC indexer against a built chain', () => {
   const chain = new BtcChain('indexer-btc');

@@ -4,7 +4,6 @@
  * node's own `scantxoutset` and `gettxoutsetinfo` are the ground truth for every address and for the
  * totals; `npm run verify` must find nothing.
  */
-import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import { KeyStore } from '../../src/keys/key-store.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
-import { REPO_ROOT, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { runVerifyCli, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanAddresses, scanScripts, utxoSetTotals } from '../../harness/regtest-scan.js';
@@ -83,12 +82,7 @@ describe('LTC indexer and API against a real litecoind', () => {
     expect(report.totals, phase).toEqual({ sats: totals.totalSats, utxos: totals.txouts });
     expect(report.aggregateDifferences, phase).toBe(0);
     expect(report.chainProblems, phase).toEqual([]);
-    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', 'LTC'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
-      encoding: 'utf8',
-    });
-    expect({ status: verify.status, out: verify.stdout + verify.stderr }, phase).toMatchObject({ status: 0 });
+    expect(runVerifyCli('LTC', dataDir), phase).toMatchObject({ status: 0 });
   }
 
   it('builds a chain with every kind the suite promises', () => {
