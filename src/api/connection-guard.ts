@@ -4,7 +4,7 @@
  *   - At most `maxConnections` open at once. A new connection beyond the cap closes the OLDEST IDLE one
  *     (no request in flight) rather than being refused, so a flood of idle sockets cannot lock out a
  *     health check or a real caller; only when every connection is busy is the new one refused.
- *   - A socket with no traffic for `idleTimeoutMs` is closed (one that connects and never speaks).
+ *   - A socket that sends no request within `idleTimeoutMs` is closed (one that connects and never speaks).
  *   - Every request must be answered within `requestTimeoutMs` of its arrival, however slowly the
  *     client sends or reads; past it the socket is destroyed.
  */
@@ -29,14 +29,22 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
   const counts = { evicted: 0, refused: 0, deadline: 0 };
+  const silentTimers = new Map<Socket, NodeJS.Timeout>();
 
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => {
       sockets.delete(socket);
       busy.delete(socket);
+      clearTimeout(silentTimers.get(socket));
+      silentTimers.delete(socket);
     });
-    socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+    // A plain timer, not socket.setTimeout: that is Node's own keep-alive timer on server sockets, and
+    // taking it over left connections hanging through a worker's graceful close. Cleared by the
+    // connection's first request; between requests Node's keepAliveTimeout closes idle sockets.
+    const silent = setTimeout(() => socket.destroy(), limits.idleTimeoutMs);
+    silent.unref();
+    silentTimers.set(socket, silent);
     if (sockets.size <= limits.maxConnections) return;
     for (const other of sockets) {
       if (other !== socket && !busy.has(other)) {
@@ -53,6 +61,8 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = req.socket;
+    clearTimeout(silentTimers.get(socket));
+    silentTimers.delete(socket);
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
     const deadline = setTimeout(() => {
       counts.deadline++;
