@@ -14,4 +14,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // One place loads the SQLite driver, in the major that is safe on the running Node.
+    files: ['**/*.ts'],
+    ignores: ['src/store/sqlite-driver.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'better-sqlite3',
+              message: 'import it from src/store/sqlite-driver.ts (the safe major for this Node)',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

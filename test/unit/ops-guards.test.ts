@@ -9,7 +9,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite-driver.js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IndexerMetrics } from '../../indexer/metrics.js';

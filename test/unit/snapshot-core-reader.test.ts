@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite-driver.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ByteReader } from '../../src/chain/byte-reader.js';
 import { toDisplayHex } from '../../src/chain/hash.js';
