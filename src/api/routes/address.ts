@@ -14,7 +14,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
-import { chainState, type Ages } from '../chain-state.js';
+import { chainState, type Ages, type ChainState } from '../chain-state.js';
 import { systemClock, type AppDeps, type ChainHandle, type SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
@@ -40,11 +40,11 @@ export function unavailable(chain: ChainCode, why: string): ApiError {
   return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-export function damaged(chain: ChainCode, why: string): ApiError {
+function damaged(chain: ChainCode, why: string): ApiError {
   return new ApiError('INDEX_DAMAGED', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-export function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
+function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
   return new ApiError(
     'CHAIN_UNAVAILABLE',
     `${chain} is not available: ${why}`,
@@ -54,7 +54,7 @@ export function stale(chain: ChainCode, why: string, indexedHeight: number, ages
 }
 
 /** How current the answer is, so a caller can judge for itself (seconds; absent when unknown). */
-export function setAgeHeaders(res: Response, ages: Ages): void {
+function setAgeHeaders(res: Response, ages: Ages): void {
   if (ages.nodeSeenAgeSeconds !== null) res.setHeader('X-Index-Age', String(ages.nodeSeenAgeSeconds));
   if (ages.tipAgeSeconds !== null) res.setHeader('X-Tip-Age', String(ages.tipAgeSeconds));
 }
@@ -77,6 +77,31 @@ export function etagOf(handle: ChainHandle, script: Uint8Array, tipHeight: numbe
   return `"${hash.digest('base64url').slice(0, 27)}"`;
 }
 
+/**
+ * The chain's index when it may answer now (present, readable, fresh, caught up), with the age headers
+ * set; otherwise the 503 that says why. Shared by the single and the batch route.
+ */
+export function answeringState(
+  deps: AppDeps,
+  chain: ChainCode,
+  handle: ChainHandle,
+  res: Response,
+): Extract<ChainState, { kind: 'ready' }> {
+  const state = chainState(handle, deps.settings, (deps.clock ?? systemClock).now());
+  if (state.kind === 'unavailable') throw state.damaged === true ? damaged(chain, state.reason) : unavailable(chain, state.reason);
+  if (state.kind === 'empty') throw syncing(chain, null, null);
+  if (state.kind === 'stale') throw stale(chain, state.reason, state.status.tipHeight, state.ages);
+  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
+  setAgeHeaders(res, state.ages);
+  return state;
+}
+
+/** The first handler of every chain route: an unknown chain answers 404 before any key check. */
+export function checkChain(req: Request, _res: Response, next: NextFunction): void {
+  parseChain(String(req.params.chain));
+  next();
+}
+
 function answer(deps: AppDeps, req: Request, res: Response): void {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
@@ -84,12 +109,7 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const address = String(req.params.address);
   const decoded = addressToScript(handle.params, address);
   if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-  const state = chainState(handle, deps.settings, (deps.clock ?? systemClock).now());
-  if (state.kind === 'unavailable') throw state.damaged === true ? damaged(chain, state.reason) : unavailable(chain, state.reason);
-  if (state.kind === 'empty') throw syncing(chain, null, null);
-  if (state.kind === 'stale') throw stale(chain, state.reason, state.status.tipHeight, state.ages);
-  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
-  setAgeHeaders(res, state.ages);
+  const state = answeringState(deps, chain, handle, res);
   if (mempoolRequested(req)) {
     answerWithMempool(handle, chain, address, decoded.script, state.source, state.status.nodeHeight, req, res);
     return;
@@ -142,10 +162,7 @@ export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiM
   router
     .route(ADDRESS_ROUTE)
     .get(
-      (req: Request, _res: Response, next: NextFunction) => {
-        parseChain(String(req.params.chain));
-        next();
-      },
+      checkChain,
       authenticate(deps.keys, deps.settings, limiter, metrics),
       rateLimit(limiter, deps.settings, metrics),
       (req: Request, res: Response) => answer(deps, req, res),

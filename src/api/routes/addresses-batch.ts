@@ -11,14 +11,13 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { ApiMetrics } from '../../metrics.js';
 import { checkAddress, failBody, mempoolRequested, summaryBody } from '../address-view.js';
-import { chainState } from '../chain-state.js';
-import { systemClock, type AppDeps } from '../deps.js';
+import type { AppDeps } from '../deps.js';
 import { ApiError, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { damaged, parseChain, setAgeHeaders, stale, syncing, unavailable } from './address.js';
+import { answeringState, checkChain, parseChain, syncing, unavailable } from './address.js';
 
 export const BATCH_ROUTE = '/api/v1/:chain/addresses';
 export const DEFAULT_BATCH_MAX = 100;
@@ -63,12 +62,7 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   if (!parsed.ok) throw parsed.error;
   const mempool = mempoolRequested(req);
   const checked = parsed.addresses.map((a) => checkAddress(handle, a));
-  const state = chainState(handle, deps.settings, (deps.clock ?? systemClock).now());
-  if (state.kind === 'unavailable') throw state.damaged === true ? damaged(chain, state.reason) : unavailable(chain, state.reason);
-  if (state.kind === 'empty') throw syncing(chain, null, null);
-  if (state.kind === 'stale') throw stale(chain, state.reason, state.status.tipHeight, state.ages);
-  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
-  setAgeHeaders(res, state.ages);
+  const state = answeringState(deps, chain, handle, res);
   const scripts = checked.flatMap((c) => (c.ok ? [c.script] : []));
   const views = state.source.views(scripts, mempool);
   if (views === null) throw syncing(chain, null, state.status.nodeHeight);
@@ -93,10 +87,7 @@ export function batchRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMet
   router
     .route(BATCH_ROUTE)
     .post(
-      (req: Request, _res: Response, next: NextFunction) => {
-        parseChain(String(req.params.chain));
-        next();
-      },
+      checkChain,
       authenticate(deps.keys, deps.settings, limiter, metrics),
       (req: Request, res: Response, next: NextFunction) => {
         json(req, res, (err?: unknown) => {
