@@ -39,9 +39,11 @@ const GOAL_P99_MS = 5;
 const GOAL_BARE = 0.8;
 const PROFILE_SECONDS = 8;
 const CONNECTIONS = 10;
-const SECONDS = 8;
+/** BENCH_QUICK=1: one short round, no profile, nothing written (for comparing changes while working). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const SECONDS = QUICK ? 4 : 8;
 const WARMUP_SECONDS = 2;
-const ROUNDS = 3;
+const ROUNDS = QUICK ? 1 : 3;
 const RAISED_LIMIT = 1_000_000;
 const UTXOS = 4_000;
 const SCRIPTS = 1_000;
@@ -119,7 +121,7 @@ function spawnNode(prefix: readonly string[], args: string[], options: Parameter
 }
 
 /** An LTC mainnet index with UTXOS outputs over SCRIPTS scripts; returns the target address and its sums. */
-function buildIndex(dataDir: string): { address: string; balance: number; tipHeight: number } {
+export function buildIndex(dataDir: string): { address: string; balance: number; tipHeight: number } {
   const store = ChainStore.open(chainDbPath(dataDir, 'LTC'), { chain: 'LTC', network: 'mainnet' });
   try {
     const chain = new SyntheticChain('request-bench');
@@ -151,7 +153,11 @@ function buildIndex(dataDir: string): { address: string; balance: number; tipHei
   }
 }
 
-async function startApi(dir: string, prefix: readonly string[], nodeFlags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+export async function startApi(
+  dir: string,
+  prefix: readonly string[],
+  nodeFlags: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   const configFile = path.join(dir, 'bench.toml');
   writeFileSync(configFile, `[api.tiers.private]\nrate = ${RAISED_LIMIT}\nburst = ${RAISED_LIMIT}\n`);
   const logFile = path.join(dir, `api-${Date.now()}.log`);
@@ -167,7 +173,7 @@ async function startApi(dir: string, prefix: readonly string[], nodeFlags: strin
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
-  for (let waited = 0; waited < 60_000; waited += 50) {
+  for (let waited = 0; waited < 300_000; waited += 50) {
     const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(readFileSync(logFile, 'utf8'));
     if (m) return { child, url: `http://127.0.0.1:${m[1]}` };
     if (child.exitCode !== null) break;
@@ -182,7 +188,7 @@ async function startApi(dir: string, prefix: readonly string[], nodeFlags: strin
  * with the API's route pattern, both answering the fixed body with Content-Type and Content-Length only.
  * The Express one is not the goal's reference; it shows how much of the gap is the framework's floor.
  */
-const REFERENCE_SERVERS = `
+export const REFERENCE_SERVERS = `
 const http = require('node:http');
 const express = require('express');
 const body = Buffer.from(process.env.BENCH_BODY, 'utf8');
@@ -196,7 +202,10 @@ bare.listen(0, '127.0.0.1', () => framed.listen(0, '127.0.0.1', () =>
   process.stdout.write(JSON.stringify({ bare: bare.address().port, express: framed.address().port }) + '\\n')));
 `;
 
-async function startReferences(body: string, prefix: readonly string[]): Promise<{ child: ChildProcess; bare: string; express: string }> {
+export async function startReferences(
+  body: string,
+  prefix: readonly string[],
+): Promise<{ child: ChildProcess; bare: string; express: string }> {
   const child = spawnNode(prefix, ['--input-type=commonjs', '-e', REFERENCE_SERVERS], {
     cwd: REPO_ROOT,
     env: { ...process.env, BENCH_BODY: body },
@@ -274,7 +283,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function createKey(dir: string): string {
+export function createKey(dir: string): string {
   const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
   const { key } = keys.create('private', 'request bench');
   keys.close();
@@ -362,7 +371,7 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
       }
     }
     await stopChild(apiServer.child);
-    const layers = await profileApi(dir, serverPrefix, route, headers);
+    const layers = QUICK && !process.env.BENCH_KEEP_PROFILE ? null : await profileApi(dir, serverPrefix, route, headers);
 
     const [apiFig, bareFig, expressFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures];
     const perRound = (ref: number): number[] => rounds[0]!.map((a, i) => a.rps / rounds[ref]![i]!.rps);
@@ -387,7 +396,7 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
 
     const line = (name: string, f: LoadFigures): string =>
       `  ${name.padEnd(8)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50Ms.toFixed(2)} ms  p99 ${f.p99Ms.toFixed(2)} ms  ` +
-      `server CPU ${f.serverCpu?.toFixed(2) ?? '?'} s/s  non-2xx ${f.non2xx}/${f.responses}  errors ${f.errors}`;
+      `server CPU ${f.serverCpu?.toFixed(2) ?? '?'} s/s (${f.serverCpu === null ? '?' : ((f.serverCpu / f.rps) * 1e6).toFixed(0)} µs/req)  non-2xx ${f.non2xx}/${f.responses}  errors ${f.errors}`;
     console.log(
       `request: ${CONNECTIONS} connections, ${ROUNDS} rotated rounds of ${SECONDS} s per server, ${pinned ? 'servers on core 0, load on core 1' : 'not pinned'}`,
     );
@@ -400,7 +409,7 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     );
     for (const l of layers ?? []) console.log(`  ${(l.share * 100).toFixed(1).padStart(5)} %  ${l.layer}`);
 
-    if (opts.write !== false) writeSection('request', report(result, index.address, body.length));
+    if (opts.write !== false && !QUICK) writeSection('request', report(result, index.address, body.length));
     return result;
   } finally {
     for (const child of children) await stopChild(child);

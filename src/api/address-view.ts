@@ -3,7 +3,7 @@
  * (an error value, never thrown, so a batch can answer it in place) and the JSend body of one address.
  * A batch entry is byte for byte the body the single route answers for that address at the same tip.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import { CoinDelta, Coins } from '../chain/amount.js';
 import { addressToScript, scriptToAddress } from '../chain/address.js';
@@ -64,10 +64,14 @@ export function failBody(error: ApiError): object {
   return jsendBody(error);
 }
 
-/** ETag of a mempool answer: the confirmed tip and this script's deltas, so it changes exactly when the body may. */
-export function mempoolEtag(handle: ChainHandle, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): string {
+/**
+ * ETag of an address answer: a digest of chain, network, script and the tip (and, for a mempool answer,
+ * the script's deltas), so it changes exactly when the body may.
+ */
+export function etagOf(handle: ChainHandle, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): string {
   const { chain, network } = handle.params;
   const u = view.unconfirmed;
-  const text = `v1m|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}|${u?.balanceSats ?? 0}|${u?.utxoCount ?? 0}|${u?.txCount ?? 0}`;
-  return `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+  const mempool = u ? `|m|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : '';
+  const text = `v1|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}${mempool}`;
+  return `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }

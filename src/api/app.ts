@@ -8,7 +8,7 @@ import { systemClock, type AppDeps } from './deps.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';
 import { rejectMalformedUrl } from './middleware/malformed-url.js';
 import { requestContext } from './middleware/request-context.js';
-import { addressRouter } from './routes/address.js';
+import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { TokenBucketLimiter } from './token-bucket.js';
@@ -26,11 +26,13 @@ export function createApp(deps: AppDeps): Express {
   // The one query parameter (`mempool`, address-view.ts) is read where it is used: do not parse the rest.
   app.set('query parser', () => ({}));
   app.set('trust proxy', deps.settings.trustProxyHops > 0 ? deps.settings.trustProxyHops : false);
+  // Paths are case-sensitive as documented; only the chain segment is case-insensitive (by parseChain).
+  app.set('case sensitive routing', true);
 
   app.use(requestContext(logger, metrics, () => clock.now()));
   app.use(rejectMalformedUrl);
-  // The address route first: it takes nearly every request, and the paths of the two never overlap.
-  app.use(addressRouter(deps, limiter, metrics));
+  // The address route first: it takes nearly every request, and the paths of the others never overlap.
+  mountAddressRoute(app, deps, limiter, metrics);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
   app.use(unmatched);

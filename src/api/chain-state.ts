@@ -62,6 +62,22 @@ export function staleness(ages: Ages, settings: Freshness): string | null {
   return null;
 }
 
+/** What a read status allows: stale, too far behind the node, or ready to answer. */
+export type Judgement =
+  | { readonly kind: 'stale'; readonly ages: Ages; readonly reason: string }
+  | { readonly kind: 'syncing'; readonly ages: Ages; readonly lag: number }
+  | { readonly kind: 'ready'; readonly ages: Ages; readonly lag: number | null };
+
+/** The freshness and lag checks above, on a status read by the caller (alone, or with the answer it guards). */
+export function judge(status: IndexStatus, settings: ChainStateSettings, now: number): Judgement {
+  const ages = agesOf(status, now);
+  const stale = staleness(ages, settings);
+  if (stale !== null) return { kind: 'stale', ages, reason: stale };
+  const lag = lagOf(status);
+  if (lag !== null && lag > settings.syncLagBlocks) return { kind: 'syncing', ages, lag };
+  return { kind: 'ready', ages, lag };
+}
+
 export function chainState(handle: ChainHandle, settings: ChainStateSettings, now: number): ChainState {
   const acquired = handle.acquire();
   if (!acquired.ok) return { kind: 'unavailable', reason: acquired.reason, ...(acquired.damaged === true && { damaged: true }) };
@@ -75,10 +91,5 @@ export function chainState(handle: ChainHandle, settings: ChainStateSettings, no
     return { kind: 'unavailable', reason: failure.reason, ...(failure.damaged && { damaged: true }) };
   }
   if (status === null) return { kind: 'empty', source };
-  const ages = agesOf(status, now);
-  const stale = staleness(ages, settings);
-  if (stale !== null) return { kind: 'stale', source, status, ages, reason: stale };
-  const lag = lagOf(status);
-  if (lag !== null && lag > settings.syncLagBlocks) return { kind: 'syncing', source, status, ages, lag };
-  return { kind: 'ready', source, status, ages, lag };
+  return { ...judge(status, settings, now), source, status };
 }

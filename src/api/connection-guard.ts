@@ -24,30 +24,34 @@ export interface ConnectionGuard {
   readonly counts: { evicted: number; refused: number; deadline: number };
 }
 
+/** Per connection: requests not yet done, and the one deadline timer they share (made on first request). */
+interface SocketState {
+  busy: number;
+  silent: NodeJS.Timeout | null;
+  deadline: NodeJS.Timeout | null;
+}
+
 export function guardConnections(server: http.Server, limits: ConnectionLimits): ConnectionGuard {
   // Insertion order = age: the first idle entry is the oldest idle connection.
-  const sockets = new Set<Socket>();
-  const busy = new Map<Socket, number>();
+  const sockets = new Map<Socket, SocketState>();
   const counts = { evicted: 0, refused: 0, deadline: 0 };
-  const silentTimers = new Map<Socket, NodeJS.Timeout>();
 
   server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => {
-      sockets.delete(socket);
-      busy.delete(socket);
-      clearTimeout(silentTimers.get(socket));
-      silentTimers.delete(socket);
-    });
     // A plain timer, not socket.setTimeout: that is Node's own keep-alive timer on server sockets, and
     // taking it over left connections hanging through a worker's graceful close. Cleared by the
     // connection's first request; between requests Node's keepAliveTimeout closes idle sockets.
     const silent = setTimeout(() => socket.destroy(), limits.idleTimeoutMs);
     silent.unref();
-    silentTimers.set(socket, silent);
+    const state: SocketState = { busy: 0, silent, deadline: null };
+    sockets.set(socket, state);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      clearTimeout(state.silent ?? undefined);
+      clearTimeout(state.deadline ?? undefined);
+    });
     if (sockets.size <= limits.maxConnections) return;
-    for (const other of sockets) {
-      if (other !== socket && !busy.has(other)) {
+    for (const [other, o] of sockets) {
+      if (other !== socket && o.busy === 0) {
         counts.evicted++;
         sockets.delete(other);
         other.destroy();
@@ -61,33 +65,36 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const socket = req.socket;
-    clearTimeout(silentTimers.get(socket));
-    silentTimers.delete(socket);
-    busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    const deadline = setTimeout(() => {
-      counts.deadline++;
-      socket.destroy();
-    }, limits.requestTimeoutMs);
-    deadline.unref();
+    const state = sockets.get(socket);
+    if (state === undefined) return;
+    if (state.silent !== null) {
+      clearTimeout(state.silent);
+      state.silent = null;
+    }
+    // One timer per connection, re-armed (not re-made) as its requests come and go: a keep-alive
+    // connection answering millions of requests holds one timer and one listener, not one per request.
+    if (state.deadline === null) {
+      state.deadline = setTimeout(() => {
+        if (state.busy === 0) return;
+        counts.deadline++;
+        socket.destroy();
+      }, limits.requestTimeoutMs);
+      state.deadline.unref();
+    } else if (state.busy === 0) {
+      state.deadline.refresh();
+    }
+    state.busy++;
     // Done only when both are: an answer sent early (before the body was read) must not free a
     // client that keeps trickling an unread body, which Node goes on reading on the same socket.
-    let answered = false;
-    let received = req.complete;
-    const settle = (): void => {
-      if (answered && received) clearTimeout(deadline);
+    let pending = req.complete ? 1 : 2;
+    const done = (): void => {
+      if (--pending > 0) return;
+      state.busy--;
+      // A pipelined request behind this one gets its own full window from now.
+      if (state.busy > 0) state.deadline!.refresh();
     };
-    req.once('end', () => {
-      received = true;
-      settle();
-    });
-    res.once('close', () => {
-      answered = true;
-      settle();
-      const left = (busy.get(socket) ?? 1) - 1;
-      if (left > 0) busy.set(socket, left);
-      else busy.delete(socket);
-    });
-    socket.once('close', () => clearTimeout(deadline));
+    if (!req.complete) req.once('end', done);
+    res.once('close', done);
   });
 
   return { open: () => sockets.size, counts };

@@ -11,18 +11,6 @@ import type { RateLimiter, TierLimits } from './token-bucket.js';
 
 export type { TierLimits };
 
-/**
- * One address's aggregate, true at the named tip, with the node height the indexer last recorded (all
- * read by one SQL statement, so the request's lag check and answer come from one snapshot).
- */
-export interface AddressSummary {
-  readonly balanceSats: number;
-  readonly utxoCount: number;
-  readonly tipHeight: number;
-  readonly tipHash: string;
-  readonly nodeHeight: number | null;
-}
-
 /** The index's tip and the node height the indexer last saw (null when the node was never reached). */
 export interface IndexStatus {
   readonly tipHeight: number;
@@ -32,6 +20,15 @@ export interface IndexStatus {
   readonly nodeSeenAt: Date | null;
   /** The tip block's header time; null/absent when unknown. */
   readonly tipTime?: Date | null;
+}
+
+/**
+ * One address's aggregate with the index status it is true at (all read by one SQL statement, so the
+ * request's freshness and lag checks and its answer come from one snapshot).
+ */
+export interface AddressSummary extends IndexStatus {
+  readonly balanceSats: number;
+  readonly utxoCount: number;
 }
 
 /** A script's mempool deltas: Δ balance and Δ UTXO count may be negative; txCount = mempool transactions touching it. */
@@ -48,10 +45,8 @@ export interface ScriptView {
   readonly unconfirmed?: MempoolDelta;
 }
 
-/** Many scripts read in one snapshot, all true at the one tip named. */
-export interface ScriptViews {
-  readonly tipHeight: number;
-  readonly tipHash: string;
+/** Many scripts read in one snapshot, all true at the one status (tip) named. */
+export interface ScriptViews extends IndexStatus {
   readonly items: readonly ScriptView[];
 }
 

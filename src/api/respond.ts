@@ -14,7 +14,7 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   const text = stringifyWithCoins(body);
-  res.status(status);
+  res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

@@ -28,6 +28,8 @@ export interface WatchedFileEvents {
 
 export class WatchedFile<T extends { close(): void }> {
   private value: T | null = null;
+  /** The answer while the file is open and unchanged, made once per open: get() runs on every request. */
+  private held: Watched<T> | null = null;
   private identity: FileIdentity | null = null;
   private nextTry = 0;
   private lastError: { text: string; damaged: boolean } | null = null;
@@ -50,10 +52,10 @@ export class WatchedFile<T extends { close(): void }> {
     if (this.value) {
       if (sameFile(now, this.identity)) {
         const t = this.clock.now();
-        if (t < this.nextValidate) return { ok: true, value: this.value };
+        if (t < this.nextValidate) return this.held!;
         this.nextValidate = t + this.retryMs;
         const problem = this.validate(this.path);
-        if (problem === null) return { ok: true, value: this.value };
+        if (problem === null) return this.held!;
         this.events.onOpenError?.(new Error(problem));
         this.drop(problem);
         return { ok: false, reason: problem, damaged: true };
@@ -70,10 +72,11 @@ export class WatchedFile<T extends { close(): void }> {
       const problem = this.validate(this.path);
       if (problem !== null) throw new DamagedFile(problem);
       this.value = this.open();
+      this.held = { ok: true, value: this.value };
       this.identity = now;
       this.nextValidate = t + this.retryMs;
       this.lastError = null;
-      return { ok: true, value: this.value };
+      return this.held;
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       if (text !== this.lastError?.text) this.events.onOpenError?.(err);
@@ -92,6 +95,7 @@ export class WatchedFile<T extends { close(): void }> {
   close(): void {
     const value = this.value;
     this.value = null;
+    this.held = null;
     this.identity = null;
     value?.close();
   }

@@ -71,12 +71,17 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
       truncationProblem,
     );
     closers.push(() => reader.close());
+    let held: { ok: true; source: ChainReader } | null = null;
     chains.set(chain, {
       params,
       configured: true,
       acquire: () => {
         const got = reader.get();
-        if (got.ok) return { ok: true, source: got.value };
+        if (got.ok) {
+          // One answer object per opened reader, not one per request.
+          if (held?.source !== got.value) held = { ok: true, source: got.value };
+          return held;
+        }
         // Answers name the file, not where it lives on this server (the log has the full path).
         const why = got.reason.replaceAll(file, path.basename(file));
         // A read failure already says so (failed() below); a file found damaged on a check does not yet.

@@ -30,10 +30,19 @@ export function parseCoins(text: string): number {
   return sats;
 }
 
+// A sentinel no JSON string escape can produce: JSON.stringify writes U+0000 as "\u0000".
+const MARK = '\u0000coins:';
+const MARKED = /"\\u0000coins:(-?\d+)"/g;
+
 /** Marks a satoshi amount that must be written into JSON as a coin number with exactly 8 decimals. */
 export class Coins {
   constructor(readonly sats: number) {
     if (!isSats(sats)) throw new RangeError(`not a satoshi amount: ${String(sats)}`);
+  }
+
+  /** The sentinel stringifyWithCoins turns into the number (toJSON, not a replacer: JSON.stringify stays on its fast path for every other value). */
+  toJSON(): string {
+    return MARK + this.sats;
   }
 }
 
@@ -42,6 +51,10 @@ export class CoinDelta {
   constructor(readonly sats: number) {
     if (!isSats(Math.abs(sats))) throw new RangeError(`not a satoshi delta: ${String(sats)}`);
   }
+
+  toJSON(): string {
+    return MARK + this.sats;
+  }
 }
 
 /** `-123` → `"-0.00000123"`; non-negative amounts as formatCoins. */
@@ -49,15 +62,11 @@ export function formatCoinDelta(sats: number): string {
   return sats < 0 ? `-${formatCoins(-sats)}` : formatCoins(sats);
 }
 
-// A sentinel no JSON string escape can produce: JSON.stringify writes U+0000 as "\u0000".
-const MARK = '\u0000coins:';
-const MARKED = /"\\u0000coins:(-?\d+)"/g;
-
 /**
  * JSON.stringify, except that every `Coins` value is written as a number literal with exactly
  * 8 decimals (`0.00000123`, never `1.23e-7`). Node 20 lacks JSON.rawJSON, hence the sentinel.
  */
 export function stringifyWithCoins(value: unknown): string {
-  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof Coins || v instanceof CoinDelta ? `${MARK}${v.sats}` : v));
+  const text = JSON.stringify(value);
   return text.replace(MARKED, (_m, sats: string) => formatCoinDelta(Number(sats)));
 }

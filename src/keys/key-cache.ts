@@ -1,8 +1,11 @@
 /**
  * The API's key check, answered from memory. keys.sqlite is loaded whole (it holds one small row per
  * key) and reloaded before a request is checked whenever the file changed:
- *   - the same file was written by the keys CLI: `PRAGMA data_version` on our read-only connection
- *     moves whenever another connection commits (a reading of the file header, no table read);
+ *   - the same file was written by the keys CLI: the file change counter in the SQLite header (bytes
+ *     24–27), which every commit in rollback-journal mode moves (the keys store uses journal_mode=DELETE),
+ *     read with one pread on a descriptor we keep. A file switched to WAL does not move it per commit:
+ *     then `PRAGMA data_version` on our read-only connection is asked instead, which costs a read
+ *     transaction (file locks) per request;
  *   - the name now points to another file (a restored backup, `cp keys.sqlite k && mv k keys.sqlite`):
  *     its (dev, ino) differs from the one we opened, so we reopen by name and reload.
  * Both checks run on every request that presents a well-formed key, so a revocation or a new key
@@ -13,6 +16,7 @@
  * of a real key was guessed.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
 import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
@@ -44,9 +48,17 @@ export interface KeyCacheEvents {
 /** A file that failed to open is tried again after this long, or at once when the name points elsewhere. */
 const RETRY_MS = 1000;
 
+/** Offsets in the SQLite file header: the file change counter, and the read version (2 = WAL). */
+const CHANGE_COUNTER_AT = 24;
+const READ_VERSION_AT = 18;
+const WAL_VERSION = 2;
+
 export class KeyCache implements KeyVerifier {
   private db: SqliteDatabase | null = null;
   private dataVersion: SqliteStatement<[], number> | null = null;
+  /** A descriptor on the opened file, for the change counter (null while using data_version). */
+  private fd: number | null = null;
+  private readonly header = Buffer.alloc(4);
   private opened: FileIdentity | null = null;
   private version = -1;
   private keys = new Map<string, CachedKey>();
@@ -84,9 +96,18 @@ export class KeyCache implements KeyVerifier {
 
   close(): void {
     if (this.db?.open) this.db.close();
+    if (this.fd !== null) closeSync(this.fd);
     this.db = null;
+    this.fd = null;
     this.dataVersion = null;
     this.opened = null;
+  }
+
+  /** The opened file's version now: its change counter, or data_version for a file in WAL mode. */
+  private currentVersion(): number {
+    if (this.fd === null) return this.dataVersion!.get()!;
+    if (readSync(this.fd, this.header, 0, 4, CHANGE_COUNTER_AT) !== 4) throw new Error(`${this.file} is shorter than an SQLite header`);
+    return this.header.readUInt32BE(0);
   }
 
   /** Brings the cache level with the file: the checks above, then a reload only when something changed. */
@@ -109,7 +130,7 @@ export class KeyCache implements KeyVerifier {
           const problem = truncationProblem(this.file);
           if (problem !== null) throw new Error(problem);
         }
-        if (this.dataVersion!.get() !== this.version) this.load('changed');
+        if (this.currentVersion() !== this.version) this.load('changed');
         return;
       }
       if (this.failed !== null && sameFile(current, this.failed.file) && this.now() - this.failed.at < RETRY_MS) return;
@@ -117,8 +138,12 @@ export class KeyCache implements KeyVerifier {
       this.close();
       this.db = new Database(this.file, { readonly: true, fileMustExist: true });
       this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
-      // The identity read before opening: if the name moved again in between, the next request sees a
-      // mismatch and reopens, so a race costs one extra reload, never a stale cache.
+      // The descriptor, like the connection, is opened after the identity was read: if the name moved
+      // again in between, the next request sees a mismatch and reopens, so a race costs one extra
+      // reload, never a stale cache. Both must be the file that identity names, or neither is used.
+      const fd = openSync(this.file, 'r');
+      this.fd = fd;
+      if (!sameFile(current, fstatSync(fd))) throw new Error(`${this.file} was replaced while it was being opened`);
       this.opened = current;
       this.load(why);
       this.failed = null;
@@ -133,12 +158,16 @@ export class KeyCache implements KeyVerifier {
 
   private load(why: 'opened' | 'changed' | 'replaced'): void {
     const db = this.db!;
-    // Version and rows from one read transaction: a commit between them would otherwise leave rows older
-    // than the version we record, and that change would never be loaded.
-    const { version, rows } = db.transaction(() => ({
-      version: this.dataVersion!.get()!,
-      rows: db.prepare<[], Row>('SELECT id, digest, tier, revoked_at FROM api_keys').all(),
-    }))();
+    // Version and rows from one read transaction (its shared lock keeps writers out): a commit between
+    // them would otherwise leave rows older than the version we record, and that change would never be loaded.
+    const { version, rows } = db.transaction(() => {
+      const rows = db.prepare<[], Row>('SELECT id, digest, tier, revoked_at FROM api_keys').all();
+      if (this.fd !== null && readSync(this.fd, this.header, 0, 2, READ_VERSION_AT) === 2 && this.header[0] === WAL_VERSION) {
+        closeSync(this.fd);
+        this.fd = null;
+      }
+      return { version: this.currentVersion(), rows };
+    })();
     const keys = new Map<string, CachedKey>();
     for (const row of rows) {
       if (!isTier(row.tier)) throw new Error(`keys.sqlite: key ${row.id} has an unknown tier`);

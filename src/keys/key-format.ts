@@ -9,7 +9,7 @@
  * Only SHA-256(key text) is stored. A fast hash is right here (unlike passwords): the input has 256 bits
  * of entropy, so there is nothing to brute-force, and a slow hash would cost every request.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'asum_';
 export const KEY_RANDOM_BYTES = 32;
@@ -40,7 +40,7 @@ export function isWellFormedKey(value: string): boolean {
 }
 
 export function keyDigest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer') as unknown as Buffer;
 }
 
 /** Public key id shown by `keys list` and written to logs: random, unrelated to the secret. */

@@ -18,14 +18,10 @@ import type Database from 'better-sqlite3';
 
 export { StoreError, type StoreErrorCode } from './errors.js';
 
-export interface ScriptSummary {
+/** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
+export interface ScriptSummary extends ChainStatus {
   balanceSats: number;
   utxoCount: number;
-  tipHeight: number;
-  /** Display (byte-reversed) hex. */
-  tipHash: string;
-  /** The node's height as last recorded by the indexer (null when never reached): the caller's lag check. */
-  nodeHeight: number | null;
 }
 
 /** A script's mempool deltas (mempool-store.ts); zeros when no mempool transaction touches it. */
@@ -42,26 +38,23 @@ export interface ScriptView {
   unconfirmed?: MempoolDelta;
 }
 
-/** Many scripts read in one snapshot: every view is true at the one tip named. */
-export interface ScriptViews {
-  tipHeight: number;
-  tipHash: string;
+/** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
+export interface ScriptViews extends ChainStatus {
   items: ScriptView[];
 }
 
 export interface ChainStatus {
   tipHeight: number;
+  /** Display (byte-reversed) hex. */
   tipHash: string;
+  /** The node's height as last recorded by the indexer (null when never reached). */
   nodeHeight: number | null;
   nodeSeenAt: Date | null;
   /** The tip block's header time; null for an index written before it was recorded (or just after a rollback). */
   tipTime: Date | null;
 }
 
-interface SummaryRow {
-  tip_height: number | null;
-  tip_hash: Buffer | null;
-  node_height: number | null;
+interface SummaryRow extends StatusRow {
   balance: number | null;
   utxo_count: number | null;
 }
@@ -83,6 +76,9 @@ interface StatusRow {
 }
 
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
+const STATUS_COLUMNS =
+  `${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META('node_height')} AS node_height, ` +
+  `${META('node_seen_at')} AS node_seen_at, ${META('tip_time')} AS tip_time`;
 
 export class ChainReader {
   private readonly summaryStmt: Database.Statement<[Buffer], SummaryRow>;
@@ -99,15 +95,9 @@ export class ChainReader {
   ) {
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
-      `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META('node_height')} AS node_height, ` +
-        's.balance, s.utxo_count ' +
-        'FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?',
+      `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
     );
-    this.statusStmt = db.prepare(
-      `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ` +
-        `${META('node_height')} AS node_height, ${META('node_seen_at')} AS node_seen_at, ` +
-        `${META('tip_time')} AS tip_time`,
-    );
+    this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.confirmedStmt = db.prepare(
       'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
         'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k',
@@ -119,11 +109,10 @@ export class ChainReader {
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
     this.readViews = db.transaction((keys: Buffer[], mempool: boolean): ScriptViews | null => {
-      const tip = this.statusStmt.get()!;
-      if (tip.tip_height === null || tip.tip_hash === null) return null;
+      const status = this.toStatus(this.statusStmt.get()!);
+      if (status === null) return null;
       const stmt = mempool ? this.withMempoolStmt : this.confirmedStmt;
-      const items = keys.map((key) => toView(stmt.get(key)!, mempool));
-      return { tipHeight: tip.tip_height, tipHash: toDisplayHex(tip.tip_hash), items };
+      return { ...status, items: keys.map((key) => toView(stmt.get(key)!, mempool)) };
     });
   }
 
@@ -145,19 +134,13 @@ export class ChainReader {
   }
 
   /**
-   * Balance and UTXO count of a scriptPubKey at the indexed tip; zeros for a script never seen, null
-   * while nothing is indexed.
+   * Balance and UTXO count of a scriptPubKey with the index status they are true at (one statement);
+   * zeros for a script never seen, null while nothing is indexed.
    */
   summary(script: Uint8Array): ScriptSummary | null {
     const row = this.summaryStmt.get(scriptKey(script))!;
-    if (row.tip_height === null || row.tip_hash === null) return null;
-    return {
-      balanceSats: row.balance ?? 0,
-      utxoCount: row.utxo_count ?? 0,
-      tipHeight: row.tip_height,
-      tipHash: this.tipHex(row.tip_hash),
-      nodeHeight: row.node_height,
-    };
+    const status = this.toStatus(row);
+    return status === null ? null : { ...status, balanceSats: row.balance ?? 0, utxoCount: row.utxo_count ?? 0 };
   }
 
   /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
@@ -181,11 +164,14 @@ export class ChainReader {
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {
-    const row = this.statusStmt.get()!;
+    return this.toStatus(this.statusStmt.get()!);
+  }
+
+  private toStatus(row: StatusRow): ChainStatus | null {
     if (row.tip_height === null || row.tip_hash === null) return null;
     return {
       tipHeight: row.tip_height,
-      tipHash: toDisplayHex(row.tip_hash),
+      tipHash: this.tipHex(row.tip_hash),
       nodeHeight: row.node_height,
       nodeSeenAt: row.node_seen_at === null ? null : new Date(row.node_seen_at),
       tipTime: row.tip_time === null ? null : new Date(row.tip_time * 1000),

@@ -35,9 +35,9 @@ export class FakeIndex implements SummarySource {
   nodeHeight: number | null = 100;
   nodeSeenAt: Date | null = new Date('2025-01-01T00:00:00Z');
   tipTime: Date | null = null;
-  /** Thrown by summary() and status() (a damaged file). */
+  /** Thrown by every read (a damaged file). */
   failure: Error | null = null;
-  /** Nothing indexed yet: summary() and status() answer null. */
+  /** Nothing indexed yet: every read answers null. */
   empty = false;
   lookups = 0;
 
@@ -47,10 +47,10 @@ export class FakeIndex implements SummarySource {
 
   summary(script: Uint8Array): AddressSummary | null {
     this.lookups += 1;
-    if (this.failure) throw this.failure;
-    if (this.empty) return null;
+    const status = this.status();
+    if (status === null) return null;
     const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
-    return { ...found, tipHeight: this.tipHeight, tipHash: this.tipHash, nodeHeight: this.nodeHeight };
+    return { ...status, ...found };
   }
 
   setMempool(scriptHex: string, delta: MempoolDelta): void {
@@ -59,13 +59,14 @@ export class FakeIndex implements SummarySource {
 
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
     this.lookups += 1;
-    if (this.empty) return null;
+    const status = this.status();
+    if (status === null) return null;
     const items = scripts.map((script) => {
       const hex = Buffer.from(script).toString('hex');
       const found = this.balances.get(hex) ?? { balanceSats: 0, utxoCount: 0 };
       return mempool ? { ...found, unconfirmed: this.mempool.get(hex) ?? { balanceSats: 0, utxoCount: 0, txCount: 0 } } : { ...found };
     });
-    return { tipHeight: this.tipHeight, tipHash: this.tipHash, items };
+    return { ...status, items };
   }
 
   status(): IndexStatus | null {

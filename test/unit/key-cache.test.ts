@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import { generateKey } from '../../src/keys/key-format.js';
 import { KeyStore } from '../../src/keys/key-store.js';
+import Database from '../../src/store/sqlite-driver.js';
 import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
 
 let dir: string;
@@ -85,6 +86,29 @@ describe('key cache', () => {
     expect(cache.verify(key).ok).toBe(true);
     withStore((s) => s.revoke(record.id));
     expect(cache.verify(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('applies revocations on the next request one after another (the header change counter moves per commit)', () => {
+    const made = Array.from({ length: 5 }, (_, i) => withStore((s) => s.create('default', `k${i}`)));
+    for (const { key, record } of made) {
+      expect(cache.verify(key).ok).toBe(true);
+      withStore((s) => s.revoke(record.id));
+      expect(cache.verify(key)).toEqual({ ok: false, reason: 'revoked' });
+    }
+  });
+
+  it('applies a revocation on the next request in a file switched to WAL (no counter move: data_version decides)', () => {
+    const { key, record } = withStore((s) => s.create('default', 'wal'));
+    const writer = new Database(file);
+    try {
+      writer.pragma('journal_mode = WAL');
+      expect(cache.verify(key).ok).toBe(true);
+      // The writer stays open, so its commit sits in the WAL and the main file's header is not rewritten.
+      writer.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
+      expect(cache.verify(key)).toEqual({ ok: false, reason: 'revoked' });
+    } finally {
+      writer.close();
+    }
   });
 
   it('follows a replaced file: revocation in it, and a key that only the new file holds', () => {

@@ -268,6 +268,39 @@ describe('connection guard', () => {
     }
   });
 
+  it('holds one timer and one close listener per keep-alive connection, and still times out its later requests', async () => {
+    const w = buildWorld();
+    const server = createHttpServer(w.app, pino({ level: 'silent' }), { requestTimeoutMs: 1000, checkIntervalMs: 200 });
+    const serverSockets: net.Socket[] = [];
+    server.on('connection', (sock: net.Socket) => serverSockets.push(sock));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const s = net.connect({ host: '127.0.0.1', port });
+      s.on('error', () => undefined);
+      await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+      let received = '';
+      s.on('data', (c: Buffer) => (received += c.toString('latin1')));
+      for (let i = 1; i <= 300; i++) {
+        s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+        while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < i) await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(serverSockets).toHaveLength(1);
+      // Before: one 'close' listener (and one timer) per request was left on the socket until it closed.
+      expect(serverSockets[0]!.listenerCount('close')).toBeLessThan(10);
+      s.write('GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n');
+      const timer = setInterval(() => s.write('a'), 100);
+      const started = Date.now();
+      await new Promise<void>((resolve) => s.once('close', () => resolve()));
+      clearInterval(timer);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      w.cleanup();
+    }
+  });
+
   it('closes a request that is not done within requestTimeoutMs (a body trickled byte by byte)', async () => {
     const w = buildWorld();
     const server = createHttpServer(w.app, pino({ level: 'silent' }), { requestTimeoutMs: 1000, checkIntervalMs: 200 });

@@ -393,6 +393,8 @@ describe('on a file, with a reader', () => {
         tipHeight: 1,
         tipHash: toDisplayHex(c.blocks[1]!.hash),
         nodeHeight: null,
+        nodeSeenAt: null,
+        tipTime: null,
       });
       store.applyBlocks([c.blocks[2]!]);
       expect(reader.summary(a)).toEqual({
@@ -401,6 +403,8 @@ describe('on a file, with a reader', () => {
         tipHeight: 2,
         tipHash: toDisplayHex(c.blocks[2]!.hash),
         nodeHeight: null,
+        nodeSeenAt: null,
+        tipTime: null,
       });
       expect(reader.summary(p2pkh(rng))).toEqual({
         balanceSats: 0,
@@ -408,6 +412,8 @@ describe('on a file, with a reader', () => {
         tipHeight: 2,
         tipHash: toDisplayHex(c.blocks[2]!.hash),
         nodeHeight: null,
+        nodeSeenAt: null,
+        tipTime: null,
       });
       expect(reader.status()).toEqual({
         tipHeight: 2,

@@ -7,7 +7,7 @@
  * `badkey:` bucket (api.invalidKeys), and once that is empty the request is refused 429 BEFORE the key
  * is looked up, so guessing keys (or flooding with junk ones) is throttled per network like anything else.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { KeyVerifier } from '../../keys/key-verifier.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { buckets } from '../caller-buckets.js';
@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js';
 import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { setLimitHeaders } from './rate-limit.js';
 import { context } from './request-context.js';
+import { asMiddleware, type Step } from './step.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'ApiKey header="x-api-key"' };
 
@@ -23,15 +24,20 @@ const CHALLENGE = { 'WWW-Authenticate': 'ApiKey header="x-api-key"' };
 export const DEFAULT_INVALID_KEY_LIMITS: TierLimits = { rate: 1, burst: 20 };
 
 export function authenticate(keys: KeyVerifier, settings: ApiSettings, limiter: RateLimiter, metrics: ApiMetrics): RequestHandler {
+  return asMiddleware(keyCheck(keys, settings, limiter, metrics));
+}
+
+/** The key check as a step (step.ts): throws its 401/429, or sets the context's tier and key id. */
+export function keyCheck(keys: KeyVerifier, settings: ApiSettings, limiter: RateLimiter, metrics: ApiMetrics): Step {
   const limits = settings.invalidKeys ?? DEFAULT_INVALID_KEY_LIMITS;
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     const ctx = context(res);
     // Node joins repeated unknown headers with ", ", which no well-formed key contains.
     const presented = req.headers['x-api-key'];
     const missing = presented === undefined || presented === '';
     if (missing && settings.allowAnonymous) {
       ctx.tier = 'default';
-      return next();
+      return;
     }
     const bucket = buckets.invalidKey(req.ip);
     // A wrong key pays after the lookup; a shared store answers with a promise, whose failure the
@@ -73,7 +79,6 @@ export function authenticate(keys: KeyVerifier, settings: ApiSettings, limiter: 
       }
       ctx.tier = check.tier;
       ctx.keyId = check.id;
-      next();
     };
     const look = limiter.consume(bucket, limits, 0);
     // Express 5 forwards a rejected promise (429, 401, 503 LIMITS_UNAVAILABLE) to the error handler.

@@ -4,13 +4,14 @@
  * RateLimit-Remaining and RateLimit-Reset; a 429 adds Retry-After. The store answers synchronously
  * (in-process buckets) or with a promise (Redis); the synchronous path allocates no promise.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from '../../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { buckets } from '../caller-buckets.js';
 import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { context } from './request-context.js';
+import { asMiddleware, type Step } from './step.js';
 
 /** `cost`: tokens this request takes (default one; a batch takes one per address). */
 export function rateLimit(
@@ -19,6 +20,16 @@ export function rateLimit(
   metrics: ApiMetrics,
   cost: (req: Request, res: Response) => number = () => 1,
 ): RequestHandler {
+  return asMiddleware(limitCheck(limiter, settings, metrics, cost));
+}
+
+/** The limit check as a step (step.ts): throws its 429, or sets the RateLimit-* headers. */
+export function limitCheck(
+  limiter: RateLimiter,
+  settings: ApiSettings,
+  metrics: ApiMetrics,
+  cost: (req: Request, res: Response) => number = () => 1,
+): Step {
   const apply = (res: Response, tier: 'default' | 'private', n: number, decision: LimitDecision): void => {
     setLimitHeaders(res, decision);
     if (!decision.allowed) {
@@ -30,7 +41,7 @@ export function rateLimit(
       throw new ApiError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }
   };
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     const ctx = context(res);
     const tier = ctx.tier;
     if (tier === 'none') throw new Error('rate limiting before authentication');
@@ -39,13 +50,9 @@ export function rateLimit(
     const decision = limiter.consume(caller, settings.tiers[tier], n);
     if (decision instanceof Promise) {
       // Express 5 forwards the rejection (429, 503 LIMITS_UNAVAILABLE) to the error handler.
-      return decision.then((d) => {
-        apply(res, tier, n, d);
-        next();
-      });
+      return decision.then((d) => apply(res, tier, n, d));
     }
     apply(res, tier, n, decision);
-    next();
   };
 }
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Tier } from '../../keys/tier.js';
-import type { Logger } from '../../logger.js';
+import { unredacted, type Logger } from '../../logger.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { LogSampler } from '../log-sampler.js';
 
@@ -44,6 +44,8 @@ export function routeTemplate(req: Request): string {
 
 export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => number = Date.now): RequestHandler {
   const sampler = new LogSampler();
+  // Every field of the request line is ours (route template, status, key id; never a header): no secret to redact.
+  const requestLog = unredacted(logger);
   const shouldLog = (status: number): boolean => {
     const t = now();
     for (const s of sampler.due(t)) {
@@ -57,34 +59,22 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
     return false;
   };
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const id = requestId(req.headers['x-request-id']);
-    let child: Logger | null = null;
-    const ctx: RequestContext = {
-      id,
-      // Made on first use only: most requests log nothing but their one line, written below.
-      get log() {
-        return (child ??= logger.child({ reqId: id }));
-      },
-      tier: 'none',
-      keyId: null,
-    };
+    const started = performance.now();
+    const ctx = new Context(requestId(req.headers['x-request-id']), logger);
     res.locals.ctx = ctx;
-    res.setHeader('X-Request-Id', id);
+    res.setHeader('X-Request-Id', ctx.id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    let done = false;
-    const finish = (aborted: boolean) => {
-      if (done) return;
-      done = true;
+    // 'close' follows every response (after 'finish' when it was sent whole): one listener for both.
+    res.once('close', () => {
+      const aborted = !res.writableFinished;
       const route = routeTemplate(req);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const status = aborted ? 'aborted' : String(res.statusCode);
-      metrics.requests.inc({ route, status, tier: ctx.tier });
+      const seconds = (performance.now() - started) / 1000;
+      metrics.requests.inc({ route, status: aborted ? 'aborted' : String(res.statusCode), tier: ctx.tier });
       metrics.latency.observe({ route }, seconds);
       if (!shouldLog(res.statusCode)) return;
-      logger.info(
+      requestLog.info(
         {
-          reqId: id,
+          reqId: ctx.id,
           method: req.method,
           route,
           status: res.statusCode,
@@ -96,9 +86,24 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
         },
         'request',
       );
-    };
-    res.on('finish', () => finish(false));
-    res.on('close', () => finish(!res.writableFinished));
+    });
     next();
   };
+}
+
+class Context implements RequestContext {
+  tier: Tier | 'none' = 'none';
+  keyId: string | null = null;
+  authFailure?: string;
+  private child: Logger | null = null;
+
+  constructor(
+    readonly id: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Made on first use only: most requests log nothing but their one line. */
+  get log(): Logger {
+    return (this.child ??= this.logger.child({ reqId: this.id }));
+  }
 }

@@ -9,19 +9,19 @@
  * `?mempool=true` adds the script's mempool deltas from the same read, and an ETag that covers them
  * (address-view.ts); the body is built by address-view.ts for both, and for every batch entry.
  */
-import { createHash } from 'node:crypto';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
-import { chainState, type Ages, type ChainState } from '../chain-state.js';
-import { systemClock, type AppDeps, type ChainHandle, type SummarySource } from '../deps.js';
+import { judge, type Ages } from '../chain-state.js';
+import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';
-import { authenticate } from '../middleware/auth.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { keyCheck } from '../middleware/auth.js';
+import { limitCheck } from '../middleware/rate-limit.js';
+import { inSequence, type Step } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { mempoolEtag, mempoolRequested, summaryBody } from '../address-view.js';
+import { etagOf, mempoolRequested, summaryBody } from '../address-view.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
 
@@ -71,36 +71,42 @@ export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeig
   );
 }
 
-export function etagOf(handle: ChainHandle, script: Uint8Array, tipHeight: number, tipHash: string): string {
-  const { chain, network } = handle.params;
-  const hash = createHash('sha256').update(`v1|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}`);
-  return `"${hash.digest('base64url').slice(0, 27)}"`;
+/**
+ * One read of the chain's index through `read` (the answer and the status it is true at together); a
+ * missing, damaged or vanished file answers its 503 here. Shared by the single and the batch route.
+ */
+export function readIndex<T extends IndexStatus>(
+  chain: ChainCode,
+  handle: ChainHandle,
+  read: (source: SummarySource) => T | null,
+): T | null {
+  const acquired = handle.acquire();
+  if (!acquired.ok) throw acquired.damaged === true ? damaged(chain, acquired.reason) : unavailable(chain, acquired.reason);
+  try {
+    return read(acquired.source);
+  } catch (err) {
+    const failure = handle.failed?.(err);
+    if (!failure) throw err;
+    throw failure.damaged ? damaged(chain, failure.reason) : unavailable(chain, failure.reason);
+  }
 }
 
 /**
- * The chain's index when it may answer now (present, readable, fresh, caught up), with the age headers
- * set; otherwise the 503 that says why. Shared by the single and the batch route.
+ * Throws the 503 that says why the index must not answer now (nothing indexed, stale, behind the node);
+ * otherwise sets the age headers. Shared by the single and the batch route.
  */
-export function answeringState(
-  deps: AppDeps,
-  chain: ChainCode,
-  handle: ChainHandle,
-  res: Response,
-): Extract<ChainState, { kind: 'ready' }> {
-  const state = chainState(handle, deps.settings, (deps.clock ?? systemClock).now());
-  if (state.kind === 'unavailable') throw state.damaged === true ? damaged(chain, state.reason) : unavailable(chain, state.reason);
-  if (state.kind === 'empty') throw syncing(chain, null, null);
-  if (state.kind === 'stale') throw stale(chain, state.reason, state.status.tipHeight, state.ages);
-  if (state.kind === 'syncing') throw syncing(chain, state.status.tipHeight, state.status.nodeHeight);
-  setAgeHeaders(res, state.ages);
-  return state;
+export function checkAnswering(deps: AppDeps, chain: ChainCode, status: IndexStatus | null, res: Response): asserts status is IndexStatus {
+  if (status === null) throw syncing(chain, null, null);
+  const judged = judge(status, deps.settings, (deps.clock ?? systemClock).now());
+  if (judged.kind === 'stale') throw stale(chain, judged.reason, status.tipHeight, judged.ages);
+  if (judged.kind === 'syncing') throw syncing(chain, status.tipHeight, status.nodeHeight);
+  setAgeHeaders(res, judged.ages);
 }
 
-/** The first handler of every chain route: an unknown chain answers 404 before any key check. */
-export function checkChain(req: Request, _res: Response, next: NextFunction): void {
+/** The first step of every chain route: an unknown chain answers 404 before any key check. */
+export const chainCheck: Step = (req: Request) => {
   parseChain(String(req.params.chain));
-  next();
-}
+};
 
 function answer(deps: AppDeps, req: Request, res: Response): void {
   const chain = parseChain(String(req.params.chain));
@@ -109,66 +115,41 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const address = String(req.params.address);
   const decoded = addressToScript(handle.params, address);
   if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-  const state = answeringState(deps, chain, handle, res);
-  if (mempoolRequested(req)) {
-    answerWithMempool(handle, chain, address, decoded.script, state.source, state.status.nodeHeight, req, res);
-    return;
-  }
-  let summary: ReturnType<typeof state.source.summary>;
-  try {
-    summary = state.source.summary(decoded.script);
-  } catch (err) {
-    const failure = handle.failed?.(err);
-    if (!failure) throw err;
-    throw failure.damaged ? damaged(chain, failure.reason) : unavailable(chain, failure.reason);
-  }
-  // The tip can vanish between the two reads only if the database was replaced; say so rather than guess.
-  if (summary === null) throw syncing(chain, null, state.status.nodeHeight);
-  res.setHeader('ETag', etagOf(handle, decoded.script, summary.tipHeight, summary.tipHash));
+  const script = decoded.script;
+  const mempool = mempoolRequested(req);
+  const view = mempool
+    ? readIndex(chain, handle, (source) => {
+        const views = source.views([script], true);
+        return views && { ...views, ...views.items[0]! };
+      })
+    : readIndex(chain, handle, (source) => source.summary(script));
+  checkAnswering(deps, chain, view, res);
+  res.setHeader('ETag', etagOf(handle, script, view, view.tipHeight, view.tipHash));
   res.setHeader('Cache-Control', 'no-cache');
-  if (req.fresh) {
+  // Express's freshness check, only when the client has a validator to compare (most requests do not).
+  if (req.headers['if-none-match'] !== undefined && req.fresh) {
     res.status(304).end();
     return;
   }
-  sendJson(res, 200, summaryBody(chain, handle, address, decoded.script, summary, summary.tipHeight, summary.tipHash));
+  sendJson(res, 200, summaryBody(chain, handle, address, script, view, view.tipHeight, view.tipHash));
 }
 
-/** `?mempool=true`: the same answer plus `unconfirmed`, from one read of the confirmed row and the mempool row. */
-function answerWithMempool(
-  handle: ChainHandle,
-  chain: ChainCode,
-  address: string,
-  script: Uint8Array,
-  source: SummarySource,
-  nodeHeight: number | null,
-  req: Request,
-  res: Response,
-): void {
-  const views = source.views([script], true);
-  const view = views?.items[0];
-  if (!views || !view) throw syncing(chain, null, nodeHeight);
-  res.setHeader('ETag', mempoolEtag(handle, script, view, views.tipHeight, views.tipHash));
-  res.setHeader('Cache-Control', 'no-cache');
-  if (req.fresh) {
-    res.status(304).end();
-    return;
-  }
-  sendJson(res, 200, summaryBody(chain, handle, address, script, view, views.tipHeight, views.tipHash));
-}
-
-export function addressRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {
-  // Paths are case-sensitive as documented; only the chain segment is case-insensitive (by parseChain).
-  const router = Router({ caseSensitive: true });
-  router
+/**
+ * Mounts the route on the app itself, not through a Router of its own: it takes nearly every request,
+ * and each nesting level and handler hop in Express costs. The app routes case-sensitively (app.ts).
+ */
+export function mountAddressRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  app
     .route(ADDRESS_ROUTE)
     .get(
-      checkChain,
-      authenticate(deps.keys, deps.settings, limiter, metrics),
-      rateLimit(limiter, deps.settings, metrics),
-      (req: Request, res: Response) => answer(deps, req, res),
+      inSequence(
+        chainCheck,
+        keyCheck(deps.keys, deps.settings, limiter, metrics),
+        limitCheck(limiter, deps.settings, metrics),
+        (req: Request, res: Response) => answer(deps, req, res),
+      ),
     )
     .all((req: Request) => {
       throw methodNotAllowed(req.method);
     });
-  return router;
 }

@@ -15,9 +15,10 @@ import type { AppDeps } from '../deps.js';
 import { ApiError, quote } from '../errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
+import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { answeringState, checkChain, parseChain, syncing, unavailable } from './address.js';
+import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
 
 export const BATCH_ROUTE = '/api/v1/:chain/addresses';
 export const DEFAULT_BATCH_MAX = 100;
@@ -62,10 +63,9 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   if (!parsed.ok) throw parsed.error;
   const mempool = mempoolRequested(req);
   const checked = parsed.addresses.map((a) => checkAddress(handle, a));
-  const state = answeringState(deps, chain, handle, res);
   const scripts = checked.flatMap((c) => (c.ok ? [c.script] : []));
-  const views = state.source.views(scripts, mempool);
-  if (views === null) throw syncing(chain, null, state.status.nodeHeight);
+  const views = readIndex(chain, handle, (source) => source.views(scripts, mempool));
+  checkAnswering(deps, chain, views, res);
   let next = 0;
   const results = checked.map((c, i) => {
     if (!c.ok) return failBody(c.error);
@@ -87,7 +87,7 @@ export function batchRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMet
   router
     .route(BATCH_ROUTE)
     .post(
-      checkChain,
+      asMiddleware(chainCheck),
       authenticate(deps.keys, deps.settings, limiter, metrics),
       (req: Request, res: Response, next: NextFunction) => {
         json(req, res, (err?: unknown) => {
