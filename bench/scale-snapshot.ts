@@ -5,8 +5,10 @@
  * Mainnet-like mix by UTXO count (2025 order of magnitude): P2WPKH 31 %, P2TR 28 %, P2PKH 24 %,
  * P2SH 9 %, P2WSH 3 %, bare multisig 2.5 %, other raw 2.2 %, P2PK compressed 0.2 %, uncompressed 0.1 %.
  * Address reuse: 40 % of coins pay a script an earlier coin paid (skewed towards a few heavy scripts),
- * so distinct scripts ≈ 0.6 N. Txids are random (not in Core's sorted order), so the sort is the full
- * cost. Every txid group has a vout 0, which the blocks on top spend.
+ * so distinct scripts ≈ 0.6 N. Txids ascend as in a real dumptxoutset (Core writes it walking the
+ * chainstate in key order): the group counter big-endian, then random-looking bytes. Order 'random'
+ * puts the random bytes first instead, so the loader's sorting fallback can be measured too. Every txid
+ * group has a vout 0, which the blocks on top spend.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { pointFromScalar } from 'tiny-secp256k1';
@@ -130,9 +132,17 @@ export function scriptOf(id: number): Buffer {
   return readCompressedScript(new ByteReader(buf, 0, end));
 }
 
-export function txidOf(group: number): Buffer {
+export type TxidOrder = 'ascending' | 'random';
+
+/** Writes group `group`'s txid at `at`: unique per group, ascending with it unless `order` is 'random'. */
+function writeTxid(buf: Buffer, at: number, group: number, order: TxidOrder): void {
+  fill(buf, at, 32, mix(group, 0x7711));
+  buf.writeUInt32BE(group >>> 0, order === 'ascending' ? at : at + 4);
+}
+
+export function txidOf(group: number, order: TxidOrder = 'ascending'): Buffer {
   const t = Buffer.alloc(32);
-  fill(t, 0, 32, mix(group, 0x7711));
+  writeTxid(t, 0, group, order);
   return t;
 }
 
@@ -146,7 +156,13 @@ export interface SyntheticSnapshot {
 }
 
 /** Writes a Core v2 regtest snapshot of `coins` coins to `path`. */
-export function writeSyntheticSnapshot(path: string, coins: number, baseHeight: number, baseHash = txidOf(0xffffffff)): SyntheticSnapshot {
+export function writeSyntheticSnapshot(
+  path: string,
+  coins: number,
+  baseHeight: number,
+  baseHash = txidOf(0xffffffff),
+  order: TxidOrder = 'ascending',
+): SyntheticSnapshot {
   const fd = openSync(path, 'w');
   const CHUNK = 16 << 20;
   const buf = Buffer.allocUnsafe(CHUNK + 64 * 1024);
@@ -167,7 +183,7 @@ export function writeSyntheticSnapshot(path: string, coins: number, baseHeight: 
     while (written < coins) {
       const r = mix(group, 1);
       const n = Math.min(coins - written, r % 10 < 7 ? 1 : r % 10 < 9 ? 2 : 3 + (r % 8));
-      txidOf(group).copy(buf, at);
+      writeTxid(buf, at, group, order);
       at += 32;
       buf[at++] = n;
       for (let v = 0; v < n; v++) {

@@ -229,7 +229,7 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
     const dbPath = chainDbPath(dir, 'BTC');
     // [when, the log line to wait for, delay after it, what the API may serve after the kill]
     const points: [string, RegExp, number, number | null][] = [
-      ['while reading and sorting', /bootstrap: reading and sorting coins/, 300, null],
+      ['while reading coins', /bootstrap: reading coins in txid order/, 300, null],
       ['while building aggregates', /bootstrap: building aggregates/, 0, null],
       ['after the commit, while checkpointing the WAL', /bootstrap done/, 0, chain.tipHeight],
     ];
