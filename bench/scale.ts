@@ -63,7 +63,11 @@ function fileSize(path: string): number {
   return existsSync(path) ? statSync(path).size : 0;
 }
 
-/** 50 blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays 2 outputs. */
+/**
+ * 50 blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays
+ * 2 outputs. New txids are random whatever the snapshot's order, as on a real chain (ascending ones would
+ * all be appended at the end of `utxos`, which flatters block apply).
+ */
 function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder): BlockToApply[] {
   const used = new Set<number>();
   const blocks: BlockToApply[] = [];
@@ -77,7 +81,7 @@ function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder): BlockT
       { value: 20_000, script: scriptOf(0x40000000 + seq++) },
     ];
     txs.push({
-      txid: txidOf(0x50000000 + height),
+      txid: txidOf(0x50000000 + height, 'random'),
       inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
       outputs: out(),
       coinbase: true,
@@ -89,14 +93,14 @@ function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder): BlockT
       while (used.has(g));
       used.add(g);
       txs.push({
-        txid: txidOf(0x60000000 + height * 4096 + t),
+        txid: txidOf(0x60000000 + height * 4096 + t, 'random'),
         inputs: [{ prevTxid: txidOf(g, order), vout: 0 }],
         outputs: out(),
         coinbase: false,
         hogEx: false,
       });
     }
-    const hash = txidOf(0x70000000 + height);
+    const hash = txidOf(0x70000000 + height, 'random');
     blocks.push({ height, hash, prevHash: prev, txs });
     prev = hash;
   }

@@ -125,7 +125,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       sorting = true;
       log.info(
         { coins: stats.coins, seconds: round1(seconds) },
-        `bootstrap: the file's coins are not in txid order (after ${stats.coins} coins); reading it again to sort them`,
+        `bootstrap: the file's coins are not in txid order (found within its first ${stats.coins} coins); reading it again to sort them`,
       );
     }
     log.info({ phase, coins: stats.coins, seconds: round1(seconds) }, `bootstrap: ${phase}`);

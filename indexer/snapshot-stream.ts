@@ -87,6 +87,10 @@ export function* rowsFromWorker(job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 
       if ('error' in m) {
         throw m.error.code === null ? new Error(m.error.message) : new SnapshotError(m.error.code, m.error.message);
       }
+      // Counted as the batch arrives, so a line logged while its rows are inserted includes them.
+      stats.coins = m.coins;
+      stats.skipped = m.skipped;
+      stats.bytes = m.bytes;
       const buf = Buffer.from(m.buffer, 0, m.length);
       let at = 0;
       while (at < m.length) {
@@ -95,9 +99,6 @@ export function* rowsFromWorker(job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 
         yield [buf.subarray(at + 1, keyEnd), buf.subarray(keyEnd, scriptEnd), buf.readDoubleLE(scriptEnd), buf.readUInt32LE(scriptEnd + 8)];
         at = scriptEnd + 12;
       }
-      stats.coins = m.coins;
-      stats.skipped = m.skipped;
-      stats.bytes = m.bytes;
       if (m.done) return;
     }
   } finally {

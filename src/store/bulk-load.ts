@@ -18,7 +18,7 @@
  */
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
-import { TXID_BYTES } from './outpoint.js';
+import { formatOutpoint, TXID_BYTES } from './outpoint.js';
 import type { Totals } from './script-deltas.js';
 
 export interface BaseBlock {
@@ -45,10 +45,7 @@ let tableSeq = 0;
 const ROWS_PER_INSERT = 128;
 const COLUMNS = '(outpoint, script_key, value, height)';
 
-/** Thrown inside the append savepoint at the first txid below its predecessor. */
-class OutOfOrder extends Error {}
-
-/** Inserts rows in file order while their txids ascend; throws OutOfOrder at the first that does not. */
+/** Inserts rows in file order while their txids ascend; throws OUT_OF_ORDER at the first that does not. */
 function append(db: Db, rows: Iterable<unknown[]>): void {
   const many = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES ${Array<string>(ROWS_PER_INSERT).fill('(?, ?, ?, ?)').join(', ')}`);
   const one = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES (?, ?, ?, ?)`);
@@ -57,7 +54,8 @@ function append(db: Db, rows: Iterable<unknown[]>): void {
   let prev: Buffer | null = null;
   for (const row of rows) {
     const key = row[0] as Buffer;
-    if (prev !== null && key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES) < 0) throw new OutOfOrder();
+    if (prev !== null && key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES) < 0)
+      throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
     prev = key;
     args[n++] = key;
     args[n++] = row[1];
@@ -99,7 +97,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
           // A nested transaction is a savepoint: an out-of-order file leaves nothing of this attempt.
           db.transaction(() => append(db, rows()))();
         } catch (err) {
-          if (!(err instanceof OutOfOrder)) throw err;
+          if (!(err instanceof StoreError && err.code === 'OUT_OF_ORDER')) throw err;
           phase('reading and sorting coins');
           db.prepare(`INSERT INTO utxos ${COLUMNS} SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
         }
