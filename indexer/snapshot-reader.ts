@@ -5,7 +5,8 @@
  *
  * Yields index rows exactly as block sync writes them: the outpoint key, the script key, value and
  * height; unspendable outputs (CScript::IsUnspendable, the rule block sync uses) are counted and skipped.
- * The file must hold exactly the header's coin count and nothing after it.
+ * The file must hold exactly the header's coin count and nothing after it. workerRows() yields the
+ * same rows decoded on a worker thread (snapshot-stream.ts), which is how a bootstrap reads them.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ByteReader, ParseError } from '../src/chain/byte-reader.js';

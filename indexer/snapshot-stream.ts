@@ -29,7 +29,6 @@ export interface StreamJob {
   path: string;
   chain: ChainCode;
   network: NetworkName;
-  windowBytes?: number;
   /** URL of snapshot-worker's module. */
   entry: string;
   /** URL of tsx's register API when the worker is a .ts file, else null. */

@@ -38,7 +38,7 @@ try {
     batch = Buffer.from(new ArrayBuffer(BATCH_BYTES));
     at = 0;
   };
-  for (const outs of file.records(job.windowBytes)) {
+  for (const outs of file.records()) {
     for (const { txid, vout, coin } of outs) {
       const keyEnd = writeOutpointKey(batch, at + 1, txid, vout);
       batch[at] = keyEnd - at - 1;
