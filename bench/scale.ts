@@ -4,6 +4,7 @@
  *
  *   npm run bench -- scale                       (N = 500,000: a routine run)
  *   ADDRSUM_BENCH_SCALE_COINS=185000000 npm run bench -- scale
+ *   ADDRSUM_BENCH_SCALE_ORDER=random npm run bench -- scale      (txids out of order: the sorting path)
  *
  * Figures per N: (a) bootstrap time and coins/s (file → queryable index, WAL checkpoint included),
  * (b) bytes per UTXO (database + WAL), (c) blocks/s applying 50 synthetic 3,000-tx blocks on top, one
@@ -23,7 +24,7 @@ import { SnapshotFile } from '../indexer/snapshot-reader.js';
 import { loadSnapshot } from '../indexer/bootstrap.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
-import { mix, scriptOf, txidOf, writeSyntheticSnapshot } from './scale-snapshot.js';
+import { mix, scriptOf, txidOf, writeSyntheticSnapshot, type TxidOrder } from './scale-snapshot.js';
 
 const RESULTS = fileURLToPath(new URL('./scale-results.json', import.meta.url));
 const BASE_HEIGHT = 880_000;
@@ -34,6 +35,8 @@ const GOALS = { coinsPerSec: 400_000, bytesPerUtxo: 100, applyRatio: 0.5, lookup
 
 export interface ScaleResult {
   coins: number;
+  /** Txid order of the file (absent in results from before the append path: those were random). */
+  order?: TxidOrder;
   date: string;
   machine: string;
   genSeconds: number;
@@ -60,8 +63,12 @@ function fileSize(path: string): number {
   return existsSync(path) ? statSync(path).size : 0;
 }
 
-/** 50 blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays 2 outputs. */
-function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
+/**
+ * 50 blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays
+ * 2 outputs. New txids are random whatever the snapshot's order, as on a real chain (ascending ones would
+ * all be appended at the end of `utxos`, which flatters block apply).
+ */
+function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder): BlockToApply[] {
   const used = new Set<number>();
   const blocks: BlockToApply[] = [];
   let prev = baseHash;
@@ -74,7 +81,7 @@ function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
       { value: 20_000, script: scriptOf(0x40000000 + seq++) },
     ];
     txs.push({
-      txid: txidOf(0x50000000 + height),
+      txid: txidOf(0x50000000 + height, 'random'),
       inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
       outputs: out(),
       coinbase: true,
@@ -86,14 +93,14 @@ function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
       while (used.has(g));
       used.add(g);
       txs.push({
-        txid: txidOf(0x60000000 + height * 4096 + t),
-        inputs: [{ prevTxid: txidOf(g), vout: 0 }],
+        txid: txidOf(0x60000000 + height * 4096 + t, 'random'),
+        inputs: [{ prevTxid: txidOf(g, order), vout: 0 }],
         outputs: out(),
         coinbase: false,
         hogEx: false,
       });
     }
-    const hash = txidOf(0x70000000 + height);
+    const hash = txidOf(0x70000000 + height, 'random');
     blocks.push({ height, hash, prevHash: prev, txs });
     prev = hash;
   }
@@ -102,15 +109,17 @@ function blocksOnTop(groups: number, baseHash: Buffer): BlockToApply[] {
 
 type RunOutcome = Omit<ScaleResult, 'applyRatio' | 'date' | 'machine'>;
 
-function runOnce(coins: number, dir: string, say: (line: string) => void): RunOutcome {
+function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: string) => void): RunOutcome {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `utxo-${coins}.dat`);
   const dbPath = join(dir, `btc-${coins}.sqlite`);
   for (const p of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(p, { force: true });
   let t = performance.now();
-  const snap = writeSyntheticSnapshot(file, coins, BASE_HEIGHT);
+  const snap = writeSyntheticSnapshot(file, coins, BASE_HEIGHT, undefined, order);
   const genSeconds = (performance.now() - t) / 1000;
-  say(`N=${coins}: wrote ${snap.bytes} bytes (${snap.groups} txids, ${snap.scripts} scripts) in ${genSeconds.toFixed(1)} s`);
+  say(
+    `N=${coins} (${order} txids): wrote ${snap.bytes} bytes (${snap.groups} txids, ${snap.scripts} scripts) in ${genSeconds.toFixed(1)} s`,
+  );
   const phases: Record<string, number> = {};
   const store = ChainStore.open(dbPath, { chain: 'BTC', network: 'regtest' });
   try {
@@ -137,7 +146,7 @@ function runOnce(coins: number, dir: string, say: (line: string) => void): RunOu
     rmSync(file, { force: true });
     const totals = store.totals();
     const dbBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
-    const blocks = blocksOnTop(snap.groups, snap.baseHash);
+    const blocks = blocksOnTop(snap.groups, snap.baseHash, order);
     t = performance.now();
     for (const b of blocks) store.applyBlocks([b]);
     const blocksPerSec = BLOCKS / ((performance.now() - t) / 1000);
@@ -160,6 +169,7 @@ function runOnce(coins: number, dir: string, say: (line: string) => void): RunOu
     times.sort((a, b) => a - b);
     return {
       coins,
+      order,
       genSeconds,
       fileBytes: snap.bytes,
       bootstrapSeconds,
@@ -189,13 +199,16 @@ function loadResults(): ScaleResult[] {
 const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const mark = (ok: boolean): string => (ok ? 'met' : '**missed**');
 
+const orderOf = (r: ScaleResult): TxidOrder => r.order ?? 'random';
+
 function render(results: ScaleResult[]): string {
-  const rows = [...results].sort((a, b) => a.coins - b.coins);
+  const rows = [...results].sort((a, b) => a.coins - b.coins || orderOf(a).localeCompare(orderOf(b)));
   const lines = [
     '## scale — bootstrap from a UTXO snapshot, and how cost grows with N',
     '',
     'Command: `ADDRSUM_BENCH_SCALE_COINS=N npm run bench -- scale` (default N = 500,000). A synthetic Bitcoin',
-    'Core v2 snapshot of N coins (mainnet-like script mix, 40 % address reuse, random txid order) is loaded by',
+    'Core v2 snapshot of N coins (mainnet-like script mix, 40 % address reuse, txids ascending as in a real',
+    'dump; `ADDRSUM_BENCH_SCALE_ORDER=random` for random order, which takes the sorting path) is loaded by',
     'the real bootstrap path (`--bootstrap`), then 50 blocks of 3,000 txs are applied one commit each, then',
     '20,000 random scripts are looked up. Goals: bootstrap ≥ 400,000 coins/s; ≤ 100 B/UTXO at 185M; block',
     'apply at 185M ≥ 0.5× its speed on a 1M index built in the same run; lookup p99 ≤ 2 ms at 185M.',
@@ -205,7 +218,7 @@ function render(results: ScaleResult[]): string {
   ];
   for (const r of rows) {
     lines.push(
-      `| ${fmt(r.coins)} | ${r.date} | ${fmt(r.bootstrapSeconds, 1)} s | ${r.bootstrapCpuSeconds === undefined ? '–' : fmt(r.bootstrapCpuSeconds, 1)} | ${fmt(r.coinsPerSec)} ${mark(r.coinsPerSec >= GOALS.coinsPerSec)} | ` +
+      `| ${fmt(r.coins)}${orderOf(r) === 'random' ? ' (random order)' : ''} | ${r.date} | ${fmt(r.bootstrapSeconds, 1)} s | ${r.bootstrapCpuSeconds === undefined ? '–' : fmt(r.bootstrapCpuSeconds, 1)} | ${fmt(r.coinsPerSec)} ${mark(r.coinsPerSec >= GOALS.coinsPerSec)} | ` +
         `${fmt(r.bytesPerUtxo, 1)} ${mark(r.bytesPerUtxo <= GOALS.bytesPerUtxo)} | ${fmt(r.blocksPerSec, 2)} | ${fmt(r.applyRatio, 2)} ${mark(r.applyRatio >= GOALS.applyRatio)} | ` +
         `${fmt(r.lookupP50Ms, 3)} ms | ${fmt(r.lookupP99Ms, 3)} ms ${mark(r.lookupP99Ms <= GOALS.lookupP99Ms)} | ${fmt(r.scripts)} |`,
     );
@@ -213,7 +226,7 @@ function render(results: ScaleResult[]): string {
   lines.push('', 'Bootstrap phases (seconds since start, as the progress log reports them):', '');
   for (const r of rows) {
     lines.push(
-      `- N = ${fmt(r.coins)}: ${Object.entries(r.phases)
+      `- N = ${fmt(r.coins)}, ${orderOf(r)} txids: ${Object.entries(r.phases)
         .map(([k, v]) => `${k} at ${v} s`)
         .join(
           ', ',
@@ -228,12 +241,13 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
   // The blocks on top spend 150,000 distinct txids (≈ 0.56 per coin): below 400k coins there are too few.
   if (!Number.isSafeInteger(coins) || coins < 400_000)
     throw new Error(`ADDRSUM_BENCH_SCALE_COINS must be an integer ≥ 400,000, got ${String(process.env.ADDRSUM_BENCH_SCALE_COINS)}`);
+  const order: TxidOrder = process.env.ADDRSUM_BENCH_SCALE_ORDER === 'random' ? 'random' : 'ascending';
   const dir = opts.dir ?? process.env.ADDRSUM_BENCH_SCALE_DIR ?? fileURLToPath(new URL('../data/bench/scale', import.meta.url));
   const say = (line: string): void => void process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
   trackDir(dir);
   try {
-    const main = runOnce(coins, dir, say);
-    const reference = coins > 1_000_000 ? runOnce(1_000_000, dir, say) : null;
+    const main = runOnce(coins, order, dir, say);
+    const reference = coins > 1_000_000 ? runOnce(1_000_000, order, dir, say) : null;
     const result: ScaleResult = {
       ...main,
       date: today(),
@@ -241,7 +255,9 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
       applyRatio: reference ? main.blocksPerSec / reference.blocksPerSec : 1,
     };
     // The side-by-side 1M reference is the newest 1M measurement: it replaces an older 1M row.
-    const results = loadResults().filter((r) => r.coins !== coins && (reference === null || r.coins !== reference.coins));
+    const results = loadResults().filter(
+      (r) => orderOf(r) !== order || (r.coins !== coins && (reference === null || r.coins !== reference.coins)),
+    );
     results.push(result);
     if (reference) results.push({ ...reference, date: today(), machine: machineLine(), applyRatio: 1 });
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);

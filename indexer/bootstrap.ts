@@ -8,7 +8,8 @@
  * 3. the index must be empty, or already bootstrapped from this very base (a restart with the same
  *    flag just continues syncing);
  * 4. one bulk-load transaction (src/store/bulk-load.ts), progress lines every few seconds while the file
- *    is read; a malformed, truncated or miscounted file aborts it with nothing committed.
+ *    is read; a malformed, truncated or miscounted file aborts it with nothing committed. The file is
+ *    decoded on a worker thread (snapshot-stream.ts) while this one inserts.
  */
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
@@ -104,20 +105,29 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   const stats = snap.file.stats;
   const started = now();
   let nextLine = started + every;
+  let sorting = false;
   const rows = function* (): Generator<CoinRow> {
     let n = 0;
-    for (const row of snap.file.rows()) {
+    for (const row of snap.file.workerRows()) {
       yield row;
       // Checking the clock every 4096 coins keeps it off the per-coin cost.
       if ((++n & 4095) === 0 && now() >= nextLine) {
         nextLine = now() + every;
-        log.info(progressLine(stats.coins, total, (now() - started) / 1000), progressText(stats.coins, total, (now() - started) / 1000));
+        const seconds = (now() - started) / 1000;
+        log.info(progressLine(stats.coins, total, seconds), progressText(stats.coins, total, seconds, sorting));
         flush();
       }
     }
   };
   const onPhase = (phase: LoadPhase): void => {
     const seconds = (now() - started) / 1000;
+    if (phase === 'reading and sorting coins') {
+      sorting = true;
+      log.info(
+        { coins: stats.coins, seconds: round1(seconds) },
+        `bootstrap: the file's coins are not in txid order (found within its first ${stats.coins} coins); reading it again to sort them`,
+      );
+    }
     log.info({ phase, coins: stats.coins, seconds: round1(seconds) }, `bootstrap: ${phase}`);
     flush();
   };
@@ -141,6 +151,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       seconds: round1(seconds),
       coinsPerSec: Math.round(stats.coins / Math.max(seconds, 1e-3)),
       height: snap.height,
+      path: sorting ? 'sort' : 'append',
     },
     `bootstrap done: ${stats.coins} coins (${stats.skipped} unspendable skipped) in ${hms(seconds)}; the index is at block ${snap.height}`,
   );
@@ -156,10 +167,10 @@ function progressLine(coins: number, total: number, seconds: number): object {
   return { coins, total, coinsPerSec: Math.round(rate), etaSeconds: rate > 0 ? Math.round((total - coins) / rate) : null };
 }
 
-function progressText(coins: number, total: number, seconds: number): string {
+function progressText(coins: number, total: number, seconds: number, sorting: boolean): string {
   const rate = coins / Math.max(seconds, 1e-3);
   const eta = rate > 0 ? hms((total - coins) / rate) : '?';
-  return `bootstrap: ${coins}/${total} coins read (${((100 * coins) / Math.max(total, 1)).toFixed(1)}%), ${Math.round(rate)} coins/s, ETA ${eta} (then sorting)`;
+  return `bootstrap: ${coins}/${total} coins read (${((100 * coins) / Math.max(total, 1)).toFixed(1)}%), ${Math.round(rate)} coins/s, ETA ${eta} (then ${sorting ? 'sorting' : 'aggregates'})`;
 }
 
 /** Seconds as h:mm:ss. */

@@ -5,15 +5,24 @@
  *
  * Yields index rows exactly as block sync writes them: the outpoint key, the script key, value and
  * height; unspendable outputs (CScript::IsUnspendable, the rule block sync uses) are counted and skipped.
- * The file must hold exactly the header's coin count and nothing after it.
+ * The file must hold exactly the header's coin count and nothing after it. workerRows() yields the
+ * same rows decoded on a worker thread (snapshot-stream.ts), which is how a bootstrap reads them.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ByteReader, ParseError } from '../src/chain/byte-reader.js';
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { isUnspendable } from '../src/chain/script.js';
-import { CORE_HEADER_BYTES, parseSnapshotHeader, readRecord, SnapshotError, type SnapshotHeader } from '../src/chain/snapshot-format.js';
+import {
+  CORE_HEADER_BYTES,
+  parseSnapshotHeader,
+  readRecord,
+  SnapshotError,
+  type SnapshotHeader,
+  type SnapshotOutput,
+} from '../src/chain/snapshot-format.js';
 import { outpointKey } from '../src/store/outpoint.js';
 import { scriptKey } from '../src/store/script-key.js';
+import { rowsFromWorker } from './snapshot-stream.js';
 
 /** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
 export type CoinRow = [Buffer, Buffer, number, number];
@@ -34,6 +43,8 @@ export class SnapshotFile {
 
   private constructor(
     readonly path: string,
+    readonly chain: ChainCode,
+    readonly network: NetworkName,
     readonly header: SnapshotHeader,
     fileBytes: number,
   ) {
@@ -52,14 +63,26 @@ export class SnapshotFile {
       const head = Buffer.alloc(CORE_HEADER_BYTES);
       const n = readSync(fd, head, 0, head.length, 0);
       const header = parseSnapshotHeader(head.subarray(0, n), chain, network);
-      return new SnapshotFile(path, header, fstatSync(fd).size);
+      return new SnapshotFile(path, chain, network, header, fstatSync(fd).size);
     } finally {
       closeSync(fd);
     }
   }
 
+  /** As rows(), decoded on a worker thread while the caller inserts (snapshot-stream.ts). */
+  workerRows(): Generator<CoinRow> {
+    return rowsFromWorker({ path: this.path, chain: this.chain, network: this.network }, this.stats);
+  }
+
   /** Every spendable coin in file order. Throws SnapshotError on a truncated, malformed or miscounted file. `windowBytes`: the initial read window (tests make it tiny). */
   *rows(windowBytes = WINDOW): Generator<CoinRow> {
+    for (const outs of this.records(windowBytes)) {
+      for (const o of outs) yield [outpointKey(o.txid, o.vout), scriptKey(o.coin.script), o.coin.value, o.coin.height];
+    }
+  }
+
+  /** The spendable coins of each record in file order (a txid group, or one Litecoin coin), with the errors of rows(). */
+  *records(windowBytes = WINDOW): Generator<SnapshotOutput[]> {
     const { kind, coinCount, dataOffset } = this.header;
     const stats = this.stats;
     stats.coins = 0;
@@ -111,14 +134,12 @@ export class SnapshotFile {
         }
         stats.bytes += r.pos - start;
         start = r.pos;
-        for (const o of outs) {
-          stats.coins++;
-          if (isUnspendable(o.coin.script)) {
-            stats.skipped++;
-            continue;
-          }
-          yield [outpointKey(o.txid, o.vout), scriptKey(o.coin.script), o.coin.value, o.coin.height];
-        }
+        stats.coins += outs.length;
+        // A loop, not filter(): under tsx each closure created costs a naming call, once per record here.
+        const spendable: SnapshotOutput[] = [];
+        for (const o of outs) if (!isUnspendable(o.coin.script)) spendable.push(o);
+        stats.skipped += outs.length - spendable.length;
+        if (spendable.length > 0) yield spendable;
       }
       if (end > start || readSync(fd, Buffer.alloc(1), 0, 1, filePos) > 0) {
         throw new SnapshotError('COUNT_MISMATCH', `coin count mismatch: data continues after the ${coinCount} coins the header announces`);

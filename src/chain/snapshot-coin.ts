@@ -67,20 +67,22 @@ export function compressAmount(n: number): number | bigint {
     n /= 10;
     e++;
   }
-  const big = (): bigint => {
-    if (e < 9) {
-      const d = BigInt(n % 10);
-      return 1n + (BigInt(Math.floor(n / 10)) * 9n + d - 1n) * 10n + BigInt(e);
-    }
-    return 1n + (BigInt(n) - 1n) * 10n + 9n;
-  };
-  if (n * 90 > Number.MAX_SAFE_INTEGER) return big();
+  if (n * 90 > Number.MAX_SAFE_INTEGER) return compressAmountBig(n, e);
   if (e < 9) {
     const d = n % 10;
     n = Math.floor(n / 10);
     return 1 + (n * 9 + d - 1) * 10 + e;
   }
   return 1 + (n - 1) * 10 + 9;
+}
+
+/** CompressAmount's last step on bigints, for mantissas whose result passes 2^53. */
+function compressAmountBig(n: number, e: number): bigint {
+  if (e < 9) {
+    const d = BigInt(n % 10);
+    return 1n + (BigInt(Math.floor(n / 10)) * 9n + d - 1n) * 10n + BigInt(e);
+  }
+  return 1n + (BigInt(n) - 1n) * 10n + 9n;
 }
 
 const MAX_U64 = (1n << 64n) - 1n;

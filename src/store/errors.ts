@@ -33,7 +33,9 @@ export type StoreErrorCode =
   /** A snapshot bulk load into an index that already holds blocks or coins. */
   | 'NOT_EMPTY'
   /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
-  | 'BELOW_BASE';
+  | 'BELOW_BASE'
+  /** A snapshot's rows stopped ascending: the bulk load falls back to sorting (it never escapes the load). */
+  | 'OUT_OF_ORDER';
 
 export class StoreError extends CodedError<StoreErrorCode> {}
 

@@ -8,14 +8,25 @@ import { toDisplayHex } from '../chain/hash.js';
 
 export const TXID_BYTES = 32;
 
+/** Longest key: a 4-byte vout. */
+export const MAX_OUTPOINT_KEY_BYTES = TXID_BYTES + 4;
+
+const voutBytes = (vout: number): number => (vout < 0x100 ? 1 : vout < 0x10000 ? 2 : vout < 0x1000000 ? 3 : 4);
+
 export function outpointKey(txid: Uint8Array, vout: number): Buffer {
+  const key = Buffer.allocUnsafe(TXID_BYTES + voutBytes(vout));
+  writeOutpointKey(key, 0, txid, vout);
+  return key;
+}
+
+/** Writes the key into `buf` at `at` (room for MAX_OUTPOINT_KEY_BYTES); returns where it ends. */
+export function writeOutpointKey(buf: Buffer, at: number, txid: Uint8Array, vout: number): number {
   if (txid.length !== TXID_BYTES) throw new RangeError(`txid of ${txid.length} bytes`);
   if (!Number.isInteger(vout) || vout < 0 || vout > 0xffffffff) throw new RangeError(`vout ${vout} out of range`);
-  const n = vout < 0x100 ? 1 : vout < 0x10000 ? 2 : vout < 0x1000000 ? 3 : 4;
-  const key = Buffer.allocUnsafe(TXID_BYTES + n);
-  key.set(txid, 0);
-  key.writeUIntBE(vout, TXID_BYTES, n);
-  return key;
+  const n = voutBytes(vout);
+  buf.set(txid, at);
+  buf.writeUIntBE(vout, at + TXID_BYTES, n);
+  return at + TXID_BYTES + n;
 }
 
 export function decodeOutpoint(key: Uint8Array): { txid: Buffer; vout: number } {

@@ -13,6 +13,13 @@ import { hash } from 'node:crypto';
 
 export const SCRIPT_KEY_BYTES = 16;
 
+const sha256 = (script: Uint8Array): Buffer => hash('sha256', script, 'buffer') as unknown as Buffer;
+
 export function scriptKey(script: Uint8Array): Buffer {
-  return (hash('sha256', script, 'buffer') as unknown as Buffer).subarray(0, SCRIPT_KEY_BYTES);
+  return sha256(script).subarray(0, SCRIPT_KEY_BYTES);
+}
+
+/** Writes the script key into `buf` at `at`; returns where it ends. */
+export function writeScriptKey(buf: Buffer, at: number, script: Uint8Array): number {
+  return at + sha256(script).copy(buf, at, 0, SCRIPT_KEY_BYTES);
 }
