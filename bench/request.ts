@@ -61,7 +61,7 @@ interface AutocannonInstance {
   on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
 }
 type Autocannon = (
-  opts: { url: string; connections: number; duration: number; headers?: Record<string, string> },
+  opts: { url: string; connections: number; duration: number; headers?: Record<string, string>; overallRate?: number },
   done: (err: Error | null, result: AutocannonResult) => void,
 ) => AutocannonInstance;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
@@ -94,6 +94,11 @@ export interface RequestBenchResult {
   vsBareMax: number;
   load: number; // 1-minute load average when the run started
   pinned: boolean;
+  /**
+   * The API at the goal's load: offered GOAL_EXPRESS × Express's req/s (open loop), so its p99 is the
+   * latency of serving that rate, not the queueing of a saturated closed loop.
+   */
+  atGoalLoad: LoadFigures & { offered: number };
   /** Where the API's CPU went under load (null when the profile could not be read). */
   layers: LayerShare[] | null;
   goalMet: boolean;
@@ -233,12 +238,19 @@ function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
-function load(target: Target, seconds: number): Promise<LoadFigures> {
+/** `rate`: offered requests per second over all connections (autocannon's overallRate); unset = as fast as answered. */
+function load(target: Target, seconds: number, rate?: number): Promise<LoadFigures> {
   const times: number[] = [];
   let non2xx = 0;
   const cpu0 = cpuSeconds(target.pid);
   return new Promise((resolve, reject) => {
-    const opts = { url: target.url, connections: CONNECTIONS, duration: seconds, headers: target.headers };
+    const opts = {
+      url: target.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      headers: target.headers,
+      ...(rate !== undefined && { overallRate: Math.round(rate) }),
+    };
     const instance = autocannon(opts, (err, result) => {
       if (err) return reject(err);
       const cpu1 = cpuSeconds(target.pid);
@@ -370,10 +382,12 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
         rounds[i]!.push(await load(targets[i]!, SECONDS));
       }
     }
+    const [apiFig, bareFig, expressFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures];
+    const offered = GOAL_EXPRESS * expressFig.rps;
+    const atGoalLoad = { ...(await load(api, SECONDS, offered)), offered };
     await stopChild(apiServer.child);
     const layers = QUICK && !process.env.BENCH_KEEP_PROFILE ? null : await profileApi(dir, serverPrefix, route, headers);
 
-    const [apiFig, bareFig, expressFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures];
     const perRound = (ref: number): number[] => rounds[0]!.map((a, i) => a.rps / rounds[ref]![i]!.rps);
     const vsBareRounds = perRound(1);
     const vsExpressRounds = perRound(2);
@@ -390,8 +404,14 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
       vsBareMax: Math.max(...vsBareRounds),
       load: load1,
       pinned,
+      atGoalLoad,
       layers,
-      goalMet: vsExpress >= GOAL_EXPRESS && apiFig.p99Ms <= GOAL_P99_MS && apiFig.non2xx === 0 && apiFig.errors === 0,
+      goalMet:
+        vsExpress >= GOAL_EXPRESS &&
+        keptUp(atGoalLoad) &&
+        atGoalLoad.p99Ms <= GOAL_P99_MS &&
+        apiFig.non2xx + atGoalLoad.non2xx === 0 &&
+        apiFig.errors + atGoalLoad.errors === 0,
     };
 
     const line = (name: string, f: LoadFigures): string =>
@@ -407,6 +427,9 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     console.log(
       `  api/bare ${result.vsBare.toFixed(2)}× (per-round ${result.vsBareMin.toFixed(2)}–${result.vsBareMax.toFixed(2)}×), goal ≥ ${GOAL_BARE}×`,
     );
+    console.log(
+      `  api at ${atGoalLoad.offered.toFixed(0)} req/s offered (${GOAL_EXPRESS}× Express): ${atGoalLoad.rps.toFixed(0)} answered, p50 ${atGoalLoad.p50Ms.toFixed(2)} ms, p99 ${atGoalLoad.p99Ms.toFixed(2)} ms`,
+    );
     for (const l of layers ?? []) console.log(`  ${(l.share * 100).toFixed(1).padStart(5)} %  ${l.layer}`);
 
     if (opts.write !== false && !QUICK) writeSection('request', report(result, index.address, body.length));
@@ -415,6 +438,11 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     for (const child of children) await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The API answered (nearly) all it was offered: an open-loop rate it cannot serve only queues up. */
+function keptUp(f: LoadFigures & { offered: number }): boolean {
+  return f.rps >= 0.97 * f.offered;
 }
 
 function report(r: RequestBenchResult, address: string, bodyBytes: number): string {
@@ -441,7 +469,7 @@ ${row('bare `node:http`, fixed body', r.bare, `**${r.vsBare.toFixed(2)}×**`)}
 | figure | measured | goal | |
 |---|---|---|---|
 | API ÷ Express req/s | **${r.vsExpress.toFixed(2)}×** (rounds ${r.vsExpressMin.toFixed(2)}–${r.vsExpressMax.toFixed(2)}×) | ≥ ${GOAL_EXPRESS}× | ${met(r.vsExpress >= GOAL_EXPRESS)} |
-| API p99 at that load | ${r.api.p99Ms.toFixed(2)} ms | ≤ ${GOAL_P99_MS} ms | ${met(r.api.p99Ms <= GOAL_P99_MS)} |
+| API p99 at that load: ${n(Math.round(r.atGoalLoad.offered))} req/s offered (${GOAL_EXPRESS}× Express's), ${n(Math.round(r.atGoalLoad.rps))} answered | ${r.atGoalLoad.p99Ms.toFixed(2)} ms (p50 ${r.atGoalLoad.p50Ms.toFixed(2)} ms) | ≤ ${GOAL_P99_MS} ms | ${met(keptUp(r.atGoalLoad) && r.atGoalLoad.p99Ms <= GOAL_P99_MS)} |
 | API ÷ bare \`node:http\` req/s | **${r.vsBare.toFixed(2)}×** (rounds ${r.vsBareMin.toFixed(2)}–${r.vsBareMax.toFixed(2)}×) | ≥ ${GOAL_BARE}× | ${met(r.vsBare >= GOAL_BARE)} |
 
 Goal (≥ ${GOAL_EXPRESS}× Express with p99 ≤ ${GOAL_P99_MS} ms, every answer 200): **${met(r.goalMet)}**. Socket errors and timeouts: API ${r.api.errors}, bare ${r.bare.errors}, Express ${r.express.errors}.
@@ -460,15 +488,18 @@ ${layers}
 - API setup: started as \`npm run api\` does (\`node --import tsx src/bin/addrsum-api.ts\`, one process), configured by
   config/default.toml + an \`ADDRSUM_CONFIG\` file raising the \`private\` tier to ${n(RAISED_LIMIT)}/s (burst ${n(RAISED_LIMIT)})
   + \`ADDRSUM_*\` variables; in-process token buckets (no Redis). Every request carries a \`private\` key from a real
-  keys.sqlite (held in memory, checked for changes per request: \`PRAGMA data_version\` and the file's identity),
+  keys.sqlite (held in memory, checked for changes per request: the header's change counter and the file's identity),
   passes the token bucket, and reads an LTC mainnet ltc.sqlite on disk holding ${n(UTXOS)} UTXOs over
-  ${n(SCRIPTS + 1)} scripts (one SQL statement: balance, tip and node height). Log level info (the default): one JSON
+  ${n(SCRIPTS + 1)} scripts (one SQL statement: balance with the tip, node height and freshness it is true at). Log level info (the default): one JSON
   line per request, to a file. Checked before timing: no key → 401; with the key → 200 with the written
   balance, UTXO count and tip, and \`RateLimit-Limit: ${RAISED_LIMIT}\`.
 - Load: autocannon 9 in the benchmark process; the API in one child process, the two references in another
   (each idle while another is measured). The references send 2 headers; the API also sends X-Request-Id,
   ETag, Cache-Control, RateLimit-* and X-Content-Type-Options. Latencies are per response (autocannon's
-  \`response\` event), not its 1 ms histogram.`;
+  \`response\` event), not its 1 ms histogram. The p50/p99 columns of the first table are at saturation (a
+  closed loop of ${CONNECTIONS} connections: latency there is mostly queueing); the goal's p99 is measured in one more
+  ${SECONDS} s run offering the API ${GOAL_EXPRESS}× Express's req/s at a fixed rate (autocannon \`overallRate\`), which it must
+  also keep up with (≥ 97 % answered).`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
