@@ -19,6 +19,7 @@ import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../logger.js';
 import { createApiMetrics } from '../metrics.js';
+import { perTurn } from '../api/per-turn.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/file-header.js';
@@ -72,11 +73,13 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     );
     closers.push(() => reader.close());
     let held: { ok: true; source: ChainReader } | null = null;
+    // The file's identity is checked once per event-loop turn, not once per request (per-turn.ts).
+    const current = perTurn(() => reader.get());
     chains.set(chain, {
       params,
       configured: true,
       acquire: () => {
-        const got = reader.get();
+        const got = current.get();
         if (got.ok) {
           // One answer object per opened reader, not one per request.
           if (held?.source !== got.value) held = { ok: true, source: got.value };
@@ -95,16 +98,26 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
         const reason = `its index cannot be read (${(err as { code?: string }).code ?? 'error'}): restore it or re-index`;
         log.error({ chain, file, err: (err as Error).message }, 'chain index read failed: closed it, reopening once it is usable');
         reader.drop(reason);
+        current.forget();
         return { reason, damaged: true };
       },
     });
   }
 
   const keysFile = keysDbPath(config);
-  const keys = new KeyCache(keysFile, {
-    onError: (err) => log.warn({ file: keysFile, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
-    onLoad: (count, why) => log.info({ file: keysFile, keys: count, why }, 'keys loaded'),
-  });
+  const keys = new KeyCache(
+    keysFile,
+    {
+      onError: (err) =>
+        log.warn({ file: keysFile, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
+      onLoad: (count, why) => log.info({ file: keysFile, keys: count, why }, 'keys loaded'),
+    },
+    Date.now,
+    (check) => {
+      const once = perTurn(check);
+      return () => once.get();
+    },
+  );
   closers.push(() => keys.close());
   if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
 

@@ -65,15 +65,24 @@ export class KeyCache implements KeyVerifier {
   private failed: { at: number; file: FileIdentity } | null = null;
   private truncationCheckedAt = 0;
 
+  private readonly check: () => void;
+
+  /**
+   * `coalesce` wraps the change check (default: it runs on every verify). The API passes perTurn
+   * (src/api/per-turn.ts), so one check serves every request read in one turn of the event loop.
+   */
   constructor(
     private readonly file: string,
     private readonly events: KeyCacheEvents = {},
     private readonly now: () => number = Date.now,
-  ) {}
+    coalesce: (check: () => void) => () => void = (check) => check,
+  ) {
+    this.check = coalesce(() => this.refresh());
+  }
 
   verify(presented: string): KeyCheck {
     if (!isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
-    this.refresh();
+    this.check();
     const digest = keyDigest(presented);
     const found = this.keys.get(digest.toString('base64'));
     if (!found || !timingSafeEqual(found.digest, digest)) return { ok: false, reason: 'unknown' };

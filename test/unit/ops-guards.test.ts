@@ -16,6 +16,7 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { buckets, clientNetwork } from '../../src/api/caller-buckets.js';
 import { createHttpServer } from '../../src/api/http-server.js';
 import { LogSampler } from '../../src/api/log-sampler.js';
+import { perTurn } from '../../src/api/per-turn.js';
 import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
 import { WatchedFile } from '../../src/api/watched-file.js';
 import { KeyStore } from '../../src/keys/key-store.js';
@@ -119,6 +120,21 @@ function makeIndex(file: string): void {
   const store = ChainStore.open(file, { chain: 'LTC', network: 'regtest' });
   store.close();
 }
+
+describe('per-turn check', () => {
+  it('computes once per event-loop turn, again in the next turn, and at once after forget()', async () => {
+    let calls = 0;
+    const check = perTurn(() => ++calls);
+    expect([check.get(), check.get(), check.get()]).toEqual([1, 1, 1]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(check.get()).toBe(2);
+    check.forget();
+    expect(check.get()).toBe(3);
+    // A socket read in a later turn (a request sent after a change) gets a fresh check.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(check.get()).toBe(4);
+  });
+});
 
 describe('watched database file', () => {
   it('reopens a replaced file, answers missing for a deleted one, and recovers from damage once restored', () => {
