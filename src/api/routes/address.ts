@@ -2,10 +2,12 @@
  * GET/HEAD /api/v1/{chain}/address/{address}.
  *
  * Order of checks (each answers before the next runs): route → method → chain → key → limits →
- * address → index state (present, readable, fresh, caught up) → lookup. Chain and address are validated before any data is read; the key is
- * checked before the address so that callers without a key cannot use the validator.
- * The answer is one SQLite read (balance, UTXO count and the tip they are true at, together); its ETag
- * is derived from chain, network, script and tip, so it changes exactly when the answer may.
+ * address → index present and readable → one SQLite read → index state (fresh, caught up) → answer.
+ * Chain and address are validated before any data is read; the key is checked before the address so
+ * that callers without a key cannot use the validator. The read returns the balance, the UTXO count
+ * and the index status they are true at, together; a stale or lagging status answers its 503 without
+ * the balance. The ETag is derived from chain, network, script and tip, so it changes exactly when the
+ * answer may.
  * `?mempool=true` adds the script's mempool deltas from the same read, and an ETag that covers them
  * (address-view.ts); the body is built by address-view.ts for both, and for every batch entry.
  */
