@@ -488,7 +488,7 @@ ${layers}
 - API setup: started as \`npm run api\` does (\`node --import tsx src/bin/addrsum-api.ts\`, one process), configured by
   config/default.toml + an \`ADDRSUM_CONFIG\` file raising the \`private\` tier to ${n(RAISED_LIMIT)}/s (burst ${n(RAISED_LIMIT)})
   + \`ADDRSUM_*\` variables; in-process token buckets (no Redis). Every request carries a \`private\` key from a real
-  keys.sqlite (held in memory, checked for changes per request: the header's change counter and the file's identity),
+  keys.sqlite (held in memory, checked for changes once per event-loop turn: the header's change counter and the file's identity),
   passes the token bucket, and reads an LTC mainnet ltc.sqlite on disk holding ${n(UTXOS)} UTXOs over
   ${n(SCRIPTS + 1)} scripts (one SQL statement: balance with the tip, node height and freshness it is true at). Log level info (the default): one JSON
   line per request, to a file. Checked before timing: no key → 401; with the key → 200 with the written
