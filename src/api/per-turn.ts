@@ -6,7 +6,9 @@
  * Why a change is still seen by the next request: a turn starts by asking the kernel which sockets are
  * readable; a request that was sent after a change had completed (a key revoked, an index deleted) is
  * not yet in that answer, so it is read in a later turn, which checks again. The value is forgotten in
- * the turn's check phase (setImmediate), right after the I/O callbacks that shared it.
+ * the turn's check phase (setImmediate), right after the I/O callbacks that shared it. That argument
+ * holds for values asked for from I/O callbacks (answering requests), the only callers: one asked for
+ * from a timer or a setImmediate callback would be kept into the next wait for sockets.
  */
 export interface PerTurn<T> {
   get(): T;

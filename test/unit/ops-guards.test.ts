@@ -3,7 +3,18 @@
  * log sampling, file identity, a watched database file (deleted, replaced, damaged, restored), the
  * reader's error messages, file modes, the connection guard, and the indexer's retry series.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFile,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -122,16 +133,21 @@ function makeIndex(file: string): void {
 }
 
 describe('per-turn check', () => {
-  it('computes once per event-loop turn, again in the next turn, and at once after forget()', async () => {
+  // As in the API: asked from I/O callbacks (a socket's data, here a file read's completion), whose
+  // continuation runs before the loop moves on to its check phase.
+  const ioTurn = (): Promise<void> => new Promise((resolve) => readFile(new URL(import.meta.url), () => resolve()));
+
+  it('computes once per event-loop turn of I/O callbacks, again in a later turn, and at once after forget()', async () => {
     let calls = 0;
     const check = perTurn(() => ++calls);
+    await ioTurn();
     expect([check.get(), check.get(), check.get()]).toEqual([1, 1, 1]);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(check.get()).toBe(2);
+    // A request read in a later turn (one sent after a change) gets a fresh check.
+    await ioTurn();
+    expect([check.get(), check.get()]).toEqual([2, 2]);
     check.forget();
     expect(check.get()).toBe(3);
-    // A socket read in a later turn (a request sent after a change) gets a fresh check.
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await ioTurn();
     expect(check.get()).toBe(4);
   });
 });
