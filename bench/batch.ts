@@ -8,7 +8,7 @@
  *
  * Goal: a batch of 100 (one read for all) answers in ≤ 5× the time of one single request.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,11 +16,9 @@ import { pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
-import { KeyStore } from '../src/keys/key-store.js';
 import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { startApi } from '../harness/api-process.js';
-import { trackChild } from './emergency.js';
+import { startRaisedApi, timedRequest } from './bench-api.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, sha, SyntheticChain } from './synthetic-chain.js';
 
@@ -30,33 +28,6 @@ const UTXOS_PER_SCRIPT = 3;
 const BATCH = 100;
 const ROUNDS = 400;
 const WARMUP = 50;
-
-interface Timed {
-  status: number;
-  text: string;
-  ms: number;
-}
-
-function timed(agent: http.Agent, url: URL, method: 'GET' | 'POST', pathname: string, key: string, body?: string): Promise<Timed> {
-  return new Promise((resolve, reject) => {
-    const headers: http.OutgoingHttpHeaders = { 'x-api-key': key };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(body);
-    }
-    const started = performance.now();
-    const req = http.request({ host: url.hostname, port: url.port, path: pathname, method, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** An LTC mainnet index: SCRIPTS scripts (half P2WPKH, half P2PKH) of UTXOS_PER_SCRIPT coins, and a mempool touching a tenth of them. */
 function buildIndex(dataDir: string): string[] {
@@ -124,19 +95,9 @@ export async function runBatchBench(): Promise<BatchBenchResult> {
     process.stdout.write(
       `index of ${SCRIPTS} scripts and a 2,000-transaction mempool built in ${((performance.now() - built) / 1000).toFixed(1)} s\n`,
     );
-    const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
-    const key = keys.create('private', 'bench').key;
-    keys.close();
-    const config = path.join(dir, 'bench.toml');
-    writeFileSync(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-    const api = await startApi({
-      ADDRSUM_CONFIG: config,
-      ADDRSUM_DATA_DIR: dir,
-      ADDRSUM_LTC_NETWORK: 'mainnet',
-      ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9',
-    });
-    trackChild(api.child);
+    const { api, key } = await startRaisedApi(dir, 'mainnet', 'http://bench:bench@127.0.0.1:9');
     const url = new URL(api.url);
+    const headers = { 'x-api-key': key };
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const single: number[] = [];
     const batch: number[] = [];
@@ -144,10 +105,11 @@ export async function runBatchBench(): Promise<BatchBenchResult> {
     try {
       for (let round = 0; round < WARMUP + ROUNDS; round++) {
         const pick = (i: number) => addresses[(round * 7919 + i * 104_729) % addresses.length]!;
-        const s = await timed(agent, url, 'GET', `/api/v1/LTC/address/${pick(0)}`, key);
+        const send = (pathname: string, body?: string) => timedRequest(agent, url.hostname, url.port, pathname, headers, body);
+        const s = await send(`/api/v1/LTC/address/${pick(0)}`);
         const body = JSON.stringify({ addresses: Array.from({ length: BATCH }, (_, i) => pick(i)) });
-        const b = await timed(agent, url, 'POST', '/api/v1/LTC/addresses', key, body);
-        const m = await timed(agent, url, 'POST', '/api/v1/LTC/addresses?mempool=true', key, body);
+        const b = await send('/api/v1/LTC/addresses', body);
+        const m = await send('/api/v1/LTC/addresses?mempool=true', body);
         for (const r of [s, b, m]) if (r.status !== 200) throw new Error(`batch bench: API answered ${r.status}: ${r.text.slice(0, 200)}`);
         if (round === 0 && (JSON.parse(b.text) as { data: { results: unknown[] } }).data.results.length !== BATCH)
           throw new Error('batch bench: short answer');

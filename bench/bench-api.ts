@@ -31,17 +31,23 @@ export interface TimedAnswer {
   ms: number;
 }
 
-/** GET over `agent` (node:http, kept alive: measures the server, not a heavyweight client; fetch adds ~0.3 ms). */
-export function timedGet(
+/**
+ * A request over `agent` (node:http, kept alive: measures the server, not a heavyweight client; fetch adds
+ * ~0.3 ms). GET, or POST of a JSON `body`.
+ */
+export function timedRequest(
   agent: http.Agent,
   host: string,
   port: number | string,
   path: string,
   headers: http.OutgoingHttpHeaders,
+  body?: string,
 ): Promise<TimedAnswer> {
+  const method = body === undefined ? 'GET' : 'POST';
+  const sent = body === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = http.request({ host, port, path, agent, headers }, (res) => {
+    const req = http.request({ host, port, path, method, agent, headers: sent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -50,26 +56,39 @@ export function timedGet(
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
-export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<BenchApi> {
+/**
+ * The API on `dataDir` serving LTC `network` (the RPC URL only makes the chain served), and a private-tier
+ * key whose limits are raised to 1,000,000/s.
+ */
+export async function startRaisedApi(
+  dataDir: string,
+  network: 'mainnet' | 'regtest',
+  rpcUrl: string,
+): Promise<{ api: ApiProcess; key: string }> {
   const keys = KeyStore.open(`${dataDir}/keys.sqlite`);
-  const apiKey = keys.create('private', 'bench').key;
+  const key = keys.create('private', 'bench').key;
   keys.close();
   const config = `${dataDir}/api.toml`;
   await writeFile(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
   const api = await startApi({
     ADDRSUM_CONFIG: config,
     ADDRSUM_DATA_DIR: dataDir,
-    ADDRSUM_LTC_NETWORK: 'regtest',
+    ADDRSUM_LTC_NETWORK: network,
     ADDRSUM_LTC_RPC_URL: rpcUrl,
   });
   trackChild(api.child);
+  return { api, key };
+}
+
+export async function startBenchApi(dataDir: string, rpcUrl: string): Promise<BenchApi> {
+  const { api, key } = await startRaisedApi(dataDir, 'regtest', rpcUrl);
   const { hostname, port } = new URL(api.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (path: string): Promise<TimedAnswer> => timedGet(agent, hostname, port, path, { 'x-api-key': apiKey });
+  const get = (path: string): Promise<TimedAnswer> => timedRequest(agent, hostname, port, path, { 'x-api-key': key });
   return {
     api,
     async address(address) {

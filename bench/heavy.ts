@@ -37,7 +37,7 @@ import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { WriterLock } from '../src/store/writer-lock.js';
 import { SeededRng } from '../harness/seeded-rng.js';
-import { timedGet, type TimedAnswer } from './bench-api.js';
+import { timedRequest, type TimedAnswer } from './bench-api.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, SyntheticChain } from './synthetic-chain.js';
 
@@ -220,7 +220,7 @@ function figures(heavy: number[], light: number[]): LatencyFigures {
 }
 
 const get = (agent: http.Agent, port: number, urlPath: string, key: string): Promise<TimedAnswer> =>
-  timedGet(agent, '127.0.0.1', port, urlPath, { 'x-api-key': key });
+  timedRequest(agent, '127.0.0.1', port, urlPath, { 'x-api-key': key });
 
 function checkAnswer(answer: TimedAnswer, facts: ScriptFacts, tipHeight: number): void {
   const data = (JSON.parse(answer.text) as { data?: { balanceSatoshi?: number; utxoCount?: number; blockHeight?: number } }).data;

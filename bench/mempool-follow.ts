@@ -13,7 +13,7 @@
  * Goal: p99 during the follow ≤ 1.5× the quiet p99, with the follower keeping up (held = published).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,10 +21,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { scriptToAddress } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
-import { KeyStore } from '../src/keys/key-store.js';
 import { ChainStore } from '../src/store/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { startApi } from '../harness/api-process.js';
+import { startRaisedApi } from './bench-api.js';
 import { trackChild } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { followBlocks, followScript, RATE, SCRIPTS } from './mempool-follow-txs.js';
@@ -93,18 +92,7 @@ export async function runMempoolFollowBench(): Promise<MempoolFollowResult> {
     buildIndex(dir);
     const params = chainParams('LTC', 'mainnet');
     const addresses = Array.from({ length: SCRIPTS }, (_, i) => scriptToAddress(params, followScript(i))!);
-    const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
-    const key = keys.create('private', 'bench').key;
-    keys.close();
-    const config = path.join(dir, 'bench.toml');
-    writeFileSync(config, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-    const api = await startApi({
-      ADDRSUM_CONFIG: config,
-      ADDRSUM_DATA_DIR: dir,
-      ADDRSUM_LTC_NETWORK: 'mainnet',
-      ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9',
-    });
-    trackChild(api.child);
+    const { api, key } = await startRaisedApi(dir, 'mainnet', 'http://bench:bench@127.0.0.1:9');
 
     const pub = spawn(process.execPath, ['--import', 'tsx', 'bench/mempool-follow-publisher.ts'], {
       cwd: REPO_ROOT,
