@@ -69,6 +69,11 @@ function headers(required: readonly HeaderName[], optional: readonly HeaderName[
 
 const json = (schema: Json) => ({ 'application/json': { schema } });
 
+/** The JSend success envelope around `data`. */
+function successSchema(data: Json): Json {
+  return { type: 'object', additionalProperties: false, required: ['status', 'data'], properties: { status: { const: 'success' }, data } };
+}
+
 function response(description: string, schema: Json | null, hdrs: Json): Json {
   return schema ? { description, headers: hdrs, content: json(schema) } : { description, headers: hdrs };
 }
@@ -149,35 +154,22 @@ const SCHEMAS: Json = {
     description: 'Exactly the body the single address route answers for this entry: a summary or its fail body.',
     oneOf: [ref('schemas', 'AddressSuccess'), failSchema(['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS'])],
   },
-  BatchSuccess: {
+  BatchSuccess: successSchema({
     type: 'object',
     additionalProperties: false,
-    required: ['status', 'data'],
+    required: ['chain', 'blockHeight', 'blockHash', 'results'],
     properties: {
-      status: { const: 'success' },
-      data: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['chain', 'blockHeight', 'blockHash', 'results'],
-        properties: {
-          chain: { enum: ['BTC', 'LTC'] },
-          blockHeight: { type: 'integer', minimum: 0, description: 'The one indexed tip every result is true at.' },
-          blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          results: {
-            type: 'array',
-            items: ref('schemas', 'BatchResult'),
-            description: 'One per input address, in input order (duplicates included).',
-          },
-        },
+      chain: { enum: ['BTC', 'LTC'] },
+      blockHeight: { type: 'integer', minimum: 0, description: 'The one indexed tip every result is true at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      results: {
+        type: 'array',
+        items: ref('schemas', 'BatchResult'),
+        description: 'One per input address, in input order (duplicates included).',
       },
     },
-  },
-  AddressSuccess: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['status', 'data'],
-    properties: { status: { const: 'success' }, data: ref('schemas', 'AddressSummary') },
-  },
+  }),
+  AddressSuccess: successSchema(ref('schemas', 'AddressSummary')),
   ChainReadiness: {
     type: 'object',
     additionalProperties: false,
@@ -478,20 +470,12 @@ export function openApiDocument(): Json {
         responses: opsResponses(
           response(
             'Alive.',
-            {
+            successSchema({
               type: 'object',
               additionalProperties: false,
-              required: ['status', 'data'],
-              properties: {
-                status: { const: 'success' },
-                data: {
-                  type: 'object',
-                  additionalProperties: false,
-                  required: ['status', 'uptimeSeconds'],
-                  properties: { status: { const: 'ok' }, uptimeSeconds: { type: 'integer', minimum: 0 } },
-                },
-              },
-            },
+              required: ['status', 'uptimeSeconds'],
+              properties: { status: { const: 'ok' }, uptimeSeconds: { type: 'integer', minimum: 0 } },
+            }),
             headers([], ['Cache-Control']),
           ),
         ),
@@ -501,20 +485,12 @@ export function openApiDocument(): Json {
         responses: opsResponses(
           response(
             'All configured chains answer.',
-            {
+            successSchema({
               type: 'object',
               additionalProperties: false,
-              required: ['status', 'data'],
-              properties: {
-                status: { const: 'success' },
-                data: {
-                  type: 'object',
-                  additionalProperties: false,
-                  required: ['ready', 'chains'],
-                  properties: { ready: { const: true }, chains: readyList },
-                },
-              },
-            },
+              required: ['ready', 'chains'],
+              properties: { ready: { const: true }, chains: readyList },
+            }),
             headers([], ['Cache-Control']),
           ),
           {
