@@ -25,6 +25,7 @@ import { KeyStore } from '../../src/keys/key-store.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/metrics.js';
+import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 
 export class FakeIndex implements SummarySource {
@@ -234,4 +235,20 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * For a test file: a function making a world and its caller, each world cleaned up after the test that
+ * made it (registers the file's afterEach).
+ */
+export function worldPerTest(): (options?: WorldOptions) => { w: World; c: Caller } {
+  const worlds: World[] = [];
+  afterEach(() => {
+    for (const w of worlds.splice(0)) w.cleanup();
+  });
+  return (options = {}) => {
+    const w = buildWorld(options);
+    worlds.push(w);
+    return { w, c: new Caller(w.app) };
+  };
 }

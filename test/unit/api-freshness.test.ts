@@ -4,25 +4,16 @@
  * wrong keys are throttled per client network before lookup and their log lines are sampled; unconfigured
  * chains export no chain_ready series; every process exports addrsum_build_info.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createHttpServer } from '../../src/api/http-server.js';
-import { buildWorld, Caller, type World } from '../support/api-world.js';
+import { worldPerTest, type World } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
 
-const worlds: World[] = [];
-function world(options: Parameters<typeof buildWorld>[0] = {}): { w: World; c: Caller } {
-  const w = buildWorld(options);
-  worlds.push(w);
-  return { w, c: new Caller(w.app) };
-}
-
-afterEach(() => {
-  for (const w of worlds.splice(0)) w.cleanup();
-});
+const world = worldPerTest();
 
 type ReadyRow = Record<string, unknown>;
 type ReadyBody = { code?: string; data: { ready: boolean; chains: ReadyRow[] } };

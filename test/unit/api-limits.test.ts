@@ -1,19 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
-import { buildWorld, Caller, type World } from '../support/api-world.js';
+import { worldPerTest, type Caller } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
 
-const worlds: World[] = [];
-function world(options: Parameters<typeof buildWorld>[0] = {}): { w: World; c: Caller } {
-  const w = buildWorld(options);
-  worlds.push(w);
-  return { w, c: new Caller(w.app) };
-}
-
-afterEach(() => {
-  for (const w of worlds.splice(0)) w.cleanup();
-});
+const world = worldPerTest();
 
 async function burst(c: Caller, n: number, headers: Record<string, string>): Promise<number[]> {
   const statuses: number[] = [];

@@ -1,19 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/api/errors.js';
 import { openApiDocument } from '../../src/api/openapi.js';
-import { buildWorld, Caller, type World } from '../support/api-world.js';
+import { worldPerTest } from '../support/api-world.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
 
-const worlds: World[] = [];
-function world(options: Parameters<typeof buildWorld>[0] = {}): { w: World; c: Caller } {
-  const w = buildWorld(options);
-  worlds.push(w);
-  return { w, c: new Caller(w.app) };
-}
-
-afterEach(() => {
-  for (const w of worlds.splice(0)) w.cleanup();
-});
+const world = worldPerTest();
 
 type ReadyBody = { status: string; code?: string; data: { ready: boolean; chains: Array<Record<string, unknown>> } };
 
