@@ -19,7 +19,9 @@ const RUNS = 10_000;
 const validator = new OpenApiValidator(JSON.parse(JSON.stringify(openApiDocument())) as Record<string, unknown>);
 
 /** The path the server routed on: absolute-form targets carry a scheme and host first. */
-function pathOf(target: string): string {
+function pathOf(requestTarget: string): string {
+  // On the wire the target ends at the first space: `/x/ ` followed by ` HTTP/1.1` is a request for `/x/`.
+  const target = requestTarget.split(' ')[0] ?? '';
   const path = target.startsWith('http://') ? target.replace(/^http:\/\/[^/]*/, '') || '/' : target;
   return path.split(/[?#]/)[0] ?? '';
 }
