@@ -20,6 +20,8 @@ export function buildInfoGauge(registers: Registry[]): Gauge<'version' | 'node'>
     name: 'addrsum_build_info',
     help: 'Always 1; the labels name the addrsum version and the Node.js version this process runs',
     labelNames: ['version', 'node'],
+    // Across workers (cluster-metrics.ts): 1 per build that some worker runs, not the number of workers.
+    aggregator: 'max',
     registers,
   });
   gauge.set({ version: addrsumVersion(), node: process.version }, 1);

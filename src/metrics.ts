@@ -3,6 +3,9 @@
  * so tests can build many apps in one process and the indexer keeps its metrics in its own file.
  * Labels are route templates, statuses, tiers and reasons — never an address, a key or a key id, which
  * would make the series count unbounded and put identifiers into monitoring.
+ * Across workers (cluster-metrics.ts) counters and histograms are summed; the per-chain gauges describe
+ * the one index every worker reads, and each worker reads it when scraped, so they agree; where they
+ * could differ for a moment, ready takes the minimum and heights and ages the maximum.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfoGauge } from './build-info.js';
@@ -67,30 +70,35 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
       name: 'addrsum_api_chain_indexed_height',
       help: 'Height of the indexed tip the API answers from, per chain',
       labelNames: ['chain'],
+      aggregator: 'max',
       registers,
     }),
     nodeHeight: new Gauge({
       name: 'addrsum_api_chain_node_height',
       help: 'Node tip height last recorded by the indexer, per chain',
       labelNames: ['chain'],
+      aggregator: 'max',
       registers,
     }),
     chainReady: new Gauge({
       name: 'addrsum_api_chain_ready',
       help: '1 if the chain is answered (index present, fresh, lag within syncLagBlocks), else 0',
       labelNames: ['chain'],
+      aggregator: 'min',
       registers,
     }),
     nodeSeenAge: new Gauge({
       name: 'addrsum_api_chain_node_seen_age_seconds',
       help: 'Seconds since the indexer last heard from its node, per chain',
       labelNames: ['chain'],
+      aggregator: 'max',
       registers,
     }),
     tipAge: new Gauge({
       name: 'addrsum_api_chain_tip_age_seconds',
       help: "Seconds since the indexed tip block's header time, per chain",
       labelNames: ['chain'],
+      aggregator: 'max',
       registers,
     }),
     logLinesSuppressed: new Counter({

@@ -11,11 +11,13 @@
  *                   bad data directory) the supervisor stops with exit 1 instead of looping.
  *
  * Workers run the ordinary API (server.ts) and share nothing in memory: token buckets are shared only
- * through Redis (ADDRSUM_REDIS_URL), and each worker serves its own /metrics.
+ * through Redis (ADDRSUM_REDIS_URL), and /metrics, whichever worker takes the scrape, is the sum over
+ * the serving workers, merged here (cluster-metrics.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type http from 'node:http';
 import type { Logger } from '../logger.js';
+import { superviseMetrics } from './cluster-metrics.js';
 
 /** IPC message asking a worker to stop as on SIGTERM. */
 export const STOP_MESSAGE = 'addrsum:stop';
@@ -87,6 +89,7 @@ export function superviseWorkers(count: number, logger: Logger): Promise<never> 
   const log = logger.child({ component: 'supervisor' });
   /** Workers that should be serving; retiring ones are removed before they are asked to stop. */
   const serving = new Set<Worker>();
+  superviseMetrics(() => serving);
   let everListened = false;
   let announced = false;
   let stopping = false;

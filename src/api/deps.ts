@@ -118,6 +118,11 @@ export interface AppDeps {
   readonly metrics?: ApiMetrics;
   /** An in-process token bucket per app when absent. */
   readonly limiter?: RateLimiter;
+  /**
+   * One of several workers: the whole cluster's /metrics text (cluster-metrics.ts), or null when the
+   * supervisor did not answer. Absent: /metrics is this app's registry.
+   */
+  readonly clusterMetrics?: () => Promise<string | null>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -36,6 +36,8 @@ export function createLimiterMetrics(registry: Registry): LimiterMetrics {
     fallback: new Gauge({
       name: 'addrsum_api_limiter_fallback',
       help: '1 while Redis is configured but unreachable and limits come from in-process buckets (or are refused, fail-closed), else 0',
+      // Across workers (cluster-metrics.ts): 1 when any worker has fallen back.
+      aggregator: 'max',
       registers: [registry],
     }),
     storeErrors: new Counter({

@@ -4,13 +4,16 @@
  * `stop()` stops accepting, lets in-flight requests finish (idle keep-alive connections are closed at
  * once, busy ones after 10 s at most) and closes the databases.
  */
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../api/app.js';
-import { systemClock, type ChainHandle } from '../api/deps.js';
+import { workerMetrics } from '../api/cluster-metrics.js';
+import { systemClock, type AppDeps, type ChainHandle } from '../api/deps.js';
 import { createHttpServer } from '../api/http-server.js';
+import { readiness } from '../api/routes/ops.js';
 import { ApiError } from '../api/errors.js';
 import { WatchedFile } from '../api/watched-file.js';
 import { createLimiter } from '../api/shared-limiter.js';
@@ -134,7 +137,15 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
       return check;
     },
   };
-  const app = createApp({ chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter });
+  const deps: AppDeps = { chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter };
+  // One of several workers: a scrape answers for all of them (cluster-metrics.ts).
+  const clusterMetrics = cluster.isWorker
+    ? workerMetrics(() => {
+        readiness(deps, metrics, clock);
+        return metrics.registry.getMetricsAsJSON();
+      })
+    : undefined;
+  const app = createApp({ ...deps, clusterMetrics });
   const server = createHttpServer(app, logger, {
     maxConnections: config.api.maxConnections,
     requestTimeoutMs: config.api.requestTimeoutMs,

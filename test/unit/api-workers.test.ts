@@ -1,7 +1,8 @@
 /**
  * ADDRSUM_API_WORKERS=2: two workers behind one port; SIGHUP to the supervisor replaces them one at a
  * time while clients keep asking, and not one request fails (new connections, and keep-alive connections
- * that the retiring worker asks to close). SIGTERM stops everything with exit 0.
+ * that the retiring worker asks to close). SIGTERM stops everything with exit 0. /metrics, whichever
+ * worker takes the scrape, counts the requests of both.
  */
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -26,7 +27,37 @@ afterAll(async () => {
   data.remove();
 });
 
+/** addrsum_api_requests_total of 200 answers on the address route, as one scrape of /metrics says. */
+async function answeredPerScrape(): Promise<number> {
+  const scrape = await request(`${api.url}/metrics`, {}, false);
+  expect(scrape.status).toBe(200);
+  const line = scrape.body
+    .split('\n')
+    .find((l) => l.startsWith('addrsum_api_requests_total{') && l.includes('status="200"') && l.includes('/address/'));
+  expect(line, "the address route's 200 series").toBeDefined();
+  return Number(line!.split(' ').pop());
+}
+
 describe('API workers', () => {
+  it('answers /metrics for both workers, whichever takes the scrape', async () => {
+    const { key } = data.createKey('private');
+    await until(
+      async () => (await request(api.url + ROUTE, { 'x-api-key': key }, false)).status,
+      (s) => s === 200,
+    );
+    const before = await answeredPerScrape();
+    // New connections: the supervisor hands them to the workers in turn, so both answer some.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => request(api.url + ROUTE, { 'x-api-key': key }, false)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const lines = api
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"') && l.includes('/address/'));
+    expect(new Set(lines.map((l) => /"worker":(\d+)/.exec(l)?.[1])).size).toBe(2);
+    // Every scrape, on either worker, counts all of them; one worker's own counter would hold about half.
+    for (let i = 0; i < 6; i++) expect(await answeredPerScrape()).toBe(before + 20);
+  }, 120_000);
+
   it('restarts every worker on SIGHUP without a failed request, then stops cleanly on SIGTERM', async () => {
     const { key } = data.createKey('private');
     await until(

@@ -128,10 +128,15 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
   });
 
   only(router, '/metrics', async (_req, res) => {
-    readiness(deps, metrics, clock);
+    let text = deps.clusterMetrics ? await deps.clusterMetrics() : null;
+    if (text === null) {
+      if (deps.clusterMetrics) deps.logger.warn("the supervisor did not answer for the other workers: /metrics is this worker's alone");
+      readiness(deps, metrics, clock);
+      text = await metrics.registry.metrics();
+    }
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+    res.send(text);
   });
 
   const openapi = JSON.stringify(openApiDocument());
