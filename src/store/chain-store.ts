@@ -28,6 +28,7 @@ import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
+import { Checkpointer } from './checkpointer.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
@@ -84,6 +85,8 @@ export class ChainStore {
   private constructor(
     readonly db: Db,
     private readonly lock: WriterLock | null,
+    /** Null for an in-memory store (no WAL). */
+    private readonly checkpointer: Checkpointer | null,
     readonly undoDepth: number,
     meta: Map<string, unknown>,
   ) {
@@ -141,7 +144,7 @@ export class ChainStore {
           set.run('writer_started_at', Date.now());
         })();
       }
-      return new ChainStore(db, lock, undoDepth, readMeta(db));
+      return new ChainStore(db, lock, inMemory ? null : new Checkpointer(db, path), undoDepth, readMeta(db));
     } catch (err) {
       db?.close();
       lock?.release();
@@ -278,7 +281,13 @@ export class ChainStore {
     this.stmts.metaSet.run('node_seen_at', at.getTime());
   }
 
+  /** WAL checkpoints the checkpoint thread has run (checkpointer.ts); 0 for an in-memory store. */
+  get checkpoints(): number {
+    return this.checkpointer?.runs ?? 0;
+  }
+
   close(): void {
+    this.checkpointer?.stop();
     if (this.db.open) this.db.close();
     this.lock?.release();
   }

@@ -14,7 +14,8 @@
  *   transaction as the UTXOs. FULL would add an fsync per commit (per block when following the tip, per
  *   batch during catch-up) for no gain in correctness here.
  * - journal_size_limit: a catch-up batch can grow the WAL to hundreds of MB; truncate it back after
- *   checkpoints instead of keeping the high-water mark on disk forever.
+ *   checkpoints instead of keeping the high-water mark on disk forever. Checkpoints themselves run on a
+ *   thread of the store's own (checkpointer.ts), not at the writer's commits.
  * - cache_size: the UTXO b-tree is read randomly (every input spends a random outpoint); a large page
  *   cache is what keeps catch-up off the disk. temp_store=MEMORY for the verify sort of small files.
  *

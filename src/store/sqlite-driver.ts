@@ -17,6 +17,9 @@ export const SQLITE_PACKAGE = nodeMajor >= 22 ? 'better-sqlite3-node22' : 'bette
 
 const Database = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
 
+/** The same package by path, for worker threads that load it themselves (checkpointer.ts). */
+export const SQLITE_MODULE_PATH = require.resolve(SQLITE_PACKAGE);
+
 export default Database;
 export type SqliteDatabase = BetterSqlite3.Database;
 export type SqliteStatement<P extends unknown[], R> = BetterSqlite3.Statement<P, R>;
