@@ -84,6 +84,10 @@ export interface RequestBenchResult {
   api: LoadFigures;
   bare: LoadFigures;
   express: LoadFigures;
+  /** Express with only the read and the body (bench/request-floor.ts): the most the API could reach. */
+  floor: LoadFigures;
+  /** floor/express req/s: the ceiling of the goal's ratio with the work every answer must do. */
+  floorVsExpress: number;
   /** api/express req/s (the goal's ratio): of the medians, and the range over rounds. */
   vsExpress: number;
   vsExpressMin: number;
@@ -216,15 +220,20 @@ export async function startReferences(
     env: { ...process.env, BENCH_BODY: body },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const ports = await new Promise<{ bare: number; express: number }>((resolve, reject) => {
+  const ports = await firstJsonLine<{ bare: number; express: number }>(child, 'the reference servers');
+  return { child, bare: `http://127.0.0.1:${ports.bare}`, express: `http://127.0.0.1:${ports.express}` };
+}
+
+/** The first line a server child prints (its ports, as JSON). */
+function firstJsonLine<T>(child: ChildProcess, name: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      if (out.includes('\n')) resolve(JSON.parse(out) as { bare: number; express: number });
+      if (out.includes('\n')) resolve(JSON.parse(out) as T);
     });
-    child.on('exit', (code) => reject(new Error(`request bench: reference servers exited (${String(code)})`)));
+    child.on('exit', (code) => reject(new Error(`request bench: ${name} exited (${String(code)})`)));
   });
-  return { child, bare: `http://127.0.0.1:${ports.bare}`, express: `http://127.0.0.1:${ports.express}` };
 }
 
 /** utime + stime of a process in seconds, from /proc (Linux, USER_HZ = 100); null elsewhere. */
@@ -350,6 +359,17 @@ async function profileApi(
   return readLayerShares(path.join(profDir, file), window);
 }
 
+/** bench/request-floor.ts on the index in `dir`; resolves with its URL once it listens. */
+async function startFloor(dir: string, prefix: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawnNode(prefix, ['--import', 'tsx', 'bench/request-floor.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, BENCH_DATA_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await firstJsonLine<{ port: number }>(child, 'the floor server');
+  return { child, url: `http://127.0.0.1:${port.port}` };
+}
+
 export async function runRequestBench(opts: { write?: boolean } = {}): Promise<RequestBenchResult> {
   const load1 = loadavg()[0] ?? 0;
   const { serverPrefix, pinned } = pinning();
@@ -367,12 +387,15 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     children.push(refs.child);
     const bare: Target = { pid: refs.child.pid, url: refs.bare + route, headers };
     const express: Target = { pid: refs.child.pid, url: refs.express + route, headers };
-    for (const t of [bare, express]) {
+    const floorServer = await startFloor(dir, serverPrefix);
+    children.push(floorServer.child);
+    const floor: Target = { pid: floorServer.child.pid, url: floorServer.url + route, headers };
+    for (const t of [bare, express, floor]) {
       const res = await fetch(t.url);
       if (res.status !== 200 || (await res.text()) !== body) throw new Error(`request bench: ${t.url} answers differently`);
     }
 
-    const targets = [api, bare, express];
+    const targets = [api, bare, express, floor];
     for (const t of targets) await load(t, WARMUP_SECONDS);
     const rounds: LoadFigures[][] = targets.map(() => []);
     for (let r = 0; r < ROUNDS; r++) {
@@ -382,7 +405,7 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
         rounds[i]!.push(await load(targets[i]!, SECONDS));
       }
     }
-    const [apiFig, bareFig, expressFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures];
+    const [apiFig, bareFig, expressFig, floorFig] = rounds.map(summarize) as [LoadFigures, LoadFigures, LoadFigures, LoadFigures];
     const offered = GOAL_EXPRESS * expressFig.rps;
     const atGoalLoad = { ...(await load(api, SECONDS, offered)), offered };
     await stopChild(apiServer.child);
@@ -396,6 +419,8 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
       api: apiFig,
       bare: bareFig,
       express: expressFig,
+      floor: floorFig,
+      floorVsExpress: floorFig.rps / expressFig.rps,
       vsExpress,
       vsExpressMin: Math.min(...vsExpressRounds),
       vsExpressMax: Math.max(...vsExpressRounds),
@@ -420,7 +445,8 @@ export async function runRequestBench(opts: { write?: boolean } = {}): Promise<R
     console.log(
       `request: ${CONNECTIONS} connections, ${ROUNDS} rotated rounds of ${SECONDS} s per server, ${pinned ? 'servers on core 0, load on core 1' : 'not pinned'}`,
     );
-    console.log([line('api', apiFig), line('bare', bareFig), line('express', expressFig)].join('\n'));
+    console.log([line('api', apiFig), line('bare', bareFig), line('express', expressFig), line('floor', floorFig)].join('\n'));
+    console.log(`  floor/express ${result.floorVsExpress.toFixed(2)}×: the most the API could reach with the read and body it must do`);
     console.log(
       `  api/express ${vsExpress.toFixed(2)}× (per-round ${result.vsExpressMin.toFixed(2)}–${result.vsExpressMax.toFixed(2)}×), goal ≥ ${GOAL_EXPRESS}× with p99 ≤ ${GOAL_P99_MS} ms: ${result.goalMet ? 'MET' : 'NOT MET'}`,
     );
@@ -465,6 +491,11 @@ ${CONNECTIONS} connections, keep-alive, no pipelining. ${r.pinned ? 'Every serve
 ${row('API: auth + limits + SQLite lookup + info log line', r.api, '–')}
 ${row('Express 5, one route, fixed body', r.express, `**${r.vsExpress.toFixed(2)}×**`)}
 ${row('bare `node:http`, fixed body', r.bare, `**${r.vsBare.toFixed(2)}×**`)}
+${row('floor: Express 5 + the address decode, index read and body only', r.floor, `${(r.api.rps / r.floor.rps).toFixed(2)}×`)}
+
+The floor (\`bench/request-floor.ts\`) answers the same body with nothing but the work no answer can skip: decoding the
+address, the API's one SQL statement and its JSON body, under Express — no key, limits, request id, log line, metrics,
+freshness check or ETag. **Floor ÷ Express: ${r.floorVsExpress.toFixed(2)}×**, the ceiling of the goal's ratio on this machine.
 
 | figure | measured | goal | |
 |---|---|---|---|
