@@ -2,7 +2,8 @@
  * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/bin/addrsum-api.ts, auth and
  * limits on, a private-tier key whose limits are raised for the run, an LTC ltc.sqlite on disk written
  * through ChainStore) against Express 5 hello-world JSON and a bare node:http server answering the same
- * body, in the same run.
+ * body, and against the floor (bench/request-floor.ts: Express with only the address decode, the index
+ * read and the body), in the same run.
  *
  *   npx tsx bench/request.ts
  *

@@ -56,7 +56,19 @@ export interface ScaleResult {
   lookupP99Ms: number;
   /** Peak resident memory of the benchmark process so far, MiB (the bootstrap dominates it). */
   maxRssMiB?: number;
+  /** MiB the process read from the storage device per applied block (page-cache hits not counted; Linux only). */
+  diskReadMiBPerBlock?: number;
   phases: Record<string, number>;
+}
+
+/** Bytes this process has had read from the storage device (Linux /proc; null elsewhere): not page-cache hits. */
+function diskReadBytes(): number | null {
+  try {
+    const m = /^read_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function fileSize(path: string): number {
@@ -147,10 +159,15 @@ function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: strin
     const totals = store.totals();
     const dbBytes = fileSize(dbPath) + fileSize(`${dbPath}-wal`);
     const blocks = blocksOnTop(snap.groups, snap.baseHash, order);
+    const readBefore = diskReadBytes();
     t = performance.now();
     for (const b of blocks) store.applyBlocks([b]);
     const blocksPerSec = BLOCKS / ((performance.now() - t) / 1000);
-    say(`  applied ${BLOCKS} blocks of ${TXS_PER_BLOCK} txs: ${blocksPerSec.toFixed(2)} blocks/s`);
+    const readMiB = ((diskReadBytes() ?? 0) - (readBefore ?? 0)) / 2 ** 20 / BLOCKS;
+    say(
+      `  applied ${BLOCKS} blocks of ${TXS_PER_BLOCK} txs: ${blocksPerSec.toFixed(2)} blocks/s` +
+        (readBefore === null ? '' : `, ${readMiB.toFixed(1)} MiB read from disk per block (all threads)`),
+    );
     const reader = ChainReader.open(dbPath);
     const times: number[] = [];
     try {
@@ -183,6 +200,7 @@ function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: strin
       lookupP50Ms: percentile(times, 0.5),
       lookupP99Ms: percentile(times, 0.99),
       maxRssMiB: process.resourceUsage().maxRSS / 1024,
+      ...(readBefore !== null && { diskReadMiBPerBlock: readMiB }),
       phases,
     };
   } finally {
@@ -228,9 +246,8 @@ function render(results: ScaleResult[]): string {
     lines.push(
       `- N = ${fmt(r.coins)}, ${orderOf(r)} txids: ${Object.entries(r.phases)
         .map(([k, v]) => `${k} at ${v} s`)
-        .join(
-          ', ',
-        )}, done at ${fmt(r.bootstrapSeconds, 1)} s; peak RSS ${r.maxRssMiB === undefined ? '?' : fmt(r.maxRssMiB)} MiB; machine: ${r.machine}`,
+        .join(', ')}, done at ${fmt(r.bootstrapSeconds, 1)} s; peak RSS ${r.maxRssMiB === undefined ? '?' : fmt(r.maxRssMiB)} MiB; ` +
+        `${r.diskReadMiBPerBlock === undefined ? '' : `block apply read ${fmt(r.diskReadMiBPerBlock, 1)} MiB per block from disk; `}machine: ${r.machine}`,
     );
   }
   return lines.join('\n');

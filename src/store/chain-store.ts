@@ -281,7 +281,7 @@ export class ChainStore {
     this.stmts.metaSet.run('node_seen_at', at.getTime());
   }
 
-  /** WAL checkpoints the checkpoint thread has run (checkpointer.ts); 0 for an in-memory store. */
+  /** Checkpoints the checkpoint thread has run on new WAL frames (checkpointer.ts); 0 for an in-memory store. */
   get checkpoints(): number {
     return this.checkpointer?.runs ?? 0;
   }
