@@ -35,14 +35,14 @@ export function workerLogger(logger: Logger): Logger {
 }
 
 /**
- * In a worker: call `stop` when the supervisor asks (a rolling restart, or the supervisor stopping),
+ * In a worker: call `stop`, then `exit`, when the supervisor asks (a rolling restart, or the supervisor stopping),
  * after preparing `server` so that no request on an open connection is dropped: Node's server.close()
  * also closes idle keep-alive connections at once, and a connection the supervisor has just handed over
  * is "idle" until its first request is parsed, so closing them at once could drop that request. Instead,
  * for IDLE_GRACE_MS every answer says `Connection: close` (clients move to a new connection, which the
  * supervisor gives to a live worker), and only then are the connections still idle closed.
  */
-export function onSupervisorStop(server: http.Server, stop: () => void): void {
+export function onSupervisorStop(server: http.Server, stop: () => Promise<void>, exit: () => void): void {
   if (!cluster.isWorker) return;
   let asked = false;
   process.on('message', (message: unknown) => {
@@ -55,7 +55,10 @@ export function onSupervisorStop(server: http.Server, stop: () => void): void {
       server.closeIdleConnections = closeIdle;
       closeIdle();
     }, IDLE_GRACE_MS).unref();
-    stop();
+    // Stay alive a moment after the server has closed: a connection the supervisor handed over just
+    // before it learnt of the close is then declined by Node and handed to another worker, where an
+    // exit would lose it (seen as a request left unanswered during a rolling restart).
+    void stop().then(() => setTimeout(exit, IDLE_GRACE_MS));
   });
 }
 

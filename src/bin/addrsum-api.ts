@@ -30,9 +30,9 @@ const logger = workerLogger(baseLogger);
 const log = logger.child({ component: 'server' });
 main(config, logger).then(
   (api) => {
-    const stop = () => void api.stop().then(() => exitAfterFlush(logger, 0));
-    onStopSignals(log, stop);
-    onSupervisorStop(api.server, stop);
+    const exit = (): void => exitAfterFlush(logger, 0);
+    onStopSignals(log, () => void api.stop().then(exit));
+    onSupervisorStop(api.server, api.stop, exit);
   },
   (err: unknown) => {
     log.fatal({ err }, 'cannot listen');
