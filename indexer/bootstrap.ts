@@ -7,15 +7,18 @@
  * 2. the node must know the base block and have it in its active chain (getblockheader);
  * 3. the index must be empty, or already bootstrapped from this very base (a restart with the same
  *    flag just continues syncing);
- * 4. one bulk-load transaction (src/store/bulk-load.ts), progress lines every few seconds while the file
- *    is read; a malformed, truncated or miscounted file aborts it with nothing committed. The file is
- *    decoded on a worker thread (snapshot-stream.ts) while this one inserts.
+ * 4. the bulk load (src/store/bulk-load.ts: committed in chunks, resumed after a kill, the tip written
+ *    last), progress lines every few seconds while the file is read; a malformed, truncated or
+ *    miscounted file aborts it and leaves the empty index. The file is decoded on a worker thread
+ *    (snapshot-stream.ts) while this one inserts;
+ * 5. the new index is read into the page cache when it fits (src/store/page-cache.ts).
  */
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
 import type { ChainStore } from '../src/store/chain-store.js';
+import { warmPageCache } from '../src/store/page-cache.js';
 import type { LoadPhase } from '../src/store/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile, type CoinRow } from './snapshot-reader.js';
@@ -85,7 +88,7 @@ export interface BootstrapOptions {
   now?: () => number;
 }
 
-/** Steps 3–4. Returns false when the index was already bootstrapped from this base (nothing done). */
+/** Steps 3–5. Returns false when the index was already bootstrapped from this base (nothing done). */
 export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: BootstrapLog, opts: BootstrapOptions = {}): boolean {
   const tip = store.tip();
   if (tip) {
@@ -131,9 +134,28 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
     log.info({ phase, coins: stats.coins, seconds: round1(seconds) }, `bootstrap: ${phase}`);
     flush();
   };
+  const onResume = (after: Buffer): void => {
+    log.info(
+      { afterTxid: toDisplayHex(after) },
+      'bootstrap: resuming the interrupted load of this snapshot: its coins up to the last committed txid are kept, the file is read past them',
+    );
+    flush();
+  };
+  const onDiscard = (hash: Buffer): void => {
+    log.info(
+      { baseHash: toDisplayHex(hash) },
+      `bootstrap: deleting the part loaded by an interrupted bootstrap from another snapshot (block ${toDisplayHex(hash)})`,
+    );
+    flush();
+  };
   let totals;
   try {
-    totals = store.loadSnapshot(rows, snap, { onPhase, ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }) });
+    totals = store.loadSnapshot(rows, snap, {
+      onPhase,
+      onResume,
+      onDiscard,
+      ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
+    });
   } catch (err) {
     if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
       throw new SnapshotError('DUPLICATE_COIN', 'snapshot malformed: an outpoint appears twice');
@@ -160,8 +182,27 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   const [checkpoint] = store.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
   // Busy: the checkpoint thread (checkpointer.ts) took it first and goes on copying while the node is followed.
   const folded = checkpoint?.busy === 0 ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
-  log.info({ seconds: round1((now() - started) / 1000) }, `bootstrap: ${folded}; following the node from the base block`);
+  log.info({ seconds: round1((now() - started) / 1000) }, `bootstrap: ${folded}`);
+  warm(store.db.name, log);
+  log.info({ seconds: round1((now() - started) / 1000) }, 'bootstrap: following the node from the base block');
   return true;
+}
+
+/** Reads the new index into the page cache when it fits (page-cache.ts says why). */
+function warm(path: string, log: BootstrapLog): void {
+  if (path === ':memory:' || path === '') return;
+  const r = warmPageCache(path);
+  const gb = (n: number): string => (n / 1e9).toFixed(1);
+  if (r.warmed)
+    log.info(
+      { bytes: r.bytes, seconds: round1(r.seconds) },
+      `bootstrap: read the index (${gb(r.bytes)} GB) into the page cache in ${r.seconds.toFixed(1)} s`,
+    );
+  else
+    log.info(
+      { bytes: r.bytes, availableBytes: r.availableBytes },
+      `bootstrap: the index (${gb(r.bytes)} GB) is not read into the page cache: only ${gb(r.availableBytes)} GB of memory is available; the first blocks read it from the disk`,
+    );
 }
 
 function progressLine(coins: number, total: number, seconds: number): object {

@@ -78,6 +78,7 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
     if (snapshot) runBootstrap(snapshot, store, log);
+    else store.refusePendingBootstrap();
     const syncer = new Syncer(
       store,
       source,

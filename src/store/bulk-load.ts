@@ -1,20 +1,29 @@
 /**
- * Bulk load of an empty index from a UTXO snapshot (indexer/bootstrap.ts feeds it), as ONE
- * transaction: a kill at any instant leaves the empty index it started from (no tip, so the API answers
- * CHAIN_SYNCING), and a restart simply loads again.
+ * Bulk load of an empty index from a UTXO snapshot (indexer/bootstrap.ts feeds it).
  *
  * Two ways to fill `utxos`, both writing every b-tree page once, full, left to right:
  * - append (real files): Core and Litecoin Core write dumptxoutset by walking the chainstate, so coins
  *   come in ascending txid order and go straight into `utxos` with multi-row INSERTs — no sort at all.
  *   Only the txid part of the key is checked: outputs of one txid land next to each other whatever
  *   their order (vout 256's key sorts before vout 255's), which costs an append nothing.
- * - sort (any other file): at the first txid that goes backwards, the appended rows are rolled back to
- *   a savepoint and the file is read again as a virtual table, `INSERT … SELECT … ORDER BY outpoint`
- *   sorting it with SQLite's external merge sort (vdbesort.c) in bounded memory: runs of at most the
- *   page-cache size are sorted in memory and spilled to temp files, then merged.
- * The aggregates are one more sorted pass: `GROUP BY script_key` over `utxos`. temp_store is switched
- * to FILE for the load (the writer's default MEMORY would hold sort runs in RAM); the temp files live in
- * SQLite's temp directory (SQLITE_TMPDIR, else /var/tmp, /usr/tmp, /tmp).
+ *   The append commits every `chunkCoins` coins, at a txid boundary. One transaction for the whole file
+ *   would grow the WAL to the size of the index and copy it all into the database at the end: twice the
+ *   writes, and the copy pushes the index out of the kernel's page cache just before blocks are applied
+ *   on top. Chunks keep the WAL small (the checkpoint thread folds each one in while the next is read).
+ * - sort (any other file): at the first txid that goes backwards, what was appended is deleted and the
+ *   file is read again as a virtual table, `INSERT … SELECT … ORDER BY outpoint` sorting it with
+ *   SQLite's external merge sort (vdbesort.c) in bounded memory: runs of at most the page-cache size
+ *   are sorted in memory and spilled to temp files, then merged. This path is one transaction.
+ * The aggregates are one more sorted pass, `GROUP BY script_key` over `utxos`, in the final
+ * transaction, which also writes the tip. temp_store is switched to FILE for the load (the writer's
+ * default MEMORY would hold sort runs in RAM); the temp files live in SQLite's temp directory
+ * (SQLITE_TMPDIR, else /var/tmp, /usr/tmp, /tmp).
+ *
+ * Until that final commit the index has no tip, so the API answers CHAIN_SYNCING and never serves a
+ * half-loaded table. What a kill leaves: the committed chunks and meta `bootstrap_base` (the snapshot's
+ * base hash). Loading the same snapshot again resumes after the last committed txid; another snapshot
+ * discards them first; block sync refuses to start on them (BOOTSTRAP_PENDING). A load that fails with
+ * an error (a bad file, a duplicate coin) discards what it had committed, leaving the empty index.
  */
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
@@ -34,10 +43,25 @@ export interface BulkLoadOptions {
   onPhase?: (phase: LoadPhase) => void;
   /** SQLite sorter helper threads (PRAGMA threads); 0 sorts on the loading thread only. */
   sortThreads?: number;
+  /** Coins per committed chunk of the append path (default CHUNK_COINS). */
+  chunkCoins?: number;
+  /** Called when committed chunks of an earlier, interrupted load of this snapshot are kept: coins up to `afterTxid` are skipped. */
+  onResume?: (afterTxid: Buffer) => void;
+  /** Called when committed chunks of an interrupted load of another snapshot (base `hash`) are deleted. */
+  onDiscard?: (hash: Buffer) => void;
 }
 
 /** Meta key of the snapshot's base height: blocks rows exist from there up, undo only above it. */
 export const BASE_HEIGHT_KEY = 'base_height';
+
+/** Meta key of an unfinished load: the base hash of the snapshot its committed chunks come from. */
+export const PENDING_BASE_KEY = 'bootstrap_base';
+
+/**
+ * Coins per commit of the append path: about 6 MiB of pages, so the WAL stays a few chunks long, and a
+ * kill loses at most a fraction of a second of reading.
+ */
+export const CHUNK_COINS = 100_000;
 
 let tableSeq = 0;
 
@@ -45,18 +69,37 @@ let tableSeq = 0;
 const ROWS_PER_INSERT = 128;
 const COLUMNS = '(outpoint, script_key, value, height)';
 
-/** Inserts rows in file order while their txids ascend; throws OUT_OF_ORDER at the first that does not. */
-function append(db: Db, rows: Iterable<unknown[]>): void {
+/**
+ * Inserts rows in file order while their txids ascend, skipping those up to `after` (already committed)
+ * and committing every `chunk` rows at a txid boundary; throws OUT_OF_ORDER at the first txid that goes
+ * back. Runs inside an open transaction and leaves one open.
+ */
+function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: number): void {
   const many = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES ${Array<string>(ROWS_PER_INSERT).fill('(?, ?, ?, ?)').join(', ')}`);
   const one = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES (?, ?, ?, ?)`);
   const args = new Array<unknown>(ROWS_PER_INSERT * 4);
   let n = 0;
+  let inChunk = 0;
   let prev: Buffer | null = null;
+  const flush = (): void => {
+    for (let i = 0; i < n; i += 4) one.run(args[i], args[i + 1], args[i + 2], args[i + 3]);
+    n = 0;
+  };
   for (const row of rows) {
     const key = row[0] as Buffer;
-    if (prev !== null && key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES) < 0)
-      throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
+    if (prev !== null) {
+      const order = key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES);
+      if (order < 0) throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
+      if (order > 0 && inChunk >= chunk) {
+        flush();
+        db.exec('COMMIT');
+        db.exec('BEGIN IMMEDIATE');
+        inChunk = 0;
+      }
+    }
     prev = key;
+    if (after !== null && key.compare(after, 0, TXID_BYTES, 0, TXID_BYTES) <= 0) continue;
+    inChunk++;
     args[n++] = key;
     args[n++] = row[1];
     args[n++] = row[2];
@@ -66,17 +109,38 @@ function append(db: Db, rows: Iterable<unknown[]>): void {
       n = 0;
     }
   }
-  for (let i = 0; i < n; i += 4) one.run(args[i], args[i + 1], args[i + 2], args[i + 3]);
+  flush();
+}
+
+/** The txid after which an interrupted load of `base` resumes, or null for a fresh load; discards another snapshot's chunks. */
+function startingPoint(db: Db, base: BaseBlock, opts: BulkLoadOptions): Buffer | null {
+  const blocks = db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1)').pluck().get() as number;
+  const last = db.prepare('SELECT outpoint FROM utxos ORDER BY outpoint DESC LIMIT 1').pluck().get() as Buffer | undefined;
+  const pending = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PENDING_BASE_KEY) as Buffer | undefined;
+  if (blocks > 0 || (last !== undefined && pending === undefined))
+    throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
+  if (pending === undefined || last === undefined) return null;
+  if (pending.equals(base.hash)) {
+    const after = last.subarray(0, TXID_BYTES);
+    opts.onResume?.(after);
+    return after;
+  }
+  opts.onDiscard?.(pending);
+  discard(db);
+  return null;
+}
+
+/** Deletes the committed chunks of an unfinished load: back to the empty index. */
+function discard(db: Db): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM utxos').run();
+    db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
+  }).immediate();
 }
 
 /** Loads `rows` ([outpoint, script_key, value, height]) into an empty index and sets the tip to `base`. */
 export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
-  const nonEmpty = db
-    .prepare('SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM utxos LIMIT 1)) + (SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1))')
-    .pluck()
-    .get() as number;
-  if (nonEmpty > 0)
-    throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
+  const after = startingPoint(db, base, opts);
   // One virtual table per load: better-sqlite3 keeps a registered module for the connection's life.
   const table = `snapshot_rows_${++tableSeq}`;
   db.table(table, {
@@ -86,41 +150,60 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
     },
   });
   const phase = opts.onPhase ?? (() => undefined);
+  const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   db.pragma('temp_store = FILE');
   db.pragma(`threads = ${opts.sortThreads ?? 1}`);
   try {
-    const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      meta.run(PENDING_BASE_KEY, base.hash);
+      phase('reading coins in txid order');
+      append(db, rows(), after, opts.chunkCoins ?? CHUNK_COINS);
+      const totals = finish(db, base, meta, phase);
+      db.exec('COMMIT');
+      return totals;
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      if (!(err instanceof StoreError && err.code === 'OUT_OF_ORDER')) throw err;
+    }
+    phase('reading and sorting coins');
     return db
       .transaction((): Totals => {
-        phase('reading coins in txid order');
-        try {
-          // A nested transaction is a savepoint: an out-of-order file leaves nothing of this attempt.
-          db.transaction(() => append(db, rows()))();
-        } catch (err) {
-          if (!(err instanceof StoreError && err.code === 'OUT_OF_ORDER')) throw err;
-          phase('reading and sorting coins');
-          db.prepare(`INSERT INTO utxos ${COLUMNS} SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
-        }
-        phase('building aggregates');
-        db.prepare(
-          'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
-        ).run();
-        phase('committing');
-        const sums = db
-          .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
-          .get() as Totals;
-        db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
-        meta.run(BASE_HEIGHT_KEY, base.height);
-        meta.run('tip_height', base.height);
-        meta.run('tip_hash', base.hash);
-        meta.run('utxo_count', sums.utxos);
-        meta.run('utxo_amount', sums.amount);
-        meta.run('script_count', sums.scripts);
-        return sums;
+        db.prepare('DELETE FROM utxos').run();
+        db.prepare(`INSERT INTO utxos ${COLUMNS} SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`).run();
+        return finish(db, base, meta, phase);
       })
       .immediate();
+  } catch (err) {
+    try {
+      discard(db);
+    } catch {
+      // Left as they are, the chunks are resumed or discarded by the next load; the load's own error matters.
+    }
+    throw err;
   } finally {
     db.pragma('temp_store = MEMORY');
     db.pragma('threads = 0');
   }
+}
+
+/** The aggregates, totals and tip, committed together (an open transaction is committed here). */
+function finish(db: Db, base: BaseBlock, meta: { run(key: string, value: unknown): unknown }, phase: (p: LoadPhase) => void): Totals {
+  phase('building aggregates');
+  db.prepare(
+    'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
+  ).run();
+  phase('committing');
+  const sums = db
+    .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
+    .get() as Totals;
+  db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
+  db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
+  meta.run(BASE_HEIGHT_KEY, base.height);
+  meta.run('tip_height', base.height);
+  meta.run('tip_hash', base.hash);
+  meta.run('utxo_count', sums.utxos);
+  meta.run('utxo_amount', sums.amount);
+  meta.run('script_count', sums.scripts);
+  return sums;
 }

@@ -12,7 +12,9 @@
  *
  * An index bootstrapped from a UTXO snapshot (bulk-load.ts) has meta base_height = the snapshot's base
  * block: its blocks rows run base_height..tip instead of 0..tip, and nothing at or below the base can be
- * rolled back (BELOW_BASE).
+ * rolled back (BELOW_BASE). The one state outside the invariants: a bootstrap in progress (or killed)
+ * commits `utxos` rows in chunks with no tip and meta bootstrap_base set; nothing reads them as an index
+ * (no tip: the API says CHAIN_SYNCING) and block sync refuses to start on them (BOOTSTRAP_PENDING).
  *
  * Every invariant holds at every commit: a batch's UTXO rows, aggregates, undo rows, pruning, blocks
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
@@ -27,7 +29,7 @@ import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
-import { BASE_HEIGHT_KEY, bulkLoad, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
+import { BASE_HEIGHT_KEY, bulkLoad, PENDING_BASE_KEY, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
 import { Checkpointer } from './checkpointer.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
@@ -203,8 +205,8 @@ export class ChainStore {
   }
 
   /**
-   * Fills an empty index from a UTXO snapshot in one transaction (bulk-load.ts) and makes `base` the
-   * tip; block sync continues from there. `rows` yields [outpoint, script_key, value, height].
+   * Fills an empty index from a UTXO snapshot (bulk-load.ts: resuming an interrupted load of the same
+   * snapshot) and makes `base` the tip; block sync continues from there. `rows` yields [outpoint, script_key, value, height].
    */
   loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts: BulkLoadOptions = {}): Totals {
     if (this.currentTip)
@@ -217,6 +219,17 @@ export class ChainStore {
     this.currentTotals = totals;
     this.baseHeight = base.height;
     return { ...totals };
+  }
+
+  /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load: block sync must not start on them. */
+  refusePendingBootstrap(): void {
+    if (this.currentTip) return;
+    const pending = this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PENDING_BASE_KEY) as Buffer | undefined;
+    if (pending)
+      throw new StoreError(
+        'BOOTSTRAP_PENDING',
+        `the index holds part of a bootstrap from the snapshot of block ${toDisplayHex(pending)}: run the indexer with --bootstrap and that file again to finish it, or delete this chain's database to sync from genesis`,
+      );
   }
 
   /** The snapshot base height of a bootstrapped index; null for one synced from genesis. */
@@ -296,6 +309,7 @@ export class ChainStore {
     let prev = this.currentTip;
     for (const b of blocks) {
       if (prev === null) {
+        this.refusePendingBootstrap();
         if (b.height !== 0) throw new StoreError('NOT_CONNECTED', `the index is empty: the first block must be height 0, got ${b.height}`);
       } else if (b.height !== prev.height + 1 || !b.prevHash.equals(prev.hash)) {
         throw new StoreError(

@@ -32,6 +32,8 @@ export type StoreErrorCode =
   | 'BAD_MIGRATIONS'
   /** A snapshot bulk load into an index that already holds blocks or coins. */
   | 'NOT_EMPTY'
+  /** Block sync on an index holding the committed part of an interrupted snapshot load. */
+  | 'BOOTSTRAP_PENDING'
   /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
   | 'BELOW_BASE'
   /** A snapshot's rows stopped ascending: the bulk load falls back to sorting (it never escapes the load). */
