@@ -60,6 +60,8 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
   const metrics = new IndexerMetrics(chain, true);
   let metricsServer: Server | undefined;
   try {
+    // Before anything else: a partial bootstrap is no index to follow the node on.
+    if (!snapshot) store.refusePendingBootstrap();
     metricsServer = await startMetricsServer(metrics.registry, config.api.host, chainConfig.metricsPort);
     log.info(
       { db: path.resolve(dbPath), node: redactUrl(chainConfig.rpcUrl), network: chainConfig.network, metricsPort: chainConfig.metricsPort },
@@ -78,7 +80,6 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
     if (snapshot) runBootstrap(snapshot, store, log);
-    else store.refusePendingBootstrap();
     const syncer = new Syncer(
       store,
       source,

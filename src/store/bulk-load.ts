@@ -56,7 +56,7 @@ export interface BulkLoadOptions {
 export const BASE_HEIGHT_KEY = 'base_height';
 
 /** Meta key of an unfinished load: the base hash of the snapshot its committed chunks come from. */
-export const PENDING_BASE_KEY = 'bootstrap_base';
+const PENDING_BASE_KEY = 'bootstrap_base';
 
 /**
  * Coins per commit of the append path: about 6 MiB of pages, so the WAL stays a few chunks long, and a
@@ -136,10 +136,10 @@ function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: 
 function startingPoint(db: Db, base: BaseBlock, opts: BulkLoadOptions): Buffer | null {
   const blocks = db.prepare('SELECT COUNT(*) FROM (SELECT 1 FROM blocks LIMIT 1)').pluck().get() as number;
   const last = db.prepare('SELECT outpoint FROM utxos ORDER BY outpoint DESC LIMIT 1').pluck().get() as Buffer | undefined;
-  const pending = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PENDING_BASE_KEY) as Buffer | undefined;
-  if (blocks > 0 || (last !== undefined && pending === undefined))
+  const pending = pendingBase(db);
+  if (blocks > 0 || (last !== undefined && pending === null))
     throw new StoreError('NOT_EMPTY', 'the index already holds blocks or coins: a snapshot can only be loaded into an empty index');
-  if (pending === undefined || last === undefined) return null;
+  if (pending === null || last === undefined) return null;
   if (pending.equals(base.hash)) {
     const after = last.subarray(0, TXID_BYTES);
     opts.onResume?.(after);
@@ -148,6 +148,11 @@ function startingPoint(db: Db, base: BaseBlock, opts: BulkLoadOptions): Buffer |
   opts.onDiscard?.(pending);
   discard(db);
   return null;
+}
+
+/** The base hash of the snapshot whose unfinished load left committed chunks in `utxos`; null when there is none. */
+export function pendingBase(db: Db): Buffer | null {
+  return (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PENDING_BASE_KEY) as Buffer | undefined) ?? null;
 }
 
 /** Deletes the committed chunks of an unfinished load: back to the empty index. */

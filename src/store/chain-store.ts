@@ -29,7 +29,7 @@ import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
-import { BASE_HEIGHT_KEY, bulkLoad, PENDING_BASE_KEY, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
+import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
 import { Checkpointer } from './checkpointer.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
@@ -224,7 +224,7 @@ export class ChainStore {
   /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load: block sync must not start on them. */
   refusePendingBootstrap(): void {
     if (this.currentTip) return;
-    const pending = this.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(PENDING_BASE_KEY) as Buffer | undefined;
+    const pending = pendingBase(this.db);
     if (pending)
       throw new StoreError(
         'BOOTSTRAP_PENDING',
