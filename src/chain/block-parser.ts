@@ -11,7 +11,7 @@
  * The merkle root is recomputed from the txids and must equal the header's: every byte that feeds a
  * txid is thereby checked against the block hash, so a parse never silently yields a different block.
  */
-import { hash } from 'node:crypto';
+import { sha256d } from './hash.js';
 import { ByteReader, ParseError } from './byte-reader.js';
 import { computeMerkle } from './merkle.js';
 import { readTransaction, type ParsedTx } from './tx-parser.js';
@@ -85,6 +85,6 @@ function readHeader(buf: Buffer): BlockHeader {
     time: buf.readUInt32LE(68),
     bits: buf.readUInt32LE(72),
     nonce: buf.readUInt32LE(76),
-    hash: hash('sha256', hash('sha256', buf.subarray(0, HEADER_SIZE), 'buffer'), 'buffer'),
+    hash: sha256d(buf.subarray(0, HEADER_SIZE)),
   };
 }
