@@ -109,9 +109,10 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   const started = now();
   let nextLine = started + every;
   let sorting = false;
+  const source = snap.file.loadSource();
   const rows = function* (): Generator<CoinRow> {
     let n = 0;
-    for (const row of snap.file.workerRows()) {
+    for (const row of source.rows()) {
       yield row;
       // Checking the clock every 4096 coins keeps it off the per-coin cost.
       if ((++n & 4095) === 0 && now() >= nextLine) {
@@ -154,6 +155,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       onPhase,
       onResume,
       onDiscard,
+      sums: source.sums,
       ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
     });
   } catch (err) {
@@ -161,6 +163,8 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       throw new SnapshotError('DUPLICATE_COIN', 'snapshot malformed: an outpoint appears twice');
     }
     throw err;
+  } finally {
+    source.close();
   }
   const seconds = (now() - started) / 1000;
   log.info(

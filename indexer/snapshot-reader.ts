@@ -5,8 +5,8 @@
  *
  * Yields index rows exactly as block sync writes them: the outpoint key, the script key, value and
  * height; unspendable outputs (CScript::IsUnspendable, the rule block sync uses) are counted and skipped.
- * The file must hold exactly the header's coin count and nothing after it. workerRows() yields the
- * same rows decoded on a worker thread (snapshot-stream.ts), which is how a bootstrap reads them.
+ * The file must hold exactly the header's coin count and nothing after it. loadSource() yields
+ * the same rows decoded on a worker thread (snapshot-stream.ts), which is how a bootstrap reads them.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ByteReader, ParseError } from '../src/chain/byte-reader.js';
@@ -22,7 +22,7 @@ import {
 } from '../src/chain/snapshot-format.js';
 import { outpointKey } from '../src/store/outpoint.js';
 import { scriptKey } from '../src/store/script-key.js';
-import { rowsFromWorker } from './snapshot-stream.js';
+import { WorkerStream, type ScriptSumRow } from './snapshot-stream.js';
 
 /** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
 export type CoinRow = [Buffer, Buffer, number, number];
@@ -69,9 +69,23 @@ export class SnapshotFile {
     }
   }
 
-  /** As rows(), decoded on a worker thread while the caller inserts (snapshot-stream.ts). */
-  workerRows(): Generator<CoinRow> {
-    return rowsFromWorker({ path: this.path, chain: this.chain, network: this.network }, this.stats);
+  /**
+   * The bulk load's input (src/store/bulk-load.ts), decoded on a worker thread while the caller inserts
+   * (snapshot-stream.ts): each rows() reads the file anew (the sorting path reads it twice), sums() gives
+   * the per-script sums of the rows read last. close() stops the worker.
+   */
+  loadSource(): { rows(): Generator<CoinRow>; sums(): Iterable<ScriptSumRow> | null; close(): void } {
+    let stream: WorkerStream | null = null;
+    const close = (): void => stream?.close();
+    return {
+      rows: (): Generator<CoinRow> => {
+        close();
+        stream = new WorkerStream({ path: this.path, chain: this.chain, network: this.network }, this.stats);
+        return stream.rows();
+      },
+      sums: () => stream?.sums() ?? null,
+      close,
+    };
   }
 
   /** Every spendable coin in file order. Throws SnapshotError on a truncated, malformed or miscounted file. `windowBytes`: the initial read window (tests make it tiny). */

@@ -8,6 +8,8 @@
  * when none is ready; the worker sleeps on the "taken" counter when MAX_IN_FLIGHT batches wait.
  *
  * Packed row: u8 key length, outpoint key, 16-byte script key, f64 value, u32 height (little-endian).
+ * After the last row batch, the worker sends the per-script sums of those rows (script-sums.ts), in
+ * ascending key order, as batches of packed sum rows.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,10 @@ import { SnapshotError, type SnapshotErrorCode } from '../src/chain/snapshot-for
 import { MAX_OUTPOINT_KEY_BYTES } from '../src/store/outpoint.js';
 import { SCRIPT_KEY_BYTES } from '../src/store/script-key.js';
 import type { CoinRow, ReadStats } from './snapshot-reader.js';
+import { SUM_ROW_BYTES } from './script-sums.js';
+
+/** One `scripts` row: [script_key, balance, utxo_count] (the column order of the bulk load). */
+export type ScriptSumRow = [Buffer, number, number];
 
 export const BATCH_BYTES = 1 << 20;
 export const MAX_ROW_BYTES = 1 + MAX_OUTPOINT_KEY_BYTES + SCRIPT_KEY_BYTES + 12;
@@ -39,6 +45,7 @@ export interface StreamJob {
 
 export type StreamMessage =
   | { buffer: ArrayBuffer; length: number; coins: number; skipped: number; bytes: number; done: boolean }
+  | { sums: ArrayBuffer; length: number; done: boolean }
   | { error: { code: SnapshotErrorCode | null; message: string } };
 
 // Under tsx (sources, tests) the worker is a .ts file and needs tsx's loader; from dist it is plain .js.
@@ -59,33 +66,49 @@ const { workerData } = require('node:worker_threads');
   Atomics.notify(counters, ${POSTED});
 });`;
 
-/** Every spendable coin of the file in file order, decoded on a worker thread; `stats` follows as batches arrive. */
-export function* rowsFromWorker(job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 'counters'>, stats: ReadStats): Generator<CoinRow> {
-  const counters = new Int32Array(new SharedArrayBuffer(8));
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER_STUB, {
-    eval: true,
-    workerData: { ...job, entry: WORKER_URL, tsx: TSX_API, port: port2, counters: counters.buffer } satisfies StreamJob,
-    transferList: [port2],
-  });
-  stats.coins = 0;
-  stats.skipped = 0;
-  try {
+/**
+ * A snapshot file decoded on a worker thread: rows() yields every spendable coin in file order, then
+ * sums() the per-script sums of those coins, ascending by script key. `stats` follows as batches
+ * arrive. close() stops the worker whatever was read (a finished sums() closes it too).
+ */
+export class WorkerStream {
+  private readonly counters = new Int32Array(new SharedArrayBuffer(8));
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+
+  constructor(
+    job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 'counters'>,
+    private readonly stats: ReadStats,
+  ) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(WORKER_STUB, {
+      eval: true,
+      workerData: { ...job, entry: WORKER_URL, tsx: TSX_API, port: port2, counters: this.counters.buffer } satisfies StreamJob,
+      transferList: [port2],
+    });
+    // The loading thread drives the worker synchronously; an unclosed stream must not keep the process alive.
+    this.worker.unref();
+    stats.coins = 0;
+    stats.skipped = 0;
+  }
+
+  *rows(): Generator<CoinRow> {
+    const stats = this.stats;
+    let complete = false;
+    try {
+      yield* this.coins(stats);
+      complete = true;
+    } finally {
+      // Left early (an error, a file out of order): nobody will ask for the sums.
+      if (!complete) this.close();
+    }
+  }
+
+  private *coins(stats: ReadStats): Generator<CoinRow> {
     for (;;) {
-      let got = receiveMessageOnPort(port1);
-      while (got === undefined) {
-        const posted = Atomics.load(counters, POSTED);
-        got = receiveMessageOnPort(port1);
-        if (got !== undefined) break;
-        Atomics.wait(counters, POSTED, posted);
-        got = receiveMessageOnPort(port1);
-      }
-      Atomics.add(counters, TAKEN, 1);
-      Atomics.notify(counters, TAKEN);
-      const m = got.message as StreamMessage;
-      if ('error' in m) {
-        throw m.error.code === null ? new Error(m.error.message) : new SnapshotError(m.error.code, m.error.message);
-      }
+      const m = this.next();
+      if (!('buffer' in m)) throw new Error('snapshot decoding worker: sums before the last coin');
       // Counted as the batch arrives, so a line logged while its rows are inserted includes them.
       stats.coins = m.coins;
       stats.skipped = m.skipped;
@@ -100,8 +123,46 @@ export function* rowsFromWorker(job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 
       }
       if (m.done) return;
     }
-  } finally {
-    port1.close();
-    void worker.terminate();
+  }
+
+  *sums(): Generator<ScriptSumRow> {
+    try {
+      for (;;) {
+        const m = this.next();
+        if (!('sums' in m)) throw new Error('snapshot decoding worker: coins after the last coin');
+        const buf = Buffer.from(m.sums, 0, m.length);
+        const words = new Uint32Array(m.sums, 0, m.length / 4);
+        const values = new Float64Array(m.sums, 0, m.length / 8);
+        for (let at = 0; at < m.length; at += SUM_ROW_BYTES) {
+          yield [buf.subarray(at, at + SCRIPT_KEY_BYTES), values[(at + SCRIPT_KEY_BYTES) / 8]!, words[(at + SCRIPT_KEY_BYTES + 8) / 4]!];
+        }
+        if (m.done) return;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.port.close();
+    void this.worker.terminate();
+  }
+
+  /** The next message, waiting for it; an error message is thrown. */
+  private next(): Exclude<StreamMessage, { error: unknown }> {
+    const counters = this.counters;
+    let got = receiveMessageOnPort(this.port);
+    while (got === undefined) {
+      const posted = Atomics.load(counters, POSTED);
+      got = receiveMessageOnPort(this.port);
+      if (got !== undefined) break;
+      Atomics.wait(counters, POSTED, posted);
+      got = receiveMessageOnPort(this.port);
+    }
+    Atomics.add(counters, TAKEN, 1);
+    Atomics.notify(counters, TAKEN);
+    const m = got.message as StreamMessage;
+    if ('error' in m) throw m.error.code === null ? new Error(m.error.message) : new SnapshotError(m.error.code, m.error.message);
+    return m;
   }
 }

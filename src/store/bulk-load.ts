@@ -15,10 +15,12 @@
  *   SQLite's external merge sort (vdbesort.c) in bounded memory: runs of at most the page-cache size
  *   (SORT_CACHE_KIB while sorting) are sorted in memory and spilled to temp files, then merged. This
  *   path is one transaction.
- * The aggregates are one more sorted pass, `GROUP BY script_key` over `utxos`, in the final
- * transaction, which also writes the tip. temp_store is switched to FILE for the load (the writer's
- * default MEMORY would hold sort runs in RAM); the temp files live in SQLite's temp directory
- * (SQLITE_TMPDIR, else /var/tmp, /usr/tmp, /tmp).
+ * The aggregates go into `scripts` in the final transaction, which also writes the tip: appended from
+ * the source's per-script sums when it has them (the snapshot decoder sums the coins as it reads them,
+ * indexer/script-sums.ts, so nothing is sorted here), else one more sorted pass, `GROUP BY script_key`
+ * over `utxos`. temp_store is switched to FILE for the load (the writer's default MEMORY would hold
+ * sort runs in RAM); the temp files live in SQLite's temp directory (SQLITE_TMPDIR, else TMPDIR,
+ * /var/tmp, /usr/tmp, /tmp).
  *
  * Until that final commit the index has no tip, so the API answers CHAIN_SYNCING and never serves a
  * half-loaded table. What a kill leaves: the committed chunks and meta `bootstrap_base` (the snapshot's
@@ -50,6 +52,12 @@ export interface BulkLoadOptions {
   onResume?: (afterTxid: Buffer) => void;
   /** Called when committed chunks of an interrupted load of another snapshot (base `hash`) are deleted. */
   onDiscard?: (hash: Buffer) => void;
+  /**
+   * Called once the last call of `rows` has been read to its end: the [script_key, balance, utxo_count]
+   * rows of every script among those rows, ascending by script_key (the decoder sums them as it goes,
+   * indexer/script-sums.ts). Absent, or returning null: the aggregates are a GROUP BY over `utxos`.
+   */
+  sums?: () => Iterable<unknown[]> | null;
 }
 
 /** Meta key of the snapshot's base height: blocks rows exist from there up, undo only above it. */
@@ -85,9 +93,33 @@ function sorting<T>(db: Db, fn: () => T): T {
   }
 }
 
-/** Rows per INSERT statement of the append path: one call binds many rows. */
+/** Rows per INSERT statement: one call binds many rows. */
 const ROWS_PER_INSERT = 128;
-const COLUMNS = '(outpoint, script_key, value, height)';
+const UTXO_COLUMNS = ['outpoint', 'script_key', 'value', 'height'];
+const SCRIPT_COLUMNS = ['script_key', 'balance', 'utxo_count'];
+
+/** Inserts rows of `columns` into `table` through multi-row INSERTs: add() buffers a row, flush() writes the rest. */
+function rowWriter(db: Db, table: string, columns: string[]): { add(row: unknown[]): void; flush(): void } {
+  const width = columns.length;
+  const tuple = `(${Array<string>(width).fill('?').join(', ')})`;
+  const many = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(ROWS_PER_INSERT).fill(tuple).join(', ')}`);
+  const one = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuple}`);
+  const args = new Array<unknown>(ROWS_PER_INSERT * width);
+  let n = 0;
+  return {
+    add(row: unknown[]): void {
+      for (let i = 0; i < width; i++) args[n++] = row[i];
+      if (n === args.length) {
+        many.run(args);
+        n = 0;
+      }
+    },
+    flush(): void {
+      for (let i = 0; i < n; i += width) one.run(args.slice(i, i + width));
+      n = 0;
+    },
+  };
+}
 
 /**
  * Inserts rows in file order while their txids ascend, skipping those up to `after` (already committed)
@@ -95,23 +127,16 @@ const COLUMNS = '(outpoint, script_key, value, height)';
  * back. Runs inside an open transaction and leaves one open.
  */
 function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: number): void {
-  const many = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES ${Array<string>(ROWS_PER_INSERT).fill('(?, ?, ?, ?)').join(', ')}`);
-  const one = db.prepare(`INSERT INTO utxos ${COLUMNS} VALUES (?, ?, ?, ?)`);
-  const args = new Array<unknown>(ROWS_PER_INSERT * 4);
-  let n = 0;
+  const utxos = rowWriter(db, 'utxos', UTXO_COLUMNS);
   let inChunk = 0;
   let prev: Buffer | null = null;
-  const flush = (): void => {
-    for (let i = 0; i < n; i += 4) one.run(args[i], args[i + 1], args[i + 2], args[i + 3]);
-    n = 0;
-  };
   for (const row of rows) {
     const key = row[0] as Buffer;
     if (prev !== null) {
       const order = key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES);
       if (order < 0) throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
       if (order > 0 && inChunk >= chunk) {
-        flush();
+        utxos.flush();
         db.exec('COMMIT');
         db.exec('BEGIN IMMEDIATE');
         inChunk = 0;
@@ -120,16 +145,9 @@ function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: 
     prev = key;
     if (after !== null && key.compare(after, 0, TXID_BYTES, 0, TXID_BYTES) <= 0) continue;
     inChunk++;
-    args[n++] = key;
-    args[n++] = row[1];
-    args[n++] = row[2];
-    args[n++] = row[3];
-    if (n === args.length) {
-      many.run(args);
-      n = 0;
-    }
+    utxos.add(row);
   }
-  flush();
+  utxos.flush();
 }
 
 /** The txid after which an interrupted load of `base` resumes, or null for a fresh load; discards another snapshot's chunks. */
@@ -159,6 +177,7 @@ export function pendingBase(db: Db): Buffer | null {
 function discard(db: Db): void {
   db.transaction(() => {
     db.prepare('DELETE FROM utxos').run();
+    db.prepare('DELETE FROM scripts').run();
     db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
   }).immediate();
 }
@@ -176,6 +195,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
   });
   const phase = opts.onPhase ?? (() => undefined);
   const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const chunk = opts.chunkCoins ?? CHUNK_COINS;
   db.pragma('temp_store = FILE');
   db.pragma(`threads = ${opts.sortThreads ?? 1}`);
   try {
@@ -183,8 +203,8 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
       db.exec('BEGIN IMMEDIATE');
       meta.run(PENDING_BASE_KEY, base.hash);
       phase('reading coins in txid order');
-      append(db, rows(), after, opts.chunkCoins ?? CHUNK_COINS);
-      const totals = finish(db, base, meta, phase);
+      append(db, rows(), after, chunk);
+      const totals = finish(db, base, meta, phase, opts.sums?.() ?? null, chunk);
       db.exec('COMMIT');
       return totals;
     } catch (err) {
@@ -196,10 +216,10 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
       .transaction((): Totals => {
         db.prepare('DELETE FROM utxos').run();
         const insert = db.prepare(
-          `INSERT INTO utxos ${COLUMNS} SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`,
+          `INSERT INTO utxos (${UTXO_COLUMNS.join(', ')}) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`,
         );
         sorting(db, () => insert.run());
-        return finish(db, base, meta, phase);
+        return finish(db, base, meta, phase, opts.sums?.() ?? null, null);
       })
       .immediate();
   } catch (err) {
@@ -215,24 +235,54 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
   }
 }
 
-/** The aggregates, totals and tip, committed together (an open transaction is committed here). */
-function finish(db: Db, base: BaseBlock, meta: { run(key: string, value: unknown): unknown }, phase: (p: LoadPhase) => void): Totals {
+/**
+ * The aggregates (from `scriptSums` when given, committed every `chunk` rows when that is not null),
+ * then the totals and the tip, in the transaction left open and committed by the caller. Rows of an
+ * interrupted finish are deleted first: a resumed load builds them again.
+ */
+function finish(
+  db: Db,
+  base: BaseBlock,
+  meta: { run(key: string, value: unknown): unknown },
+  phase: (p: LoadPhase) => void,
+  scriptSums: Iterable<unknown[]> | null,
+  chunk: number | null,
+): Totals {
   phase('building aggregates');
-  const aggregate = db.prepare(
-    'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
-  );
-  sorting(db, () => aggregate.run());
-  phase('committing');
-  const sums = db
-    .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
-    .get() as Totals;
+  db.prepare('DELETE FROM scripts').run();
+  let totals: Totals;
+  if (scriptSums) {
+    const scripts = rowWriter(db, 'scripts', SCRIPT_COLUMNS);
+    totals = { scripts: 0, utxos: 0, amount: 0 };
+    for (const row of scriptSums) {
+      scripts.add(row);
+      totals.amount += row[1] as number;
+      totals.utxos += row[2] as number;
+      if (++totals.scripts % (chunk ?? Infinity) === 0) {
+        scripts.flush();
+        db.exec('COMMIT');
+        db.exec('BEGIN IMMEDIATE');
+      }
+    }
+    scripts.flush();
+    phase('committing');
+  } else {
+    const aggregate = db.prepare(
+      'INSERT INTO scripts (script_key, balance, utxo_count) SELECT script_key, SUM(value), COUNT(*) FROM utxos GROUP BY script_key ORDER BY script_key',
+    );
+    sorting(db, () => aggregate.run());
+    phase('committing');
+    totals = db
+      .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
+      .get() as Totals;
+  }
   db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
   db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
   meta.run(BASE_HEIGHT_KEY, base.height);
   meta.run('tip_height', base.height);
   meta.run('tip_hash', base.hash);
-  meta.run('utxo_count', sums.utxos);
-  meta.run('utxo_amount', sums.amount);
-  meta.run('script_count', sums.scripts);
-  return sums;
+  meta.run('utxo_count', totals.utxos);
+  meta.run('utxo_amount', totals.amount);
+  meta.run('script_count', totals.scripts);
+  return totals;
 }

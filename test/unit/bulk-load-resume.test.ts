@@ -3,7 +3,8 @@
  * database and WAL files as they are on disk in the middle of the load — is resumed by loading the
  * same snapshot again and ends exactly as an uninterrupted load; another snapshot discards it; block
  * sync refuses to start on it; an error discards what was committed; a file found out of order after
- * some chunks still sorts to the same tables.
+ * some chunks still sorts to the same tables. The script sums a decoder gives are committed in chunks
+ * too, and a load killed among them resumes to the tables a GROUP BY gives.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,27 +62,40 @@ function cleanLoad(rows: unknown[][], base = BASE): string[][] {
   }
 }
 
+/** The per-script sums of `rows` as a decoder gives them: [script_key, balance, utxo_count], ascending by key. */
+function sumsOf(rows: unknown[][]): unknown[][] {
+  const by = new Map<string, [number, number]>();
+  for (const r of rows) {
+    const k = (r[1] as Buffer).toString('hex');
+    const s = by.get(k) ?? [0, 0];
+    by.set(k, [s[0] + (r[2] as number), s[1] + 1]);
+  }
+  return [...by.keys()].sort().map((k) => [Buffer.from(k, 'hex'), by.get(k)![0], by.get(k)![1]]);
+}
+
 let imageSeq = 0;
 
 /**
- * Loads `rows` into a file-backed index and, when the load has read `at` coins, copies the database and
- * its WAL as they are on disk: what a SIGKILL at that instant would leave. Returns the copy's path.
+ * Loads `rows` into a file-backed index and, when the load has read `at` coins (or `at` script sums,
+ * with `inSums`), copies the database and its WAL as they are on disk: what a SIGKILL at that instant
+ * would leave. Returns the copy's path.
  */
-function killedImage(rows: unknown[][], at: number): string {
+function killedImage(rows: unknown[][], at: number, inSums = false): string {
   const live = join(dir, `live-${++imageSeq}.sqlite`);
   const image = join(dir, `image-${imageSeq}.sqlite`);
   const store = open(live);
-  try {
-    const copying = function* (): Generator<unknown[]> {
-      for (const [i, row] of rows.entries()) {
-        if (i === at) {
-          copyFileSync(live, image);
-          if (existsSync(`${live}-wal`)) copyFileSync(`${live}-wal`, `${image}-wal`);
-        }
-        yield row;
+  const copying = function* (items: unknown[][]): Generator<unknown[]> {
+    for (const [i, item] of items.entries()) {
+      if (i === at) {
+        copyFileSync(live, image);
+        if (existsSync(`${live}-wal`)) copyFileSync(`${live}-wal`, `${image}-wal`);
       }
-    };
-    store.loadSnapshot(copying, BASE, { chunkCoins: CHUNK });
+      yield item;
+    }
+  };
+  try {
+    if (inSums) store.loadSnapshot(() => rows, BASE, { chunkCoins: CHUNK, sums: () => copying(sumsOf(rows)) });
+    else store.loadSnapshot(() => copying(rows), BASE, { chunkCoins: CHUNK });
   } finally {
     store.close();
   }
@@ -118,6 +132,29 @@ describe('snapshot load in committed chunks', () => {
         expect(phases).toEqual(['reading coins in txid order', 'building aggregates', 'committing']);
         expect(dump(store), `killed at ${at}`).toEqual(reference);
         expect(() => store.refusePendingBootstrap()).not.toThrow();
+      } finally {
+        store.close();
+      }
+    }
+  });
+
+  it('resumes a load killed while it writes the script sums, and ends exactly as a GROUP BY would', () => {
+    const scripts = sumsOf(rows).length;
+    expect(scripts).toBeGreaterThan(2 * CHUNK);
+    for (const at of [3, CHUNK + 1, 2 * CHUNK + 1, scripts - 1]) {
+      const store = open(killedImage(rows, at, true));
+      try {
+        // The committed chunks of sums only (the first one also commits the coins' last chunk), and no tip.
+        const utxos = count(store, 'SELECT COUNT(*) FROM utxos');
+        if (at < CHUNK) expect(utxos, `killed at ${at}`).toBeLessThan(rows.length);
+        else expect(utxos, `killed at ${at}`).toBe(rows.length);
+        expect(count(store, 'SELECT COUNT(*) FROM scripts'), `killed at ${at}`).toBe(Math.floor(at / CHUNK) * CHUNK);
+        expect(store.tip()).toBeNull();
+        expect(() => store.refusePendingBootstrap()).toThrow(expect.objectContaining({ code: 'BOOTSTRAP_PENDING' }));
+        const resumed: Buffer[] = [];
+        store.loadSnapshot(() => rows, BASE, { chunkCoins: CHUNK, sums: () => sumsOf(rows), onResume: (after) => resumed.push(after) });
+        expect(resumed, `killed at ${at}`).toHaveLength(1);
+        expect(dump(store), `killed at ${at}`).toEqual(reference);
       } finally {
         store.close();
       }
