@@ -183,14 +183,31 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   );
   flush();
   // The load went through the WAL; fold it into the database now rather than at the next block.
-  const [checkpoint] = store.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-  // Busy: the checkpoint thread (checkpointer.ts) took it first and goes on copying while the node is followed.
-  const folded = checkpoint?.busy === 0 ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
+  const folded = truncateWal(store) ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
   log.info({ seconds: round1((now() - started) / 1000) }, `bootstrap: ${folded}`);
   warm(store.db.name, log);
   log.info({ seconds: round1((now() - started) / 1000) }, 'bootstrap: following the node from the base block');
   return true;
 }
+
+/**
+ * Checkpoints the WAL and truncates it; false when it stayed busy. Busy mostly means the checkpoint
+ * thread (checkpointer.ts) is copying the last chunks at that moment: it is done within a poll or two,
+ * so this tries again for up to TRUNCATE_TRIES × TRUNCATE_WAIT_MS rather than leave the WAL, which every
+ * page read of the first blocks would search, at its full size.
+ */
+function truncateWal(store: ChainStore): boolean {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < TRUNCATE_TRIES; i++) {
+    const [checkpoint] = store.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (checkpoint?.busy === 0) return true;
+    Atomics.wait(pause, 0, 0, TRUNCATE_WAIT_MS);
+  }
+  return false;
+}
+
+const TRUNCATE_TRIES = 100;
+const TRUNCATE_WAIT_MS = 50;
 
 /** Reads the new index into the page cache when it fits (page-cache.ts says why). */
 function warm(path: string, log: BootstrapLog): void {

@@ -15,18 +15,19 @@
  *   SQLite's external merge sort (vdbesort.c) in bounded memory: runs of at most the page-cache size
  *   (SORT_CACHE_KIB while sorting) are sorted in memory and spilled to temp files, then merged. This
  *   path is one transaction.
- * The aggregates go into `scripts` in the final transaction, which also writes the tip: appended from
- * the source's per-script sums when it has them (the snapshot decoder sums the coins as it reads them,
- * indexer/script-sums.ts, so nothing is sorted here), else one more sorted pass, `GROUP BY script_key`
- * over `utxos`. temp_store is switched to FILE for the load (the writer's default MEMORY would hold
+ * The aggregates go into `scripts` after the coins: appended from the source's per-script sums when it
+ * has them (the snapshot decoder sums the coins as it reads them, indexer/script-sums.ts, so nothing is
+ * sorted here), committed in chunks as the coins are; else one more sorted pass, `GROUP BY script_key`
+ * over `utxos`. The final transaction writes the totals and the tip. temp_store is switched to FILE for the load (the writer's default MEMORY would hold
  * sort runs in RAM); the temp files live in SQLite's temp directory (SQLITE_TMPDIR, else TMPDIR,
  * /var/tmp, /usr/tmp, /tmp).
  *
  * Until that final commit the index has no tip, so the API answers CHAIN_SYNCING and never serves a
- * half-loaded table. What a kill leaves: the committed chunks and meta `bootstrap_base` (the snapshot's
- * base hash). Loading the same snapshot again resumes after the last committed txid; another snapshot
- * discards them first; block sync refuses to start on them (BOOTSTRAP_PENDING). A load that fails with
- * an error (a bad file, a duplicate coin) discards what it had committed, leaving the empty index.
+ * half-loaded table. What a kill leaves: the committed chunks (of coins, then of script sums) and meta
+ * `bootstrap_base` (the snapshot's base hash). Loading the same snapshot again resumes after the last
+ * committed txid and builds `scripts` anew; another snapshot discards them first; block sync refuses to
+ * start on them (BOOTSTRAP_PENDING). A load that fails with an error (a bad file, a duplicate coin)
+ * discards what it had committed, leaving the empty index.
  */
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
