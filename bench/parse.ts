@@ -110,17 +110,14 @@ bytes, 3,808 transactions, pre-MWEB: the same format as Bitcoin's, so both parse
 - Command: \`npx tsx bench/parse.ts\` (${ROUNDS} interleaved rounds, ${MS_PER_SIDE} ms per side per round, the side
   that goes first alternates; the two parsers' txids are compared before timing).
 - Measured ${today()} on ${machineLine()}.
-- Where the time goes (CPU profile of \`parseBlock\`, 6 s): about two thirds is inside \`node:crypto\` —
-  one double SHA-256 per transaction (txid) and one per merkle node, about 7,600 per block, each costing
-  1.2–1.6 µs of mostly per-call overhead (the inputs are small); 9 % is garbage collection; reading the
-  bytes themselves is under 10 %. bitcoinjs-lib re-serializes every transaction for \`getId()\` and hashes
-  it with @noble/hashes (pure JavaScript).
-- What would close the gap: a cheaper hash call for inputs of a few hundred bytes. Measured per double hash
-  of 64/250 bytes: \`crypto.hash\` one-shot 1.3/1.6 µs (used), \`createHash\` 1.8/2.4 µs, a copied
-  \`Hash\` 1.7/1.8 µs, hash-wasm 1.4/1.8 µs, @noble/hashes 2.7/4.8 µs. A prototype JavaScript SHA-256
-  specialised for short inputs reached 3.66×; it was not kept, because carrying hand-written hashing
-  code is a correctness risk that this parser (tens of MB/s, far above what block download and SQLite
-  writes allow) does not need.`;
+- Where the time went (CPU profile of \`parseBlock\`, 6 s, 2026-11-23): about two thirds inside
+  \`node:crypto\` — one double SHA-256 per transaction (txid) and one per merkle node, about 7,600 per
+  block — and most of that not hashing but allocating a new Buffer for every digest
+  (\`crypto.hash(…, 'buffer')\`). Since 2026-11-24 the digest comes back as a 'binary' string and is
+  copied into a pooled Buffer (\`sha256Into\` in src/chain/hash.ts): 3.5 → 1.3 µs per double hash of a
+  25-byte input. On 2026-11-24 this parser ran at 27.0 MB/s with the old hashing (ratio 2.07×) and at
+  46–83 MB/s in the next runs that hour (3.35–5.37×; the machine is noisy, the table is the last run). bitcoinjs-lib
+  re-serializes every transaction for \`getId()\` and hashes it with @noble/hashes (pure JavaScript).`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
