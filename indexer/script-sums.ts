@@ -127,8 +127,8 @@ const ROW_WORDS = SUM_ROW_BYTES / 4;
  *    replaced by the record's index in the bucket, and a BigUint64Array sorts those natively (no
  *    comparator call per comparison).
  * 3. Records whose truncated prefixes are equal form a run, summed at once when all its keys are equal
- *    (address reuse, the usual case) and otherwise sorted by full key first (different keys that share
- *    a prefix of 40 bits or more: a handful in all at 185M coins).
+ *    (address reuse, the usual case) and otherwise sorted by full key first (different keys that agree
+ *    on their first 8 bytes and more: about never, but handled).
  */
 export function sumPartition(records: Buffer): { rows: Buffer; count: number } {
   const n = records.length / RECORD_BYTES;
@@ -187,8 +187,7 @@ export function sumPartition(records: Buffer): { rows: Buffer; count: number } {
       const low = ((bytes[at + 6]! << 24) | (bytes[at + 7]! << 16) | (bytes[at + 8]! << 8) | bytes[at + 9]!) >>> 0;
       words[2 * i + LO] = ((low >>> indexBits) * 2 ** indexBits + i) >>> 0;
     }
-    const sorted = order.subarray(0, m).sort();
-    void sorted;
+    order.subarray(0, m).sort();
     let k = 0;
     while (k < m) {
       const hi = words[2 * k + HI]!;
@@ -221,13 +220,12 @@ function bucketByByte1(records: Buffer, n: number): { words: Uint32Array; starts
   for (let b = 0; b < 256; b++) starts[b + 1]! += starts[b]!;
   const next = starts.slice(0, 256);
   const words = new Uint32Array(n * RECORD_WORDS);
-  const from = new Uint32Array(records.buffer, records.byteOffset, records.byteOffset % 4 === 0 ? n * RECORD_WORDS : 0);
-  const aligned = from.length === n * RECORD_WORDS;
-  const bytesOut = new Uint8Array(words.buffer);
+  // Word copies need a 4-byte aligned source; the spill's buffers are, a caller's slice may not be.
+  const src = records.byteOffset % 4 === 0 ? records : new Uint8Array(records);
+  const from = new Uint32Array(src.buffer, src.byteOffset, n * RECORD_WORDS);
   for (let i = 0; i < n; i++) {
     const to = next[records[i * RECORD_BYTES + 1]!]!++;
-    if (aligned) for (let j = 0; j < RECORD_WORDS; j++) words[to * RECORD_WORDS + j] = from[i * RECORD_WORDS + j]!;
-    else bytesOut.set(records.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES), to * RECORD_BYTES);
+    for (let j = 0; j < RECORD_WORDS; j++) words[to * RECORD_WORDS + j] = from[i * RECORD_WORDS + j]!;
   }
   return { words, starts };
 }
