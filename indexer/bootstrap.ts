@@ -8,9 +8,9 @@
  * 3. the index must be empty, or already bootstrapped from this very base (a restart with the same
  *    flag just continues syncing);
  * 4. the bulk load (src/store/bulk-load.ts: committed in chunks, resumed after a kill, the tip written
- *    last), progress lines every few seconds while the file is read; a malformed, truncated or
- *    miscounted file aborts it and leaves the empty index. The file is decoded on a worker thread
- *    (snapshot-stream.ts) while this one inserts;
+ *    last), progress lines every few seconds while the file is read and while the aggregates are
+ *    written; a malformed, truncated or miscounted file aborts it and leaves the empty index. The file
+ *    is decoded on a worker thread (snapshot-stream.ts) while this one inserts;
  * 5. the new index is read into the page cache when it fits (src/store/page-cache.ts).
  */
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
@@ -22,6 +22,7 @@ import { warmPageCache } from '../src/store/page-cache.js';
 import type { LoadPhase } from '../src/store/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile, type CoinRow } from './snapshot-reader.js';
+import type { ScriptSumRow } from './snapshot-stream.js';
 
 export interface CheckedSnapshot {
   file: SnapshotFile;
@@ -123,8 +124,29 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       }
     }
   };
+  let aggregatesStarted = started;
+  // The sums come in ascending key order, and keys are uniform (SHA-256): the first two bytes of the
+  // last one written say how far along they are.
+  const sums = function* (rows: Iterable<ScriptSumRow>): Generator<ScriptSumRow> {
+    let n = 0;
+    for (const row of rows) {
+      yield row;
+      if ((++n & 4095) === 0 && now() >= nextLine) {
+        nextLine = now() + every;
+        const done = (row[0].readUInt16BE(0) + 1) / 65536;
+        const seconds = (now() - aggregatesStarted) / 1000;
+        const eta = (seconds * (1 - done)) / done;
+        log.info(
+          { scripts: n, percent: round1(100 * done), etaSeconds: Math.round(eta) },
+          `bootstrap: aggregates ${(100 * done).toFixed(1)}% written (${n} scripts), ETA ${hms(eta)}`,
+        );
+        flush();
+      }
+    }
+  };
   const onPhase = (phase: LoadPhase): void => {
     const seconds = (now() - started) / 1000;
+    if (phase === 'building aggregates') aggregatesStarted = now();
     if (phase === 'reading and sorting coins') {
       sorting = true;
       log.info(
@@ -155,7 +177,10 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
       onPhase,
       onResume,
       onDiscard,
-      sums: source.sums,
+      sums: () => {
+        const rows = source.sums();
+        return rows && sums(rows);
+      },
       ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
     });
   } catch (err) {
