@@ -18,9 +18,9 @@
  * The aggregates go into `scripts` after the coins: appended from the source's per-script sums when it
  * has them (the snapshot decoder sums the coins as it reads them, indexer/script-sums.ts, so nothing is
  * sorted here), committed in chunks as the coins are; else one more sorted pass, `GROUP BY script_key`
- * over `utxos`. The final transaction writes the totals and the tip. temp_store is switched to FILE for the load (the writer's default MEMORY would hold
- * sort runs in RAM); the temp files live in SQLite's temp directory (SQLITE_TMPDIR, else TMPDIR,
- * /var/tmp, /usr/tmp, /tmp).
+ * over `utxos`. The final transaction writes the totals and the tip. temp_store is switched to FILE
+ * for the load (the writer's default MEMORY would hold sort runs in RAM); the temp files live in
+ * SQLite's temp directory (SQLITE_TMPDIR, else TMPDIR, /var/tmp, /usr/tmp, /tmp).
  *
  * Until that final commit the index has no tip, so the API answers CHAIN_SYNCING and never serves a
  * half-loaded table. What a kill leaves: the committed chunks (of coins, then of script sums) and meta
@@ -99,14 +99,21 @@ const ROWS_PER_INSERT = 128;
 const UTXO_COLUMNS = ['outpoint', 'script_key', 'value', 'height'];
 const SCRIPT_COLUMNS = ['script_key', 'balance', 'utxo_count'];
 
-/** Inserts rows of `columns` into `table` through multi-row INSERTs: add() buffers a row, flush() writes the rest. */
-function rowWriter(db: Db, table: string, columns: string[]): { add(row: unknown[]): void; flush(): void } {
+/**
+ * Inserts rows of `columns` into `table` through multi-row INSERTs: add() buffers a row, flush() writes
+ * the rest, commit() writes the rest and commits a chunk of the load (leaving a new transaction open).
+ */
+function rowWriter(db: Db, table: string, columns: string[]): { add(row: unknown[]): void; flush(): void; commit(): void } {
   const width = columns.length;
   const tuple = `(${Array<string>(width).fill('?').join(', ')})`;
   const many = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(ROWS_PER_INSERT).fill(tuple).join(', ')}`);
   const one = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuple}`);
   const args = new Array<unknown>(ROWS_PER_INSERT * width);
   let n = 0;
+  const flush = (): void => {
+    for (let i = 0; i < n; i += width) one.run(args.slice(i, i + width));
+    n = 0;
+  };
   return {
     add(row: unknown[]): void {
       for (let i = 0; i < width; i++) args[n++] = row[i];
@@ -115,9 +122,11 @@ function rowWriter(db: Db, table: string, columns: string[]): { add(row: unknown
         n = 0;
       }
     },
-    flush(): void {
-      for (let i = 0; i < n; i += width) one.run(args.slice(i, i + width));
-      n = 0;
+    flush,
+    commit(): void {
+      flush();
+      db.exec('COMMIT');
+      db.exec('BEGIN IMMEDIATE');
     },
   };
 }
@@ -137,9 +146,7 @@ function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: 
       const order = key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES);
       if (order < 0) throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
       if (order > 0 && inChunk >= chunk) {
-        utxos.flush();
-        db.exec('COMMIT');
-        db.exec('BEGIN IMMEDIATE');
+        utxos.commit();
         inChunk = 0;
       }
     }
@@ -259,11 +266,7 @@ function finish(
       scripts.add(row);
       totals.amount += row[1] as number;
       totals.utxos += row[2] as number;
-      if (++totals.scripts % (chunk ?? Infinity) === 0) {
-        scripts.flush();
-        db.exec('COMMIT');
-        db.exec('BEGIN IMMEDIATE');
-      }
+      if (++totals.scripts % (chunk ?? Infinity) === 0) scripts.commit();
     }
     scripts.flush();
     phase('committing');
