@@ -15,7 +15,8 @@
  *   batch during catch-up) for no gain in correctness here.
  * - journal_size_limit: a catch-up batch can grow the WAL to hundreds of MB; truncate it back after
  *   checkpoints instead of keeping the high-water mark on disk forever. Checkpoints themselves run on a
- *   thread of the store's own (checkpointer.ts), not at the writer's commits.
+ *   thread of the store's own (checkpointer.ts), not at the writer's commits; while it runs, the limit
+ *   is the size the WAL cycles through (checkpointer.ts says why).
  * - cache_size: the UTXO b-tree is read randomly (every input spends a random outpoint); a large page
  *   cache is what keeps catch-up off the disk. temp_store=MEMORY for the verify sort of small files.
  *
@@ -33,6 +34,8 @@ export interface WriterDbOptions {
 }
 
 export const DEFAULT_WRITER_CACHE_MIB = 256;
+/** The writer's journal_size_limit when no checkpoint thread runs, bytes. */
+export const DEFAULT_WAL_LIMIT_BYTES = 64 * 2 ** 20;
 
 export function openWriterDb(path: string, opts: WriterDbOptions = {}): Db {
   const db = new Database(path);
@@ -40,7 +43,7 @@ export function openWriterDb(path: string, opts: WriterDbOptions = {}): Db {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`cache_size = ${-Math.round((opts.cacheMiB ?? DEFAULT_WRITER_CACHE_MIB) * 1024)}`);
-    db.pragma('journal_size_limit = 67108864');
+    db.pragma(`journal_size_limit = ${DEFAULT_WAL_LIMIT_BYTES}`);
     db.pragma('temp_store = MEMORY');
     db.pragma('foreign_keys = OFF');
     return db;

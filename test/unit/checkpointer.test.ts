@@ -1,16 +1,16 @@
 /**
  * The checkpoint thread (src/store/checkpointer.ts): committed blocks reach the database file without
- * the writer checkpointing, the writer's own threshold is the raised bound while the thread runs and
- * SQLite's default again when the thread cannot run, and close() leaves no WAL behind.
+ * the writer checkpointing, the writer's own threshold (and the WAL size it keeps) is the raised bound
+ * while the thread runs and the default again when the thread cannot run, and close() leaves no WAL behind.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Checkpointer, WRITER_BOUND_PAGES } from '../../src/store/checkpointer.js';
+import { Checkpointer, WAL_KEEP_PAGES, WRITER_BOUND_PAGES } from '../../src/store/checkpointer.js';
 import { ChainStore } from '../../src/store/chain-store.js';
-import { openReaderDb, openWriterDb } from '../../src/store/db.js';
+import { DEFAULT_WAL_LIMIT_BYTES, openReaderDb, openWriterDb } from '../../src/store/db.js';
 import { randomChain } from '../support/blocks.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'addrsum-checkpointer-'));
@@ -39,6 +39,9 @@ describe('checkpoint thread', () => {
     const store = ChainStore.open(path, { chain: 'BTC', network: 'regtest' });
     try {
       expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(WRITER_BOUND_PAGES);
+      // The WAL the bound lets grow keeps its disk blocks across restarts (checkpointer.ts).
+      expect(store.db.pragma('journal_size_limit', { simple: true })).toBe(WAL_KEEP_PAGES * 4096);
+      expect(WAL_KEEP_PAGES).toBeGreaterThan(WRITER_BOUND_PAGES);
       const before = statSync(path).size;
       for (const block of randomChain(7, { blocks: 40, txsPerBlock: 30, scripts: 500 })) store.applyBlocks([block]);
       await until('a checkpoint of the thread', () => store.checkpoints > 0);
@@ -70,6 +73,7 @@ describe('checkpoint thread', () => {
       await until('the thread to fail', () => checkpointer.failed !== null);
       expect(checkpointer.failed).toMatch(/no-such-file|unable to open|does not exist/i);
       await until('the default threshold', () => writer.pragma('wal_autocheckpoint', { simple: true }) === 1000);
+      expect(writer.pragma('journal_size_limit', { simple: true })).toBe(DEFAULT_WAL_LIMIT_BYTES);
     } finally {
       checkpointer.stop();
       writer.close();
