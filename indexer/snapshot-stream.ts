@@ -94,10 +94,9 @@ export class WorkerStream {
   }
 
   *rows(): Generator<CoinRow> {
-    const stats = this.stats;
     let complete = false;
     try {
-      yield* this.coins(stats);
+      yield* this.coins();
       complete = true;
     } finally {
       // Left early (an error, a file out of order): nobody will ask for the sums.
@@ -105,7 +104,8 @@ export class WorkerStream {
     }
   }
 
-  private *coins(stats: ReadStats): Generator<CoinRow> {
+  private *coins(): Generator<CoinRow> {
+    const stats = this.stats;
     for (;;) {
       const m = this.next();
       if (!('buffer' in m)) throw new Error('snapshot decoding worker: sums before the last coin');
