@@ -3,13 +3,6 @@ import type { BlockSource } from './block-source.js';
 import type { ChainInfo } from './node-client.js';
 import { CodedError } from '../src/coded-error.js';
 
-/** Bitcoin Core's chain names (CBaseChainParams) for our network names. */
-const CORE_CHAIN_NAMES: Record<NetworkName, readonly string[]> = {
-  mainnet: ['main'],
-  testnet: ['test'],
-  regtest: ['regtest'],
-};
-
 export class NodeMismatch extends CodedError<'NODE_MISMATCH'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super('NODE_MISMATCH', message, options);
@@ -27,7 +20,8 @@ export async function checkNode(
   source: Pick<BlockSource, 'getBlockHash'>,
 ): Promise<void> {
   const params = chainParams(chain, network);
-  if (!CORE_CHAIN_NAMES[network].includes(info.chain)) {
+  // getblockchaininfo's `chain` (Core's ChainTypeToString): main, test, testnet4, signet, regtest.
+  if (info.chain !== params.nodeChain) {
     throw new NodeMismatch(
       `the node runs chain "${info.chain}" but ${chain} is configured for ${network} ` +
         `(set ADDRSUM_${chain}_NETWORK or point ADDRSUM_${chain}_RPC_URL at a ${params.label} node)`,

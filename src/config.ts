@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { CHAIN_CODES, NETWORK_NAMES, type ChainCode, type NetworkName } from './chain/params.js';
+import { CHAIN_CODES, networkNames, type ChainCode, type NetworkName } from './chain/params.js';
 import { CodedError } from './coded-error.js';
 import { packageFile } from './package-root.js';
 
@@ -70,37 +70,40 @@ const tierLimits = z.strictObject({
   burst: int(1, 1_000_000),
 });
 
-const chainConfig = z.strictObject({
-  /** Which network the node runs; addresses of the chain's other networks answer WRONG_NETWORK. */
-  network: z.enum(NETWORK_NAMES as [NetworkName, ...NetworkName[]], {
-    error: `expected one of ${NETWORK_NAMES.join(', ')}`,
-  }),
-  /** Node JSON-RPC endpoint, http://user:pass@host:port. Unset = this chain is not served. Secret. */
-  rpcUrl: rpcUrl.optional(),
-  /** Bitcoin Core `.cookie` file; when set, its credentials are used instead of any in rpcUrl. */
-  rpcCookieFile: text('a file path').optional(),
-  /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
-  zmq: zmqEndpoint.optional(),
-  /** Follow the node's mempool into the index (answers `?mempool=true`). */
-  mempool: bool(),
-  /** How often the mempool is reconciled with getrawmempool (the only source without ZMQ). */
-  mempoolPollMs: int(50, 3_600_000),
-  /** Node ZMQ endpoint publishing `rawtx` and `sequence`; unset = the `zmq` endpoint is asked for them too. */
-  zmqMempool: zmqEndpoint.optional(),
-  /** How often the indexer asks the node for its tip (also the fallback when a ZMQ message is lost). */
-  pollIntervalMs: int(50, 3_600_000),
-  /** How many recent blocks keep undo data; a reorg deeper than this stops the indexer. */
-  undoDepth: int(6, 100_000),
-  /** Blocks fetched from the node in parallel ahead of the one being applied. */
-  prefetch: int(1, 1024),
-  /**
-   * During catch-up, a batch is committed early (before batchTxs) only when it is at least this old and
-   * the next block has not arrived: fewer, larger transactions; at most this much work lost on a kill.
-   */
-  commitIntervalMs: int(0, 600_000),
-  /** Port of the indexer's Prometheus listener (on api.host's interface family: 127.0.0.1 by default). */
-  metricsPort: port(),
-});
+/** One chain's settings; the networks it accepts are its chain module's. */
+const chainConfig = (chain: ChainCode) => {
+  const networks = networkNames(chain) as [NetworkName, ...NetworkName[]];
+  return z.strictObject({
+    /** Which network the node runs; addresses of the chain's other networks answer WRONG_NETWORK. */
+    network: z.enum(networks, { error: `expected one of ${networks.join(', ')}` }),
+    /** Node JSON-RPC endpoint, http://user:pass@host:port. Unset = this chain is not served. Secret. */
+    rpcUrl: rpcUrl.optional(),
+    /** Bitcoin Core `.cookie` file; when set, its credentials are used instead of any in rpcUrl. */
+    rpcCookieFile: text('a file path').optional(),
+    /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
+    zmq: zmqEndpoint.optional(),
+    /** Follow the node's mempool into the index (answers `?mempool=true`). */
+    mempool: bool(),
+    /** How often the mempool is reconciled with getrawmempool (the only source without ZMQ). */
+    mempoolPollMs: int(50, 3_600_000),
+    /** Node ZMQ endpoint publishing `rawtx` and `sequence`; unset = the `zmq` endpoint is asked for them too. */
+    zmqMempool: zmqEndpoint.optional(),
+    /** How often the indexer asks the node for its tip (also the fallback when a ZMQ message is lost). */
+    pollIntervalMs: int(50, 3_600_000),
+    /** How many recent blocks keep undo data; a reorg deeper than this stops the indexer. */
+    undoDepth: int(6, 100_000),
+    /** Blocks fetched from the node in parallel ahead of the one being applied. */
+    prefetch: int(1, 1024),
+    /**
+     * During catch-up, a batch is committed early (before batchTxs) only when it is at least this old and
+     * the next block has not arrived: fewer, larger transactions; at most this much work lost on a kill.
+     */
+    commitIntervalMs: int(0, 600_000),
+    /** Port of the indexer's Prometheus listener (on api.host's interface family: 127.0.0.1 by default). */
+    metricsPort: port(),
+  });
+};
+type ChainConfigSchema = ReturnType<typeof chainConfig>;
 
 export const configSchema = z.strictObject({
   /** Directory of btc.sqlite, ltc.sqlite and keys.sqlite (relative paths: from the working directory). */
@@ -151,7 +154,8 @@ export const configSchema = z.strictObject({
     /** Total time for one request, from its first byte to the end of the answer; slower sockets are closed. */
     requestTimeoutMs: int(1000, 600_000),
   }),
-  chains: z.strictObject({ BTC: chainConfig, LTC: chainConfig }),
+  /** One entry per chain of the registry (src/chain/registry.ts), keyed by its code. */
+  chains: z.strictObject(Object.fromEntries(CHAIN_CODES.map((c) => [c, chainConfig(c)])) as Record<ChainCode, ChainConfigSchema>),
 });
 
 type DeepReadonly<T> = T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
@@ -364,7 +368,7 @@ export function keysDbPath(config: Config): string {
   return path.resolve(config.dataDir, 'keys.sqlite');
 }
 
-/** Every setting's dotted key (`api.port`, `chains.BTC.rpcUrl`, …) with the variables that set it. */
+/** Every setting's dotted key (`api.port`, `chains.<CODE>.rpcUrl`, …) with the variables that set it. */
 export function describeSettings(): { key: string; env: string[] }[] {
   const keys: string[] = [];
   const walk = (schema: z.core.$ZodType, at: string[]): void => {

@@ -5,6 +5,8 @@
  *   5xx → {"status":"error","code","message","data"?}
  * Messages are for people and may change; codes are the contract and never change.
  */
+import { CHAIN_CODES } from '../chain/params.js';
+
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   INVALID_ADDRESS: 400,
@@ -76,7 +78,7 @@ export function methodNotAllowed(method: string): ApiError {
 }
 
 export function notFound(): ApiError {
-  return new ApiError('NOT_FOUND', 'no such resource; the address endpoint is GET /api/v1/{BTC|LTC}/address/{address}');
+  return new ApiError('NOT_FOUND', `no such resource; the address endpoint is GET /api/v1/{${CHAIN_CODES.join('|')}}/address/{address}`);
 }
 
 export function internal(): ApiError {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
 import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from '../api/cluster-supervisor.js';
+import { CHAIN_CODES } from '../chain/params.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { main } from './api.js';
@@ -15,10 +16,8 @@ newProgram({
     'logLevel',
     'logFormat',
     'api.',
-    'chains.BTC.network',
-    'chains.LTC.network',
-    'chains.BTC.rpcUrl',
-    'chains.LTC.rpcUrl',
+    ...CHAIN_CODES.map((c) => `chains.${c}.network`),
+    ...CHAIN_CODES.map((c) => `chains.${c}.rpcUrl`),
   ],
 }).parse();
 

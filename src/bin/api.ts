@@ -164,7 +164,8 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   const { address, port } = server.address() as AddressInfo;
   const served = CHAIN_CODES.filter((c) => isChainServed(config, c));
   log.info({ address, port, chains: served, allowAnonymous: config.api.allowAnonymous }, 'listening');
-  if (served.length === 0) log.warn("no chain is configured: set ADDRSUM_SERVE_CHAINS (e.g. BTC,LTC) or a chain's RPC URL");
+  if (served.length === 0)
+    log.warn(`no chain is configured: set ADDRSUM_SERVE_CHAINS (e.g. ${CHAIN_CODES.join(',')}) or a chain's RPC URL`);
 
   let stopped: Promise<void> | undefined;
   return {

@@ -1,15 +1,16 @@
 /**
- * Address ⇄ scriptPubKey for BTC and LTC, matching Bitcoin Core's / Litecoin Core's DecodeDestination
+ * Address ⇄ scriptPubKey for every chain in the registry, matching Bitcoin Core's / Litecoin Core's DecodeDestination
  * and EncodeDestination (key_io.cpp). The codecs are bitcoinjs-lib's (base58check, bech32/bech32m);
- * this file only decides which decoded payloads are addresses of which network, and why not.
+ * this file only decides which decoded payloads are addresses of which network, and why not. Chain
+ * quirks come from the chain's module (its params and `unsupportedScript`), never from its code.
  *
  * addressToScript never throws: every string gets either a script or a typed AddressError.
  */
 import { address as bjsAddress, initEccLib, payments, script as bscript } from 'bitcoinjs-lib';
 import { bech32 } from 'bech32';
 import * as ecc from 'tiny-secp256k1';
-import { chainParams, CHAIN_CODES, NETWORK_NAMES, type ChainParams } from './params.js';
-import { isMwebProgram } from './script.js';
+import { chainParams, CHAIN_CODES, networkNames, type ChainParams } from './params.js';
+import { chainModule } from './registry.js';
 
 // bitcoinjs needs an ECC backend for anything taproot (p2tr). Our own witness encoding below does not
 // use it, but registering it once here means every importer of the address codec gets a working p2tr.
@@ -166,9 +167,29 @@ function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Networks (other than `except`) of one chain on which the parsed string is an address. */
+/** Whether two networks decode exactly the same address strings (Bitcoin testnet3, testnet4, signet). */
+function sameAddresses(a: ChainParams, b: ChainParams): boolean {
+  return (
+    a.pubKeyHashVersion === b.pubKeyHashVersion &&
+    a.bech32Hrp === b.bech32Hrp &&
+    a.mwebHrp === b.mwebHrp &&
+    a.scriptHashVersions.join() === b.scriptHashVersions.join()
+  );
+}
+
+/**
+ * Networks (other than `except` and those sharing its addresses) of one chain on which the parsed
+ * string is an address; of networks sharing one address format, only the first is named.
+ */
 function networksDecoding(chain: ChainParams['chain'], parsed: Parsed, except?: ChainParams): ChainParams[] {
-  return NETWORK_NAMES.map((n) => chainParams(chain, n)).filter((p) => p !== except && decodeFor(p, parsed) !== null);
+  const found: ChainParams[] = [];
+  for (const n of networkNames(chain)) {
+    const p = chainParams(chain, n);
+    if (p === except || decodeFor(p, parsed) === null) continue;
+    if ((except && sameAddresses(p, except)) || found.some((f) => sameAddresses(f, p))) continue;
+    found.push(p);
+  }
+  return found;
 }
 
 function names(list: ChainParams[]): string {
@@ -206,14 +227,9 @@ function classify(params: ChainParams, address: string): AddressResult {
     );
   }
   if (own) {
-    // Witness v8/v9 with 32 bytes are Litecoin's HogAddr and peg-in programs: real outputs, but they
-    // hold MWEB funds, not a user's balance (docs/ltc-mweb.md), so no address may name them.
-    if (params.chain === 'LTC' && isMwebProgram(own.script)) {
-      return fail(
-        'UNSUPPORTED_ADDRESS',
-        'this address names a Litecoin MWEB program (witness version 8 or 9), which holds no user balance',
-      );
-    }
+    // A real output that holds no user's balance (Litecoin's MWEB programs, docs/ltc-mweb.md).
+    const unsupported = chainModule(params.chain).unsupportedScript?.(own.script) ?? null;
+    if (unsupported !== null) return fail('UNSUPPORTED_ADDRESS', unsupported);
     return { ok: true, script: toBuffer(own.script) };
   }
   const sameChain = networksDecoding(params.chain, parsed, params);
@@ -231,7 +247,7 @@ function classify(params: ChainParams, address: string): AddressResult {
 }
 
 /**
- * EncodeDestination(ExtractDestination(script)) of Bitcoin Core: P2PKH, P2SH (LTC: `M…`/`Q…`), witness
+ * EncodeDestination(ExtractDestination(script)) of Bitcoin Core: P2PKH, P2SH (Litecoin: `M…`/`Q…`), witness
  * v0 (20/32 bytes, bech32) and v1..16 (2..40 bytes, bech32m). null for P2PK, bare multisig, OP_RETURN,
  * nonstandard scripts and Litecoin's witness v8/v9 MWEB programs.
  */
@@ -247,7 +263,7 @@ export function scriptToAddress(params: ChainParams, script: Uint8Array): string
   }
   const program = witnessProgram(script);
   if (!program) return null;
-  if (params.chain === 'LTC' && isMwebProgram(script)) return null;
+  if ((chainModule(params.chain).unsupportedScript?.(script) ?? null) !== null) return null;
   return tryDecode(() => bjsAddress.toBech32(program.data, program.version, params.bech32Hrp));
 }
 

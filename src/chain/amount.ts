@@ -1,13 +1,15 @@
 /**
  * Amounts are integer satoshis end to end. A JavaScript `number` holds every amount exactly: the
- * largest supply (Litecoin's 84,000,000 coins = 8.4e15 sat) is below Number.MAX_SAFE_INTEGER (9.007e15).
- * Coin units exist only as text, produced here, so no float ever carries money.
+ * largest supply of any chain (its module's maxMoneySats) must stay below Number.MAX_SAFE_INTEGER,
+ * which is checked here at load. Coin units exist only as text, produced here, so no float carries money.
  */
+import { CHAINS } from './registry.js';
 
 export const SATS_PER_COIN = 100_000_000;
 
-/** The largest amount any supported chain can hold (Litecoin's MAX_MONEY). */
-export const MAX_SATS = 84_000_000 * SATS_PER_COIN;
+/** The largest amount any supported chain can hold (the largest MAX_MONEY of the registry). */
+export const MAX_SATS = Math.max(...CHAINS.map((c) => c.maxMoneySats));
+if (!Number.isSafeInteger(MAX_SATS)) throw new Error("a chain's money bound does not fit a number exactly");
 
 export function isSats(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_SATS;

@@ -8,9 +8,12 @@
  * - Litecoin Core 0.21 (the 0.21-era SnapshotMetadata, no magic): base block hash, uint64 coin count,
  *   uint32 nChainTx; then coin count × (outpoint = txid ‖ uint32 vout, Coin), Coin codes with Litecoin's
  *   bit-31 peg-out flag.
+ * Which layout a chain's node writes, and which network magics it accepts, is its module's word.
  * A Litecoin file cannot be confused with a Core one unless its base hash starts with `utxo\xff` (odds 2⁻⁴⁰).
  */
-import type { ChainCode, NetworkName } from './params.js';
+import { chainParams, type ChainCode, type NetworkName } from './params.js';
+import { CHAINS, chainModule } from './registry.js';
+import type { SnapshotKind } from './chain-module.js';
 import { ByteReader, ParseError } from './byte-reader.js';
 import { readCoin, type SnapshotCoin } from './snapshot-coin.js';
 
@@ -19,7 +22,7 @@ export const CORE_VERSION = 2;
 export const CORE_HEADER_BYTES = 5 + 2 + 4 + 32 + 8;
 export const LTC_HEADER_BYTES = 32 + 8 + 4;
 
-export type SnapshotKind = 'core-v2' | 'ltc-0.21';
+export type { SnapshotKind };
 
 export interface SnapshotHeader {
   kind: SnapshotKind;
@@ -56,22 +59,12 @@ export class SnapshotError extends Error {
   }
 }
 
-/** pchMessageStart per network (kernel/chainparams.cpp); Bitcoin testnet is testnet3 or testnet4. */
-const BTC_MAGICS: Record<NetworkName, string[]> = {
-  mainnet: ['f9beb4d9'],
-  testnet: ['0b110907', '1c163f28'],
-  regtest: ['fabfb5da'],
-};
-const MAGIC_NAMES: Record<string, string> = {
-  f9beb4d9: 'Bitcoin mainnet',
-  '0b110907': 'Bitcoin testnet3',
-  '1c163f28': 'Bitcoin testnet4',
-  '0a03cf40': 'Bitcoin signet',
-  fabfb5da: 'Bitcoin regtest',
-};
+/** Every chain's names for the network magics it knows, to name the network a wrong file is for. */
+const MAGIC_NAMES: Readonly<Record<string, string>> = Object.freeze(Object.assign({}, ...CHAINS.map((c) => c.snapshotMagicNames)));
 
 /** Decodes the header from the file's first bytes (at least CORE_HEADER_BYTES unless the file is shorter). */
 export function parseSnapshotHeader(head: Buffer, chain: ChainCode, network: NetworkName): SnapshotHeader {
+  const kind = chainModule(chain).snapshotKind;
   if (head.subarray(0, 5).equals(CORE_MAGIC)) {
     if (head.length < CORE_HEADER_BYTES)
       throw new SnapshotError(
@@ -83,8 +76,9 @@ export function parseSnapshotHeader(head: Buffer, chain: ChainCode, network: Net
       throw new SnapshotError('BAD_VERSION', `snapshot format version ${version} is not supported (only version ${CORE_VERSION})`);
     const magic = Buffer.from(head.subarray(7, 11));
     const hex = magic.toString('hex');
-    if (chain !== 'BTC' || !BTC_MAGICS[network].includes(hex)) {
-      const name = MAGIC_NAMES[hex] ?? `unknown network magic ${hex}`;
+    // The network's pchMessageStart (the chain module's snapshotMagics, from chainparams.cpp).
+    if (kind !== 'core-v2' || !chainParams(chain, network).snapshotMagics.includes(hex)) {
+      const name = (Object.hasOwn(MAGIC_NAMES, hex) ? MAGIC_NAMES[hex] : undefined) ?? `unknown network magic ${hex}`;
       throw new SnapshotError('WRONG_NETWORK', `snapshot is for ${name}, but this indexer is ${chain} ${network}`);
     }
     return {
@@ -95,7 +89,7 @@ export function parseSnapshotHeader(head: Buffer, chain: ChainCode, network: Net
       networkMagic: magic,
     };
   }
-  if (chain !== 'LTC') {
+  if (kind !== 'ltc-0.21') {
     throw new SnapshotError('BAD_MAGIC', `not a Bitcoin Core UTXO snapshot: the file does not start with the magic bytes utxo\\xff`);
   }
   if (head.length < LTC_HEADER_BYTES)

@@ -4,8 +4,9 @@
  * Follows Litecoin Core's UnserializeTransaction (primitives/transaction.h), a superset of Bitcoin
  * Core's: version, then vin; an empty vin means a marker, so the next byte is the flags byte and, when
  * non-zero, vin and vout follow. flags&1: one witness stack per input after vout. flags&8: an
- * `mweb_tx_present` byte after the witnesses, and when it is 1 an MWEB body (walked by mweb-skip.ts).
- * Any other flag bit is an error, as in Core.
+ * `mweb_tx_present` byte after the witnesses, and when it is 1 an MWEB body (walked by ltc/mweb-skip.ts).
+ * Any other flag bit is an error, as in Core. Litecoin's serialization is a superset of Bitcoin's, so one
+ * parser serves every chain; the MWEB walker is the Litecoin module's (a Bitcoin block never sets flag 8).
  *
  * txid = sha256d(version ‖ vin ‖ vout ‖ locktime): the legacy serialization, hashed straight from the
  * input's slices (no marker/flag, no witnesses, no MWEB part, and no concatenation copy) — except for
@@ -15,7 +16,7 @@
 import { blake3 } from '@noble/hashes/blake3';
 import { sha256d } from './hash.js';
 import { ByteReader, ParseError } from './byte-reader.js';
-import { skipMwebTxBody } from './mweb-skip.js';
+import { skipMwebTxBody } from './ltc/mweb-skip.js';
 
 export interface TxInput {
   /** Previous txid, internal byte order: a view into the parsed buffer. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toDisplayHex } from '../../src/chain/hash.js';
-import { isMwebProgram } from '../../src/chain/script.js';
+import { isMwebProgram } from '../../src/chain/ltc/mweb-program.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
 import { ChainStore, StoreError } from '../../src/store/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';

@@ -6,6 +6,7 @@
  *   /openapi.json  the OpenAPI 3.1 description of every endpoint
  */
 import { Router, type Request, type Response } from 'express';
+import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
@@ -122,7 +123,7 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
     }
     const message =
       chains.length === 0
-        ? 'no chain is configured (set ADDRSUM_BTC_RPC_URL or ADDRSUM_LTC_RPC_URL)'
+        ? `no chain is configured (set ${CHAIN_CODES.map((c) => `ADDRSUM_${c}_RPC_URL`).join(' or ')})`
         : 'not every configured chain is ready';
     sendError(res, new ApiError('NOT_READY', message, { ready, chains }));
   });

@@ -20,7 +20,7 @@
  *
  * VarInt here is Core's ReadVarInt (NONNEGATIVE_SIGNED), not CompactSize.
  */
-import { ByteReader, ParseError } from './byte-reader.js';
+import { ByteReader, ParseError } from '../byte-reader.js';
 
 const HASH = 32;
 const BLIND = 32;

@@ -1,0 +1,74 @@
+/**
+ * Bitcoin: its networks and their parameters, as Bitcoin Core's kernel/chainparams.cpp sets them
+ * (base58Prefixes, bech32_hrp, pchMessageStart, the genesis block hash). Bitcoin has no address
+ * quirks and no block extension, and its node writes the Core `dumptxoutset` format.
+ *
+ * | network  | node `chain` | P2PKH | P2SH | HRP  | snapshot magic            |
+ * |----------|--------------|-------|------|------|---------------------------|
+ * | mainnet  | main         | 0     | 5    | bc   | f9beb4d9                  |
+ * | testnet  | test         | 111   | 196  | tb   | 0b110907 (also 1c163f28)  |
+ * | regtest  | regtest      | 111   | 196  | bcrt | fabfb5da                  |
+ * | signet   | signet       | 111   | 196  | tb   | 0a03cf40 (default signet) |
+ * | testnet4 | testnet4     | 111   | 196  | tb   | 1c163f28                  |
+ *
+ * "testnet" is testnet3 (bitcoind `-testnet`); it also accepts testnet4-magic snapshots, as it did
+ * before testnet4 was a network of its own. Signet and testnet4 (BIP94) share testnet3's versions and
+ * HRP, so only the genesis hash tells them apart. Signet here is the default signet: a custom
+ * `-signetchallenge` has another magic and genesis-chain, which the node check refuses.
+ */
+import { networks } from 'bitcoinjs-lib';
+import { defineChain } from '../chain-module.js';
+
+const TESTNET_ADDRESSES = { bitcoinjs: networks.testnet, scriptHashVersions: [196], mwebHrp: null } as const;
+
+export const btc = defineChain({
+  code: 'BTC',
+  name: 'Bitcoin',
+  daemon: 'bitcoin',
+  networks: {
+    mainnet: {
+      bitcoinjs: networks.bitcoin,
+      scriptHashVersions: [5],
+      mwebHrp: null,
+      genesisHash: '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f',
+      nodeChain: 'main',
+      snapshotMagics: ['f9beb4d9'],
+    },
+    testnet: {
+      ...TESTNET_ADDRESSES,
+      genesisHash: '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943',
+      nodeChain: 'test',
+      snapshotMagics: ['0b110907', '1c163f28'],
+    },
+    regtest: {
+      bitcoinjs: networks.regtest,
+      scriptHashVersions: [196],
+      mwebHrp: null,
+      genesisHash: '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206',
+      nodeChain: 'regtest',
+      snapshotMagics: ['fabfb5da'],
+    },
+    signet: {
+      ...TESTNET_ADDRESSES,
+      genesisHash: '00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6',
+      nodeChain: 'signet',
+      snapshotMagics: ['0a03cf40'],
+    },
+    testnet4: {
+      ...TESTNET_ADDRESSES,
+      genesisHash: '00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043',
+      nodeChain: 'testnet4',
+      snapshotMagics: ['1c163f28'],
+    },
+  },
+  // Bitcoin Core's MAX_MONEY (consensus/amount.h).
+  maxMoneySats: 21_000_000 * 100_000_000,
+  snapshotKind: 'core-v2',
+  snapshotMagicNames: {
+    f9beb4d9: 'Bitcoin mainnet',
+    '0b110907': 'Bitcoin testnet3',
+    '1c163f28': 'Bitcoin testnet4',
+    '0a03cf40': 'Bitcoin signet',
+    fabfb5da: 'Bitcoin regtest',
+  },
+});
