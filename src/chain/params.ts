@@ -18,6 +18,11 @@ export const NETWORK_NAMES: readonly NetworkName[] = Object.freeze(
   CHAINS[0].networkNames.filter((n) => CHAINS.every((c) => (c.networkNames as readonly string[]).includes(n))),
 );
 
+/** Every network name of any chain, each once, in registry order. */
+export const ALL_NETWORK_NAMES: readonly NetworkName[] = Object.freeze([
+  ...new Set(CHAINS.flatMap((c) => c.networkNames as readonly NetworkName[])),
+]);
+
 /** The chain's networks, its default first. */
 export function networkNames(chain: ChainCode): readonly NetworkName[] {
   return chainModule(chain).networkNames as readonly NetworkName[];

@@ -80,7 +80,8 @@ describe('chain params', () => {
 
   it('rejects unknown chains and networks', () => {
     expect(() => chainParams('DOGE' as never, 'mainnet')).toThrow(RangeError);
-    expect(() => chainParams('BTC', 'signet' as never)).toThrow(RangeError);
+    expect(() => chainParams('LTC', 'signet')).toThrow(RangeError);
+    expect(() => chainParams('BTC', 'toString' as never)).toThrow(RangeError);
   });
 });
 

@@ -1,0 +1,126 @@
+/**
+ * The bodies' schemas (components/schemas). Chain codes, network names and amount bounds come from the
+ * chain registry, so a new chain or network shows up here without an edit.
+ */
+import { MAX_SATS } from '../../chain/amount.js';
+import { ALL_NETWORK_NAMES, CHAIN_CODES } from '../../chain/params.js';
+import { failSchema, ref, successSchema, type Json } from './build.js';
+
+export const SCHEMAS: Json = {
+  AddressSummary: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', 'address', 'balanceSatoshi', 'balance', 'utxoCount', 'blockHeight', 'blockHash'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES], description: 'The chain in the path, upper case.' },
+      address: { type: 'string', description: 'Canonical spelling: Litecoin P2SH as M…/Q…, bech32 lower case.' },
+      balanceSatoshi: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_SATS,
+        description: 'Confirmed balance at the indexed tip, in the smallest unit.',
+      },
+      balance: {
+        type: 'number',
+        minimum: 0,
+        description: 'balanceSatoshi / 100,000,000, written with exactly 8 decimals (e.g. 0.00000123).',
+      },
+      utxoCount: { type: 'integer', minimum: 0 },
+      unconfirmed: ref('schemas', 'Unconfirmed'),
+      blockHeight: { type: 'integer', minimum: 0, description: 'Height of the indexed tip the answer is true at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  },
+  Unconfirmed: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['balanceSatoshi', 'balance', 'utxoCount', 'txCount'],
+    description:
+      "Only with ?mempool=true: what the node's mempool changes. Confirmed + unconfirmed = what the address holds once the whole mempool is mined. " +
+      'Deltas are negative when mempool transactions spend confirmed coins. MWEB-only transactions change nothing; peg-outs count only once mined.',
+    properties: {
+      balanceSatoshi: {
+        type: 'integer',
+        minimum: -MAX_SATS,
+        maximum: MAX_SATS,
+        description: 'Δ balance, smallest unit; may be negative.',
+      },
+      balance: { type: 'number', description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals; may be negative.' },
+      utxoCount: { type: 'integer', description: 'Δ unspent outputs; may be negative.' },
+      txCount: { type: 'integer', minimum: 0, description: 'Mempool transactions paying to or spending from the address.' },
+    },
+  },
+  BatchResult: {
+    description: 'Exactly the body the single address route answers for this entry: a summary or its fail body.',
+    oneOf: [ref('schemas', 'AddressSuccess'), failSchema(['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS'])],
+  },
+  BatchSuccess: successSchema({
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', 'blockHeight', 'blockHash', 'results'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES] },
+      blockHeight: { type: 'integer', minimum: 0, description: 'The one indexed tip every result is true at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      results: {
+        type: 'array',
+        items: ref('schemas', 'BatchResult'),
+        description: 'One per input address, in input order (duplicates included).',
+      },
+    },
+  }),
+  AddressSuccess: successSchema(ref('schemas', 'AddressSummary')),
+  ChainReadiness: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'chain',
+      'network',
+      'configured',
+      'ready',
+      'indexedHeight',
+      'nodeHeight',
+      'lag',
+      'nodeSeenAt',
+      'nodeSeenAgeSeconds',
+      'tipTime',
+      'tipAgeSeconds',
+    ],
+    properties: {
+      chain: { enum: [...CHAIN_CODES] },
+      network: { enum: [...ALL_NETWORK_NAMES] },
+      configured: { type: 'boolean' },
+      ready: { type: 'boolean' },
+      indexedHeight: { type: ['integer', 'null'], minimum: 0 },
+      nodeHeight: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'As last recorded by the indexer; null if it never reached the node.',
+      },
+      lag: { type: ['integer', 'null'], minimum: 0 },
+      nodeSeenAt: { type: ['string', 'null'], format: 'date-time', description: 'When the indexer last heard from its node.' },
+      nodeSeenAgeSeconds: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Seconds since nodeSeenAt; over api.staleAfterSeconds the chain is not ready.',
+      },
+      tipTime: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: "The indexed tip block's header time (null until a block is applied by this version).",
+      },
+      tipAgeSeconds: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Seconds since tipTime; over api.maxTipAgeSeconds (when set) the chain is not ready.',
+      },
+      reason: { type: 'string', description: 'Why the chain does not answer; absent when ready.' },
+    },
+  },
+  Heights: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['indexedHeight', 'nodeHeight'],
+    properties: { indexedHeight: { type: ['integer', 'null'], minimum: 0 }, nodeHeight: { type: ['integer', 'null'], minimum: 0 } },
+  },
+};
