@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CHAIN_CODES, type ChainCode } from '../../src/chain/params.js';
+import { CHAIN_CODES, chainParams, networkNames, type ChainCode } from '../../src/chain/params.js';
+import { chainModule } from '../../src/chain/registry.js';
 import { ConfigError, ENV_VARIABLES, isChainServed, loadConfig, type Config } from '../../src/config.js';
 import {
   argv,
@@ -208,20 +209,20 @@ export function cidrContains(outer: string, inner: string): boolean {
   return Math.floor(o.base / size) === Math.floor(i.base / size);
 }
 
-const CHAIN_NAMES: Readonly<Record<string, string>> = { main: 'mainnet', test: 'testnet', regtest: 'regtest' };
-
-/** The node's network from its chain-selection flags (Bitcoin Core ArgsManager::GetChainTypeString). */
-function nodeNetwork(flags: Map<string, string[]>): string {
+/** The node's chain name (getblockchaininfo `chain`) from its chain-selection flags (Bitcoin Core ArgsManager::GetChainTypeString). */
+function nodeChain(flags: Map<string, string[]>): string {
   const last = (k: string) => flags.get(k)?.at(-1);
   const chain = last('chain');
-  if (chain !== undefined) return CHAIN_NAMES[chain] ?? `chain=${chain}`;
-  if (last('regtest') === '1') return 'regtest';
-  if (last('testnet') === '1') return 'testnet';
-  if (last('signet') === '1' || last('testnet4') === '1') return 'unsupported';
-  return 'mainnet';
+  if (chain !== undefined) return chain;
+  const selected = (['regtest', 'testnet', 'signet', 'testnet4'] as const).find((flag) => last(flag) === '1');
+  return selected === 'testnet' ? 'test' : (selected ?? 'main');
 }
 
-const DAEMON_HINT: Record<ChainCode, string> = { BTC: 'bitcoin', LTC: 'litecoin' };
+/** Our name for the node's network, or the node's own chain name when the chain module has no such network. */
+function nodeNetwork(chain: ChainCode, flags: Map<string, string[]>): string {
+  const name = nodeChain(flags);
+  return networkNames(chain).find((n) => chainParams(chain, n).nodeChain === name) ?? `chain=${name}`;
+}
 
 /** Each served chain's RPC URL names a node service whose flags accept exactly those credentials. */
 export function checkRpc(stack: Stack): string[] {
@@ -243,8 +244,8 @@ export function checkRpc(stack: Stack): string[] {
       const seen = nodeOf.get(chain);
       if (seen !== undefined && seen !== url.hostname) problems.push(`${where} names ${url.hostname}, another service names ${seen}`);
       nodeOf.set(chain, url.hostname);
-      if (!(node.image ?? '').includes(DAEMON_HINT[chain]))
-        problems.push(`${where} names ${url.hostname}, whose image is not a ${DAEMON_HINT[chain]} node`);
+      const daemon = chainModule(chain).daemon;
+      if (!(node.image ?? '').includes(daemon)) problems.push(`${where} names ${url.hostname}, whose image is not a ${daemon} node`);
       const flags = daemonFlags(argv(node.command));
       const last = (k: string) => flags.get(k)?.at(-1);
       for (const flag of ['server', 'rest']) if (last(flag) !== '1') problems.push(`${url.hostname}: -${flag}=1 is missing`);
@@ -261,7 +262,7 @@ export function checkRpc(stack: Stack): string[] {
         if (!allowed.some((a) => cidrContains(a, subnet)))
           problems.push(`${url.hostname}: no -rpcallowip covers the compose network ${subnet}`);
       }
-      const network = nodeNetwork(flags);
+      const network = nodeNetwork(chain, flags);
       if (network !== chainConfig.network)
         problems.push(`${where}: ${s.name} expects ${chainConfig.network}, ${url.hostname} runs ${network}`);
     }

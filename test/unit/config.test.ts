@@ -152,7 +152,10 @@ describe('invalid values stop the process with one line naming the key', () => {
   it.each<[Record<string, string>, string]>([
     [{ ADDRSUM_LTC_NETWORK: 'mainet' }, 'ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "mainet")'],
     [{ ADDRSUM_LTC_NETWORK: 'signet' }, 'ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest (got "signet")'],
-    [{ ADDRSUM_BTC_NETWORK: 'testnet3' }, 'ADDRSUM_BTC_NETWORK: expected one of mainnet, testnet, regtest, signet, testnet4 (got "testnet3")'],
+    [
+      { ADDRSUM_BTC_NETWORK: 'testnet3' },
+      'ADDRSUM_BTC_NETWORK: expected one of mainnet, testnet, regtest, signet, testnet4 (got "testnet3")',
+    ],
     [{ ADDRSUM_PORT: '80x' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got "80x")'],
     [{ ADDRSUM_PORT: '70000' }, 'ADDRSUM_PORT: expected an integer from 0 to 65535 (got 70000)'],
     [{ ADDRSUM_ALLOW_ANONYMOUS: 'sure' }, 'ADDRSUM_ALLOW_ANONYMOUS: expected true or false (also 1/0, yes/no, on/off) (got "sure")'],
