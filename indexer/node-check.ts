@@ -1,3 +1,7 @@
+/**
+ * The start-up check that the node is the configured chain and network: its getblockchaininfo `chain`
+ * and its genesis hash must be the ones the chain module names for that network.
+ */
 import { chainParams, type ChainCode, type NetworkName } from '../src/chain/params.js';
 import type { BlockSource } from './block-source.js';
 import type { ChainInfo } from './node-client.js';
