@@ -22,12 +22,11 @@ export interface NetworkDef {
 }
 
 /** Network parameters as the codecs use them: the NetworkDef plus its names. */
-export interface NetworkParams extends Omit<NetworkDef, 'bitcoinjs'> {
+export interface NetworkParams extends NetworkDef {
   readonly chain: string;
   readonly network: string;
   /** Human name for messages, e.g. 'Litecoin testnet'. */
   readonly label: string;
-  readonly bitcoinjs: Network;
   readonly pubKeyHashVersion: number;
   readonly bech32Hrp: string;
 }

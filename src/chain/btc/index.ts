@@ -13,8 +13,8 @@
  *
  * "testnet" is testnet3 (bitcoind `-testnet`); it also accepts testnet4-magic snapshots, as it did
  * before testnet4 was a network of its own. Signet and testnet4 (BIP94) share testnet3's versions and
- * HRP, so only the genesis hash tells them apart. Signet here is the default signet: a custom
- * `-signetchallenge` has another magic and genesis-chain, which the node check refuses.
+ * HRP, so only the genesis hash tells them apart. Every signet shares one genesis block; a custom
+ * `-signetchallenge` network indexes like the default one, but its snapshots carry another magic.
  */
 import { networks } from 'bitcoinjs-lib';
 import { defineChain } from '../chain-module.js';
