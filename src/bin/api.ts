@@ -28,6 +28,7 @@ import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
+import { ownCommand } from '../command-hint.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -122,7 +123,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     },
   );
   closers.push(() => keys.close());
-  if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
+  if (!existsSync(keysFile)) log.warn({ file: keysFile }, `no keys database yet; create a key with: ${ownCommand('keys', 'create')}`);
 
   const metrics = createApiMetrics({ defaultMetrics: true });
   const limits = createLimiter(config.api, logger, metrics.registry);
