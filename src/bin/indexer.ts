@@ -95,7 +95,9 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     if (chainConfig.zmq !== undefined) {
       void followHashBlocks(chainConfig.zmq, () => syncer.wake.notify(), log, signal);
     }
-    const mempool = chainConfig.mempool ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal) : null;
+    const mempool = chainConfig.mempool
+      ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal, metrics)
+      : null;
     await Promise.all([syncer.run(signal), mempool]);
   } catch (err) {
     if (!signal.aborted) throw err;
