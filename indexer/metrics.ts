@@ -50,7 +50,8 @@ export class IndexerMetrics {
       registers,
     });
     buildInfoGauge(registers);
-    if (withDefaults) collectDefaultMetrics({ register: this.registry });
+    // Prefixed like the API's (addrsum_api_process_*), so one scrape config and dashboard tell them apart.
+    if (withDefaults) collectDefaultMetrics({ register: this.registry, prefix: 'addrsum_indexer_' });
   }
 
   /** The node answered a request. */
