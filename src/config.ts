@@ -120,6 +120,15 @@ export const configSchema = z.strictObject({
     syncLagBlocks: int(0, 1_000_000),
     /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */
     trustProxyHops: int(0, 10),
+    /**
+     * Browser origins allowed to call the API (CORS), exactly as a browser sends them:
+     * `scheme://host[:port]`, no path, no trailing slash. Empty = no cross-origin access.
+     */
+    corsOrigins: z.array(
+      z
+        .string()
+        .regex(/^https?:\/\/[^/\s]+$/, { error: 'expected an origin such as https://wallet.example.com (scheme://host[:port], no path)' }),
+    ),
     /** Most addresses in one POST …/addresses batch (each costs one request of the caller's limit). */
     batchMaxAddresses: int(1, 10_000),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
@@ -195,6 +204,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
   { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
   { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },
+  { name: 'ADDRSUM_CORS_ORIGINS', path: ['api', 'corsOrigins'], kind: 'list' },
   { name: 'ADDRSUM_REDIS_URL', path: ['api', 'redisUrl'], kind: 'text' },
   { name: 'ADDRSUM_REDIS_FAILURE_MODE', path: ['api', 'redisFailureMode'], kind: 'text' },
   { name: 'ADDRSUM_STALE_AFTER_SECONDS', path: ['api', 'staleAfterSeconds'], kind: 'int' },

@@ -87,6 +87,8 @@ export interface ApiSettings extends Freshness {
   readonly allowAnonymous: boolean;
   readonly syncLagBlocks: number;
   readonly trustProxyHops: number;
+  /** Browser origins allowed by CORS (middleware/cors.ts); none when absent. */
+  readonly corsOrigins?: readonly string[];
   /** Most addresses in one batch request (default 100). */
   readonly batchMaxAddresses?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
