@@ -153,8 +153,11 @@ export const configSchema = z.strictObject({
     invalidKeys: tierLimits,
     /** A chain stops answering (503, /ready false) when its indexer has not heard from the node for this long. 0 = off. */
     staleAfterSeconds: int(0, 30 * 86_400),
-    /** A chain stops answering when its tip block's header time is older than this. 0 = off. */
-    maxTipAgeSeconds: int(0, 365 * 86_400),
+    /**
+     * A chain stops answering when its tip block's header time is older than this. 0 = off. Unset = per
+     * network (src/api/chain-state.ts): mainnet BTC 7200, LTC 3600; off on test networks and regtest.
+     */
+    maxTipAgeSeconds: int(0, 365 * 86_400).optional(),
     /** Open connections at most; beyond it the oldest idle connection is closed (else the new one is refused). */
     maxConnections: int(16, 1_000_000),
     /** Total time for one request, from its first byte to the end of the answer; slower sockets are closed. */
