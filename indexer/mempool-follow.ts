@@ -46,6 +46,8 @@ export interface MempoolFollowOptions {
   retryBaseMs?: number;
   /** Default 30 s, as the sync loop's retries (node-retry.ts). */
   retryMaxMs?: number;
+  /** Called after each reconcile that ran (not skipped), with its duration in seconds. */
+  onReconcile?: (seconds: number) => void;
   /** Called per pass failed by a node error, with its code, e.g. to count node_retries_total. */
   onRetry?: (code: string) => void;
 }
@@ -144,8 +146,10 @@ export class MempoolFollower {
         }
         if (performance.now() >= this.nextReconcile) {
           this.nextReconcile = performance.now() + this.opts.pollIntervalMs;
+          const started = performance.now();
           const report = await this.reconcile();
           this.recovered();
+          if (!report.skipped) this.opts.onReconcile?.((performance.now() - started) / 1000);
           // Behind the node (catching up, or a block not applied yet): look again soon, not a whole interval later.
           if (report.skipped) this.nextReconcile = performance.now() + Math.min(this.opts.pollIntervalMs, RETRY_BEHIND_MS);
         }

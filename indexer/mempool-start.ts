@@ -22,11 +22,17 @@ export async function startMempoolFollow(
     store.mempool,
     () => store.tip(),
     nodeMempoolSource(client),
-    { pollIntervalMs: config.mempoolPollMs, onRetry: (code) => metrics?.retries.inc({ code }) },
+    {
+      pollIntervalMs: config.mempoolPollMs,
+      onRetry: (code) => metrics?.retries.inc({ code }),
+      onReconcile: (seconds) => metrics?.mempoolReconcileSeconds.observe(seconds),
+    },
     log,
     wakeSync,
   );
   const endpoint = config.zmqMempool ?? config.zmq;
-  if (endpoint !== undefined) void followMempoolEvents(endpoint, follower, log, signal);
+  if (endpoint !== undefined) {
+    void followMempoolEvents(endpoint, follower, log, signal, (up) => metrics?.zmqConnected.set({ topics: 'mempool' }, up ? 1 : 0));
+  }
   await follower.run(signal);
 }

@@ -64,7 +64,11 @@ describe('a node outage', () => {
       store.mempool,
       () => store.tip(),
       mempool,
-      { pollIntervalMs: 1000, onRetry: (code) => metrics.retries.inc({ code }) },
+      {
+        pollIntervalMs: 1000,
+        onRetry: (code) => metrics.retries.inc({ code }),
+        onReconcile: (sec) => metrics.mempoolReconcileSeconds.observe(sec),
+      },
       log,
     );
     const running = Promise.all([syncer.run(signal), follower.run(signal)]);
@@ -97,5 +101,7 @@ describe('a node outage', () => {
     // The sync loop's and the follower's failed attempts, each counted.
     expect(retries).toBeGreaterThanOrEqual(outageLines.filter((l) => l.includes('retrying') || l.includes('still failing')).length);
     expect(retries).toBeGreaterThan(2);
+    // Reconciles ran before and after the outage, and were timed.
+    expect((await metrics.mempoolReconcileSeconds.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBeGreaterThan(1);
   });
 });
