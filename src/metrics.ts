@@ -124,3 +124,37 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
   for (const status of SAMPLED_STATUSES) metrics.logLinesSuppressed.inc({ status }, 0);
   return metrics;
 }
+
+/**
+ * The connection guard's state, read at each scrape: open connections, and connections it closed or
+ * refused (evicted: the oldest idle one closed for a new one; refused: every one busy; deadline: a
+ * request not received and answered within api.requestTimeoutMs).
+ */
+export function connectionMetrics(
+  registry: Registry,
+  guard: { open(): number; readonly counts: { evicted: number; refused: number; deadline: number } },
+): void {
+  new Gauge({
+    name: 'addrsum_api_open_connections',
+    help: 'HTTP connections open now',
+    aggregator: 'sum',
+    registers: [registry],
+    collect(this: Gauge) {
+      this.set(guard.open());
+    },
+  });
+  const reported = { evicted: 0, refused: 0, deadline: 0 };
+  const closed = new Counter({
+    name: 'addrsum_api_connections_closed_total',
+    help: 'Connections the API closed or refused, by reason (evicted, refused, deadline)',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      for (const reason of ['evicted', 'refused', 'deadline'] as const) {
+        closed.inc({ reason }, guard.counts[reason] - reported[reason]);
+        reported[reason] = guard.counts[reason];
+      }
+    },
+  });
+  for (const reason of ['evicted', 'refused', 'deadline']) closed.inc({ reason }, 0);
+}

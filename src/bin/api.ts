@@ -21,7 +21,7 @@ import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../c
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../logger.js';
-import { createApiMetrics } from '../metrics.js';
+import { connectionMetrics, createApiMetrics } from '../metrics.js';
 import { perTurn } from '../api/per-turn.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
@@ -148,6 +148,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     : undefined;
   const app = createApp({ ...deps, clusterMetrics });
   const server = createHttpServer(app, logger, {
+    onGuard: (guard) => connectionMetrics(metrics.registry, guard),
     maxConnections: config.api.maxConnections,
     requestTimeoutMs: config.api.requestTimeoutMs,
   });

@@ -11,7 +11,7 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { ENV_VARIABLES } from '../../src/config.js';
-import { createApiMetrics } from '../../src/metrics.js';
+import { connectionMetrics, createApiMetrics } from '../../src/metrics.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [
@@ -25,6 +25,7 @@ const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 function exportedMetrics(): Set<string> {
   const api = createApiMetrics({ defaultMetrics: true });
   createLimiterMetrics(api.registry);
+  connectionMetrics(api.registry, { open: () => 0, counts: { evicted: 0, refused: 0, deadline: 0 } });
   const names = (m: { getMetricsAsArray(): unknown[] }) => m.getMetricsAsArray().map((x) => (x as { name: string }).name);
   return new Set([...names(api.registry), ...names(new IndexerMetrics('LTC', true).registry)]);
 }
