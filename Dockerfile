@@ -29,9 +29,12 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The toolchain is installed, used and removed in one step, so no layer of the image keeps it.
+# typescript is an optional peer of valibot (under bitcoinjs-lib), which npm keeps with --omit=dev
+# because the dev tools also need it; nothing at run time imports it.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
  && npm ci --omit=dev --no-audit --no-fund \
+ && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver \
  && npm cache clean --force \
  && apt-get purge -y --auto-remove python3 make g++ \
  && rm -rf /var/lib/apt/lists/* /root/.cache /tmp/*

@@ -26,9 +26,12 @@ import type { Tip } from '../src/store/chain-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 import type { LogSink } from '../src/logger.js';
+import { NodeError } from './rpc-errors.js';
 
 /** How soon a reconcile skipped because the index is behind the node is tried again. */
 const RETRY_BEHIND_MS = 500;
+/** While the node fails, one line at the first failure, then at most one per this long. */
+const FAILING_LOG_EVERY_MS = 30_000;
 
 export interface MempoolFollowOptions {
   /** How often to reconcile with getrawmempool (the only source without ZMQ). */
@@ -39,6 +42,21 @@ export interface MempoolFollowOptions {
   stashBytes?: number;
   /** ZMQ events are applied in batches at most this old. Default 20 ms. */
   zmqBatchMs?: number;
+  /** After a failure the next try waits this long, doubling per failure up to retryMaxMs. Default 1 s. */
+  retryBaseMs?: number;
+  /** Default 30 s, as the sync loop's retries (node-retry.ts). */
+  retryMaxMs?: number;
+  /** Called after each reconcile that ran (not skipped), with its duration in seconds. */
+  onReconcile?: (seconds: number) => void;
+  /** Called per pass failed by a node error, with its code, e.g. to count node_retries_total. */
+  onRetry?: (code: string) => void;
+}
+
+/** The node failing: since when, how often, and when we last said so. */
+interface Outage {
+  since: number;
+  failures: number;
+  loggedAt: number;
 }
 
 export interface ReconcileReport {
@@ -61,6 +79,7 @@ export class MempoolFollower {
   private readonly chunk: number;
   private readonly stashBytes: number;
   private readonly zmqBatchMs: number;
+  private outage: Outage | null = null;
 
   constructor(
     private readonly store: MempoolStore,
@@ -127,14 +146,17 @@ export class MempoolFollower {
         }
         if (performance.now() >= this.nextReconcile) {
           this.nextReconcile = performance.now() + this.opts.pollIntervalMs;
+          const started = performance.now();
           const report = await this.reconcile();
+          this.recovered();
+          if (!report.skipped) this.opts.onReconcile?.((performance.now() - started) / 1000);
           // Behind the node (catching up, or a block not applied yet): look again soon, not a whole interval later.
           if (report.skipped) this.nextReconcile = performance.now() + Math.min(this.opts.pollIntervalMs, RETRY_BEHIND_MS);
         }
         await this.applyAnnounced();
       } catch (err) {
         if (signal.aborted) break;
-        this.log.warn({ err: String(err) }, 'mempool follow failed; retrying at the next reconcile');
+        this.failed(err);
       }
       // Capped so a rollback's clear (counted by the store, not signalled) is noticed within RETRY_BEHIND_MS.
       const untilReconcile = Math.min(RETRY_BEHIND_MS, Math.max(0, this.nextReconcile - performance.now()));
@@ -144,6 +166,33 @@ export class MempoolFollower {
         await new Promise((resolve) => setTimeout(resolve, this.zmqBatchMs));
       }
     }
+  }
+
+  /**
+   * A failed pass: back off (doubling, capped) instead of retrying at every tick, and say so once at
+   * the start and then rarely: an outage of the node is one event, not one line per second.
+   */
+  private failed(err: unknown): void {
+    const now = performance.now();
+    const outage = (this.outage ??= { since: now, failures: 0, loggedAt: Number.NEGATIVE_INFINITY });
+    outage.failures++;
+    const base = this.opts.retryBaseMs ?? 1000;
+    const delay = Math.min(this.opts.retryMaxMs ?? 30_000, base * 2 ** Math.min(outage.failures - 1, 30));
+    this.nextReconcile = now + delay;
+    const code = err instanceof NodeError ? err.code : 'INTERNAL';
+    if (err instanceof NodeError) this.opts.onRetry?.(code);
+    if (now - outage.loggedAt < FAILING_LOG_EVERY_MS) return;
+    outage.loggedAt = now;
+    const fields = { code, err: String(err), failures: outage.failures, failingForMs: Math.round(now - outage.since), retryInMs: delay };
+    this.log.warn(fields, outage.failures === 1 ? 'mempool follow failed; retrying with back-off' : 'mempool follow still failing');
+  }
+
+  /** A pass succeeded: if the node had been failing, one line says it is back. */
+  private recovered(): void {
+    if (!this.outage) return;
+    const { since, failures } = this.outage;
+    this.outage = null;
+    this.log.info({ failures, downForMs: Math.round(performance.now() - since) }, 'node answers again; mempool follow resumed');
   }
 
   /** Applies the ZMQ events received so far: removals first, then additions (bytes from the stash or RPC). */
@@ -169,6 +218,7 @@ export class MempoolFollower {
     }
     if (missing.length > 0) {
       const fetched = this.parseAll(missing, await this.source.rawTransactions(missing));
+      this.recovered();
       // A transaction withdrawn while its bytes were being fetched must not come back.
       txs.push(...fetched.filter((tx) => !this.withdrawn.has(toDisplayHex(tx.txid))));
     }

@@ -6,6 +6,7 @@ import { nodeMempoolSource } from './mempool-source.js';
 import type { NodeClient } from './node-client.js';
 import { followMempoolEvents } from './zmq-mempool.js';
 import type { LogSink } from '../src/logger.js';
+import type { IndexerMetrics } from './metrics.js';
 
 /** Resolves when `signal` aborts; follow failures are logged and retried, never fatal. */
 export async function startMempoolFollow(
@@ -15,16 +16,23 @@ export async function startMempoolFollow(
   wakeSync: () => void,
   log: LogSink,
   signal: AbortSignal,
+  metrics?: IndexerMetrics,
 ): Promise<void> {
   const follower = new MempoolFollower(
     store.mempool,
     () => store.tip(),
     nodeMempoolSource(client),
-    { pollIntervalMs: config.mempoolPollMs },
+    {
+      pollIntervalMs: config.mempoolPollMs,
+      onRetry: (code) => metrics?.retries.inc({ code }),
+      onReconcile: (seconds) => metrics?.mempoolReconcileSeconds.observe(seconds),
+    },
     log,
     wakeSync,
   );
   const endpoint = config.zmqMempool ?? config.zmq;
-  if (endpoint !== undefined) void followMempoolEvents(endpoint, follower, log, signal);
+  if (endpoint !== undefined) {
+    void followMempoolEvents(endpoint, follower, log, signal, (up) => metrics?.zmqConnected.set({ topics: 'mempool' }, up ? 1 : 0));
+  }
   await follower.run(signal);
 }

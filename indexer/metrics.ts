@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfoGauge } from '../src/build-info.js';
 import { NODE_ERROR_CODES } from './rpc-errors.js';
@@ -15,6 +16,11 @@ export class IndexerMetrics {
   readonly retries: Counter;
   readonly nodeLastSeen: Gauge;
   readonly tipTime: Gauge;
+  readonly rpcSeconds: Histogram<'request'>;
+  readonly catchUpPercent: Gauge;
+  readonly catchUpEta: Gauge;
+  readonly mempoolReconcileSeconds: Histogram;
+  readonly zmqConnected: Gauge<'topics'>;
 
   constructor(chain: string, withDefaults = false) {
     this.registry.setDefaultLabels({ chain });
@@ -49,8 +55,73 @@ export class IndexerMetrics {
       help: 'Header time of the indexed tip block (Unix seconds; 0 = none applied since start)',
       registers,
     });
+    this.rpcSeconds = new Histogram({
+      name: 'addrsum_indexer_node_request_seconds',
+      help: 'Time of one request to the node (RPC method or REST), answered or failed',
+      labelNames: ['request'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60],
+      registers,
+    });
+    this.catchUpPercent = new Gauge({
+      name: 'addrsum_indexer_catch_up_percent',
+      help: 'How far the catch-up is, as its progress line says (by transactions when the node tells them); 100 once following',
+      registers,
+    });
+    this.catchUpEta = new Gauge({
+      name: 'addrsum_indexer_catch_up_eta_seconds',
+      help: 'Estimated seconds until the catch-up ends, from the recent rate (-1 = unknown; 0 once following)',
+      registers,
+    });
+    this.mempoolReconcileSeconds = new Histogram({
+      name: 'addrsum_indexer_mempool_reconcile_seconds',
+      help: "Time of one incremental reconcile of the mempool view with the node's getrawmempool",
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers,
+    });
+    this.zmqConnected = new Gauge({
+      name: 'addrsum_indexer_zmq_connected',
+      help: "1 while the ZMQ subscription is connected to the node's publisher, by topics (hashblock, mempool)",
+      labelNames: ['topics'],
+      registers,
+    });
+    const sampled = (name: string, help: string, read: () => number | null) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect(this: Gauge) {
+          const value = read();
+          if (value !== null) this.set(value);
+        },
+      });
+    sampled('addrsum_indexer_db_bytes', 'Size of the chain database file', () => this.fileBytes(''));
+    sampled('addrsum_indexer_wal_bytes', "Size of the chain database's write-ahead log", () => this.fileBytes('-wal'));
+    sampled('addrsum_indexer_utxos', 'Unspent outputs in the index', () => this.totals?.().utxos ?? null);
+    sampled('addrsum_indexer_scripts', 'Distinct scripts holding unspent outputs in the index', () => this.totals?.().scripts ?? null);
+    sampled('addrsum_indexer_mempool_transactions', 'Transactions in the mempool view', () => this.mempoolSize?.() ?? null);
     buildInfoGauge(registers);
-    if (withDefaults) collectDefaultMetrics({ register: this.registry });
+    // Prefixed like the API's (addrsum_api_process_*), so one scrape config and dashboard tell them apart.
+    if (withDefaults) collectDefaultMetrics({ register: this.registry, prefix: 'addrsum_indexer_' });
+  }
+
+  private dbFile: string | null = null;
+  private totals: (() => { utxos: number; scripts: number }) | null = null;
+  private mempoolSize: (() => number) | null = null;
+
+  /** What the gauges read at each scrape: the database file (and its -wal), the store's totals, the mempool view. */
+  watch(sources: { dbFile: string; totals: () => { utxos: number; scripts: number }; mempoolSize: () => number }): void {
+    this.dbFile = sources.dbFile;
+    this.totals = sources.totals;
+    this.mempoolSize = sources.mempoolSize;
+  }
+
+  private fileBytes(suffix: string): number | null {
+    if (this.dbFile === null) return null;
+    try {
+      return statSync(this.dbFile + suffix).size;
+    } catch {
+      return 0; // no WAL between checkpoints that truncate it, or the file not created yet
+    }
   }
 
   /** The node answered a request. */

@@ -30,6 +30,8 @@ export interface NodeClientOptions {
   maxSockets?: number;
   /** Idle keep-alive sockets are closed after this long. Default 2 s (see the constructor). */
   idleSocketMs?: number;
+  /** Told of every request to the node when it ends (answered or failed): its kind and seconds. */
+  onRequest?: (request: string, seconds: number) => void;
 }
 
 export interface BlockHeaderInfo {
@@ -66,7 +68,7 @@ const HASH_HEX = /^[0-9a-fA-F]{64}$/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 export class NodeClient {
-  /** The URL with its password replaced by `***`: the only form that may be logged. */
+  /** The URL with its user and password replaced by `***`: the only form that may be logged. */
   readonly safeUrl: string;
   private readonly host: string;
   private readonly port: number;
@@ -77,11 +79,13 @@ export class NodeClient {
   private readonly timeoutMs: number;
   private readonly log: LogSink | undefined;
   private readonly agent: http.Agent;
+  private readonly onRequest: ((request: string, seconds: number) => void) | undefined;
   private rest: Promise<boolean> | null = null;
   private nextId = 1;
 
   constructor(opts: NodeClientOptions) {
     this.safeUrl = redactUrl(opts.url);
+    this.onRequest = opts.onRequest;
     let u: URL;
     try {
       u = new URL(opts.url);
@@ -312,7 +316,8 @@ export class NodeClient {
     request: string,
     retried = false,
   ): Promise<HttpReply> {
-    return new Promise<HttpReply>((resolve, reject) => {
+    const started = performance.now();
+    const reply = new Promise<HttpReply>((resolve, reject) => {
       const headers: http.OutgoingHttpHeaders = {};
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
@@ -362,6 +367,14 @@ export class NodeClient {
       req.on('error', fail);
       req.end(body);
     });
+    const observe = this.onRequest;
+    if (observe && !retried) {
+      // By kind only (`getblock`, `REST block`): never a hash, so the label set stays small.
+      const kind = request.startsWith('REST ') ? request.split(' ', 2).join(' ') : request;
+      const done = (): void => observe(kind, (performance.now() - started) / 1000);
+      reply.then(done, done);
+    }
+    return reply;
   }
 
   private hashResult(v: unknown, what: string): string {

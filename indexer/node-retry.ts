@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryable, type NodeError } from './rpc-errors.js';
 import type { LogSink } from '../src/logger.js';
 
@@ -32,7 +31,9 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
   for (let attempt = 1; ; attempt++) {
     opts.signal?.throwIfAborted();
     try {
-      return await fn();
+      const value = await fn();
+      if (attempt > 1) opts.log?.info({ attempts: attempt }, `node ${opts.what ?? 'request'} answered again`);
+      return value;
     } catch (err) {
       if (!isRetryable(err) || attempt >= maxAttempts) throw err;
       opts.signal?.throwIfAborted();
@@ -43,9 +44,22 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions = {}
         { code: err.code, rpcCode: err.details.rpcCode, attempt, retryInMs: delayMs, err: err.message },
         `node ${opts.what ?? 'request'} failed (${err.code}); retrying`,
       );
-      await sleep(delayMs, undefined, opts.signal ? { signal: opts.signal } : {}).catch((e: unknown) => {
-        throw opts.signal?.aborted ? opts.signal.reason : e;
-      });
+      await sleep(delayMs, opts.signal);
     }
   }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 }

@@ -110,6 +110,8 @@ export class Syncer {
     const tip = this.store.tip();
     if (this.following || tip === null || tip.height < this.chainHeight) return;
     this.following = true;
+    this.metrics.catchUpPercent.set(100);
+    this.metrics.catchUpEta.set(0);
     this.log.info({ height: tip.height, hash: toDisplayHex(tip.hash) }, `caught up at ${tip.height}; following new blocks`);
   }
 
@@ -187,6 +189,8 @@ export class Syncer {
     if (last.time !== undefined) this.metrics.tipTime.set(last.time);
     this.metrics.setHeights(last.height, Math.max(nodeHeight, this.chainHeight));
     if (this.tipLines) {
+      this.metrics.catchUpPercent.set(100);
+      this.metrics.catchUpEta.set(0);
       const ms = Math.round(this.now() - this.passStarted);
       for (const block of batch) {
         this.log.info(
@@ -199,6 +203,8 @@ export class Syncer {
     const window = this.progress.record({ height: last.height, nodeHeight, txs });
     if (window === null || nodeHeight - last.height <= 0) return;
     const line = progressLine(window, await this.source.chainTxPosition(toDisplayHex(last.hash)));
+    this.metrics.catchUpPercent.set(line.percent);
+    this.metrics.catchUpEta.set(line.etaSeconds ?? -1);
     this.log.info(
       {
         height: line.height,

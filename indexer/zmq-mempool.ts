@@ -1,5 +1,6 @@
 import { Subscriber } from 'zeromq';
 import type { LogSink } from '../src/logger.js';
+import { watchConnection } from './zmq.js';
 
 export interface MempoolEvents {
   onRawTx(raw: Buffer): void;
@@ -14,11 +15,18 @@ export interface MempoolEvents {
  *              'C' / 'D' block connected / disconnected) ‖ 8-byte LE mempool sequence for A and R, 4-byte LE message sequence]
  * Like hashblock, a message only speeds things up: the follower's timer reconcile repairs anything lost.
  */
-export async function followMempoolEvents(endpoint: string, events: MempoolEvents, log: LogSink, signal: AbortSignal): Promise<void> {
+export async function followMempoolEvents(
+  endpoint: string,
+  events: MempoolEvents,
+  log: LogSink,
+  signal: AbortSignal,
+  onConnection?: (connected: boolean) => void,
+): Promise<void> {
   // ZeroMQ drops messages past the high-water mark while our event loop is busy in a SQLite commit; the
   // default 1,000 is half a second of a 2,000 tx/s mempool. 50,000 messages (25,000 transactions, ≈ 15 MB)
   // rides out longer stalls; anything lost beyond that is repaired by the reconcile timer.
   const socket = new Subscriber({ receiveHighWaterMark: 50_000 });
+  watchConnection(socket, onConnection);
   const close = (): void => socket.close();
   signal.addEventListener('abort', close, { once: true });
   try {

@@ -12,8 +12,10 @@ export async function followHashBlocks(
   onBlock: (hashHex: string) => void,
   log: LogSink,
   signal: AbortSignal,
+  onConnection?: (connected: boolean) => void,
 ): Promise<void> {
   const socket = new Subscriber();
+  watchConnection(socket, onConnection);
   const close = (): void => socket.close();
   signal.addEventListener('abort', close, { once: true });
   try {
@@ -30,4 +32,24 @@ export async function followHashBlocks(
     signal.removeEventListener('abort', close);
     if (!socket.closed) socket.close();
   }
+}
+
+/**
+ * Reports the subscription's connection to the node's publisher (ZeroMQ's socket monitor: connect and
+ * disconnect events), false until the first connect and after the socket closes.
+ */
+export function watchConnection(socket: Subscriber, onChange: ((connected: boolean) => void) | undefined): void {
+  if (!onChange) return;
+  onChange(false);
+  void (async () => {
+    try {
+      for await (const event of socket.events) {
+        if (event.type === 'connect') onChange(true);
+        else if (event.type === 'disconnect' || event.type === 'close') onChange(false);
+      }
+    } catch {
+      // The socket closed while we listened: reported below.
+    }
+    onChange(false);
+  })();
 }

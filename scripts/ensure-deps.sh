@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what `npm test` and `npm run demo` need on a bare machine: the npm packages, and Debian's
-# litecoind (integration tests and the demo), redis-server (shared limits), prometheus (promtool, for the
-# alert rules), docker-compose (Compose v1's parser, for docker-compose.yml) and python3 (Bitcoin Core's
-# snapshot reader). Packages come from
+# Installs what `npm test` (`ensure-deps.sh`, or `ensure-deps.sh test`) or `npm run demo`
+# (`ensure-deps.sh demo`) needs on a bare machine. Both: the npm packages and Debian's litecoind. Tests
+# also: redis-server (shared limits), prometheus (promtool, for the alert rules), docker-compose (Compose
+# v1's parser, for docker-compose.yml) and python3 (Bitcoin Core's snapshot reader). Packages come from
 # apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
+purpose="${1:-test}"
+case "$purpose" in test | demo) ;; *) echo "usage: ensure-deps.sh [test|demo]" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
 
 # Installed packages match the lock file when the lock's digest, stored after the last install, is the
@@ -22,7 +24,7 @@ apt_updated=no
 ensure_command() {
   command -v "$1" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "ensure-deps: $1 is missing; install it with: sudo apt-get install -y $2" >&2
+    echo "ensure-deps: $1 is missing; install it with: sudo apt-get install -y --no-install-recommends $2" >&2
     exit 1
   fi
   echo "ensure-deps: installing $2 (apt-get) for $1" >&2
@@ -36,6 +38,7 @@ ensure_command() {
 }
 
 ensure_command litecoind litecoind
+[ "$purpose" = demo ] && exit 0
 ensure_command redis-server redis-server
 ensure_command promtool prometheus
 ensure_command docker-compose docker-compose

@@ -2,17 +2,15 @@
  * addrsum_build_info{version,node} = 1: which release and which Node.js a process runs, so a dashboard
  * can tell which processes run which build (Prometheus' usual *_build_info convention).
  */
-import { readFileSync } from 'node:fs';
 import { Gauge, type Registry } from 'prom-client';
+import { PACKAGE_VERSION } from './package-root.js';
 
-/** package.json's version; 'unknown' when the file is not shipped beside the code. */
+/**
+ * package.json's version, found by walking up from this module, so the sources (`src/`) and the build
+ * (`dist/src/`) both name it.
+ */
 export function addrsumVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
+  return PACKAGE_VERSION;
 }
 
 export function buildInfoGauge(registers: Registry[]): Gauge<'version' | 'node'> {

@@ -123,6 +123,15 @@ export const configSchema = z.strictObject({
     syncLagBlocks: int(0, 1_000_000),
     /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */
     trustProxyHops: int(0, 10),
+    /**
+     * Browser origins allowed to call the API (CORS), exactly as a browser sends them:
+     * `scheme://host[:port]`, no path, no trailing slash. Empty = no cross-origin access.
+     */
+    corsOrigins: z.array(
+      z
+        .string()
+        .regex(/^https?:\/\/[^/\s]+$/, { error: 'expected an origin such as https://wallet.example.com (scheme://host[:port], no path)' }),
+    ),
     /** Most addresses in one POST …/addresses batch (each costs one request of the caller's limit). */
     batchMaxAddresses: int(1, 10_000),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
@@ -147,8 +156,11 @@ export const configSchema = z.strictObject({
     invalidKeys: tierLimits,
     /** A chain stops answering (503, /ready false) when its indexer has not heard from the node for this long. 0 = off. */
     staleAfterSeconds: int(0, 30 * 86_400),
-    /** A chain stops answering when its tip block's header time is older than this. 0 = off. */
-    maxTipAgeSeconds: int(0, 365 * 86_400),
+    /**
+     * A chain stops answering when its tip block's header time is older than this. 0 = off. Unset = per
+     * network (src/api/chain-state.ts): mainnet BTC 7200, LTC 3600; off on test networks and regtest.
+     */
+    maxTipAgeSeconds: int(0, 365 * 86_400).optional(),
     /** Open connections at most; beyond it the oldest idle connection is closed (else the new one is refused). */
     maxConnections: int(16, 1_000_000),
     /** Total time for one request, from its first byte to the end of the answer; slower sockets are closed. */
@@ -199,6 +211,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
   { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
   { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },
+  { name: 'ADDRSUM_CORS_ORIGINS', path: ['api', 'corsOrigins'], kind: 'list' },
   { name: 'ADDRSUM_REDIS_URL', path: ['api', 'redisUrl'], kind: 'text' },
   { name: 'ADDRSUM_REDIS_FAILURE_MODE', path: ['api', 'redisFailureMode'], kind: 'text' },
   { name: 'ADDRSUM_STALE_AFTER_SECONDS', path: ['api', 'staleAfterSeconds'], kind: 'int' },

@@ -9,6 +9,17 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfoGauge } from './build-info.js';
+import type { KeyFailure } from './keys/key-verifier.js';
+import { TIER_NAMES } from './keys/tier.js';
+
+/**
+ * Every label value a refusal counter can take, created at 0 when the registry is: increase() and an
+ * alert need the series before the first event, and a dashboard should show 0 rather than nothing.
+ */
+const AUTH_FAILURE_REASONS: ReadonlyArray<'missing' | KeyFailure> = ['missing', 'malformed', 'unknown', 'revoked'];
+const RATE_LIMITED_TIERS: readonly string[] = [...TIER_NAMES, 'invalid_key'];
+/** The statuses whose request lines are sampled (src/api/log-sampler.ts). */
+const SAMPLED_STATUSES: readonly string[] = ['401', '429'];
 
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -39,7 +50,7 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'addrsum_api_' });
   const registers = [registry];
   buildInfoGauge(registers);
-  return {
+  const metrics: ApiMetrics = {
     registry,
     requests: new Counter({
       name: 'addrsum_api_requests_total',
@@ -108,4 +119,42 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
       registers,
     }),
   };
+  for (const reason of AUTH_FAILURE_REASONS) metrics.authFailures.inc({ reason }, 0);
+  for (const tier of RATE_LIMITED_TIERS) metrics.rateLimited.inc({ tier }, 0);
+  for (const status of SAMPLED_STATUSES) metrics.logLinesSuppressed.inc({ status }, 0);
+  return metrics;
+}
+
+/**
+ * The connection guard's state, read at each scrape: open connections, and connections it closed or
+ * refused (evicted: the oldest idle one closed for a new one; refused: every one busy; deadline: a
+ * request not received and answered within api.requestTimeoutMs).
+ */
+export function connectionMetrics(
+  registry: Registry,
+  guard: { open(): number; readonly counts: { evicted: number; refused: number; deadline: number } },
+): void {
+  new Gauge({
+    name: 'addrsum_api_open_connections',
+    help: 'HTTP connections open now',
+    aggregator: 'sum',
+    registers: [registry],
+    collect(this: Gauge) {
+      this.set(guard.open());
+    },
+  });
+  const reported = { evicted: 0, refused: 0, deadline: 0 };
+  const closed = new Counter({
+    name: 'addrsum_api_connections_closed_total',
+    help: 'Connections the API closed or refused, by reason (evicted, refused, deadline)',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      for (const reason of ['evicted', 'refused', 'deadline'] as const) {
+        closed.inc({ reason }, guard.counts[reason] - reported[reason]);
+        reported[reason] = guard.counts[reason];
+      }
+    },
+  });
+  for (const reason of ['evicted', 'refused', 'deadline']) closed.inc({ reason }, 0);
 }

@@ -5,6 +5,7 @@
 import express, { type Express } from 'express';
 import { createApiMetrics } from '../metrics.js';
 import { systemClock, type AppDeps } from './deps.js';
+import { cors } from './middleware/cors.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';
 import { rejectMalformedUrl } from './middleware/malformed-url.js';
 import { requestContext } from './middleware/request-context.js';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext(logger, metrics, () => clock.now()));
   app.use(rejectMalformedUrl);
+  app.use(cors(deps.settings.corsOrigins ?? []));
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
   app.use(opsRouter(deps, metrics, clock));

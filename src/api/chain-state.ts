@@ -3,10 +3,18 @@
  *   - it exists and can be read (a damaged file answers INDEX_DAMAGED, a missing one CHAIN_UNAVAILABLE),
  *   - the indexer heard from its node within `staleAfterSeconds` (a dead indexer, or one that cannot reach
  *     its node, must not leave old balances looking current),
- *   - the tip block is younger than `maxTipAgeSeconds` (when set: a node stuck on an old tip), and
+ *   - the tip block is younger than `maxTipAgeSeconds` (a node stuck on an old tip; unset = its
+ *     network's default in its chain module), and
  *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
+import type { ChainParams } from '../chain/params.js';
 import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
+
+/** The tip-age limit for one chain: the setting when given (0 = off), else its network's default. */
+export function maxTipAgeFor(settings: Freshness, params: Pick<ChainParams, 'defaultMaxTipAgeSeconds'> | undefined): number {
+  if (settings.maxTipAgeSeconds !== undefined) return settings.maxTipAgeSeconds;
+  return params?.defaultMaxTipAgeSeconds ?? 0;
+}
 
 export type ChainState =
   | { readonly kind: 'unavailable'; readonly reason: string; readonly damaged?: boolean }
@@ -47,7 +55,7 @@ export function agesOf(status: IndexStatus, now: number): Ages {
 }
 
 /** Why the index must not answer as current, or null when it is fresh enough. */
-export function staleness(ages: Ages, settings: Freshness): string | null {
+export function staleness(ages: Ages, settings: Freshness, params?: Pick<ChainParams, 'defaultMaxTipAgeSeconds'>): string | null {
   const staleAfter = settings.staleAfterSeconds ?? 0;
   if (staleAfter > 0) {
     if (ages.nodeSeenAgeSeconds === null) return 'the indexer has not recorded hearing from its node';
@@ -55,7 +63,7 @@ export function staleness(ages: Ages, settings: Freshness): string | null {
       return `the indexer last heard from its node ${ages.nodeSeenAgeSeconds} s ago (limit ${staleAfter} s): is it running, and can it reach the node?`;
     }
   }
-  const maxTipAge = settings.maxTipAgeSeconds ?? 0;
+  const maxTipAge = maxTipAgeFor(settings, params);
   if (maxTipAge > 0 && ages.tipAgeSeconds !== null && ages.tipAgeSeconds > maxTipAge) {
     return `the indexed tip block is ${ages.tipAgeSeconds} s old (limit ${maxTipAge} s): is the node following the network?`;
   }
@@ -69,9 +77,14 @@ export type Judgement =
   | { readonly kind: 'ready'; readonly ages: Ages; readonly lag: number | null };
 
 /** The freshness and lag checks above, on a status read by the caller (alone, or with the answer it guards). */
-export function judge(status: IndexStatus, settings: ChainStateSettings, now: number): Judgement {
+export function judge(
+  status: IndexStatus,
+  settings: ChainStateSettings,
+  now: number,
+  params?: Pick<ChainParams, 'defaultMaxTipAgeSeconds'>,
+): Judgement {
   const ages = agesOf(status, now);
-  const stale = staleness(ages, settings);
+  const stale = staleness(ages, settings, params);
   if (stale !== null) return { kind: 'stale', ages, reason: stale };
   const lag = lagOf(status);
   if (lag !== null && lag > settings.syncLagBlocks) return { kind: 'syncing', ages, lag };
@@ -91,5 +104,5 @@ export function chainState(handle: ChainHandle, settings: ChainStateSettings, no
     return { kind: 'unavailable', reason: failure.reason, ...(failure.damaged && { damaged: true }) };
   }
   if (status === null) return { kind: 'empty', source };
-  return { ...judge(status, settings, now), source, status };
+  return { ...judge(status, settings, now, handle.params), source, status };
 }

@@ -87,6 +87,8 @@ export interface ApiSettings extends Freshness {
   readonly allowAnonymous: boolean;
   readonly syncLagBlocks: number;
   readonly trustProxyHops: number;
+  /** Browser origins allowed by CORS (middleware/cors.ts); none when absent. */
+  readonly corsOrigins?: readonly string[];
   /** Most addresses in one batch request (default 100). */
   readonly batchMaxAddresses?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
@@ -94,11 +96,11 @@ export interface ApiSettings extends Freshness {
   readonly invalidKeys?: TierLimits;
 }
 
-/** When an index stops counting as current (0 or absent = that check is off). */
+/** When an index stops counting as current (0 = that check is off; absent: see each field). */
 export interface Freshness {
-  /** The indexer must have heard from its node within this many seconds. */
+  /** The indexer must have heard from its node within this many seconds (absent = off). */
   readonly staleAfterSeconds?: number;
-  /** The tip block's header time must be within this many seconds. */
+  /** The tip block's header time must be within this many seconds (absent = the network's default, chain-state.ts). */
   readonly maxTipAgeSeconds?: number;
 }
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { guardConnections } from './connection-guard.js';
+import { guardConnections, type ConnectionGuard } from './connection-guard.js';
 import { ApiError, jsendBody, type ErrorCode } from './errors.js';
 import type { Logger } from '../logger.js';
 
@@ -49,6 +49,8 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs?: number;
   /** How often Node checks those timeouts (Node's default: 30 s). */
   readonly checkIntervalMs?: number;
+  /** Given the connection guard once it is made, e.g. to export its counts as metrics. */
+  onGuard?: (guard: ConnectionGuard) => void;
   /** Open connections at most; see connection-guard.ts (default 2048). */
   readonly maxConnections?: number;
 }
@@ -107,11 +109,12 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
     rawAnswer(socket, 'METHOD_NOT_ALLOWED', 'method "CONNECT" is not allowed here; use GET or HEAD', { Allow: 'GET, HEAD' });
   });
 
-  guardConnections(server, {
+  const guard = guardConnections(server, {
     maxConnections: options.maxConnections ?? 2048,
     requestTimeoutMs,
     // A silent socket: Node answers 408 once headersTimeout is checked; this closes whatever Node leaves.
     idleTimeoutMs: 2 * headersTimeoutMs + checkIntervalMs,
   });
+  options.onGuard?.(guard);
   return server;
 }

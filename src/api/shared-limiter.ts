@@ -143,20 +143,27 @@ export interface LimiterSettings {
 }
 
 /**
+ * Said once, by the supervisor of several workers (not by each worker, nor again at every SIGHUP's
+ * rolling restart): without Redis every worker limits on its own. The logger's `component` names the
+ * area, so the message does not repeat it.
+ */
+export function warnUnsharedLimits(settings: LimiterSettings, logger: Logger): void {
+  if (settings.redisUrl !== undefined || settings.workers <= 1) return;
+  logger
+    .child({ component: 'limits' })
+    .warn(
+      { workers: settings.workers },
+      'each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them',
+    );
+}
+
+/**
  * The bucket store the configuration asks for: Redis behind SharedLimiter when redisUrl is set, else
  * none (createApp then makes the in-process one). `close` ends the Redis connection.
  */
 export function createLimiter(settings: LimiterSettings, logger: Logger, registry: Registry): { limiter?: RateLimiter; close(): void } {
   const log = logger.child({ component: 'limits' });
-  if (settings.redisUrl === undefined) {
-    if (settings.workers > 1) {
-      log.warn(
-        { workers: settings.workers },
-        'limits: each worker keeps its own token buckets (a caller gets up to workers x its tier); set ADDRSUM_REDIS_URL to share them',
-      );
-    }
-    return { close: () => undefined };
-  }
+  if (settings.redisUrl === undefined) return { close: () => undefined };
   const redis = new RedisBuckets(settings.redisUrl);
   const limiter = new SharedLimiter({ redis, mode: settings.redisFailureMode, logger: log, metrics: createLimiterMetrics(registry) });
   log.info({ redis: redactUrl(settings.redisUrl), onFailure: settings.redisFailureMode }, 'limits: token buckets in Redis');

@@ -2,6 +2,7 @@
 /** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
 import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from '../api/cluster-supervisor.js';
 import { CHAIN_CODES } from '../chain/params.js';
+import { warnUnsharedLimits } from '../api/shared-limiter.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { main } from './api.js';
@@ -24,7 +25,10 @@ newProgram({
 const config = loadConfigOrExit();
 const baseLogger = createLogger({ level: config.logLevel, format: config.logFormat });
 // With api.workers > 1 this process only supervises that many copies of itself (cluster-supervisor.ts).
-if (isSupervisor(config.api.workers)) await superviseWorkers(config.api.workers, baseLogger);
+if (isSupervisor(config.api.workers)) {
+  warnUnsharedLimits(config.api, baseLogger);
+  await superviseWorkers(config.api.workers, baseLogger);
+}
 const logger = workerLogger(baseLogger);
 const log = logger.child({ component: 'server' });
 main(config, logger).then(

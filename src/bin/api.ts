@@ -21,13 +21,14 @@ import { chainParams, CHAIN_CODES, type ChainCode, type NetworkName } from '../c
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { Logger } from '../logger.js';
-import { createApiMetrics } from '../metrics.js';
+import { connectionMetrics, createApiMetrics } from '../metrics.js';
 import { perTurn } from '../api/per-turn.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
+import { ownCommand } from '../command-hint.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -122,7 +123,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     },
   );
   closers.push(() => keys.close());
-  if (!existsSync(keysFile)) log.warn({ file: keysFile }, 'no keys database yet; create a key with: npm run keys -- create');
+  if (!existsSync(keysFile)) log.warn({ file: keysFile }, `no keys database yet; create a key with: ${ownCommand('keys', 'create')}`);
 
   const metrics = createApiMetrics({ defaultMetrics: true });
   const limits = createLimiter(config.api, logger, metrics.registry);
@@ -147,6 +148,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     : undefined;
   const app = createApp({ ...deps, clusterMetrics });
   const server = createHttpServer(app, logger, {
+    onGuard: (guard) => connectionMetrics(metrics.registry, guard),
     maxConnections: config.api.maxConnections,
     requestTimeoutMs: config.api.requestTimeoutMs,
   });

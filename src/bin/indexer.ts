@@ -42,10 +42,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     );
   }
   const dbPath = chainDbPath(config.dataDir, chain);
+  const metrics = new IndexerMetrics(chain, true);
   const client = new NodeClient({
     url: chainConfig.rpcUrl,
     ...(chainConfig.rpcCookieFile !== undefined && { cookieFile: chainConfig.rpcCookieFile }),
     log,
+    onRequest: (request, seconds) => metrics.rpcSeconds.observe({ request }, seconds),
   });
   // A snapshot is checked (file header, base block on the node) before the database is touched.
   let snapshot: CheckedSnapshot | null = null;
@@ -57,7 +59,7 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
   }
   // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
   const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
-  const metrics = new IndexerMetrics(chain, true);
+  metrics.watch({ dbFile: dbPath, totals: () => store.totals(), mempoolSize: () => store.mempool.size });
   let metricsServer: Server | undefined;
   try {
     // Before anything else: a partial bootstrap is no index to follow the node on.
@@ -93,9 +95,17 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
       metrics,
     );
     if (chainConfig.zmq !== undefined) {
-      void followHashBlocks(chainConfig.zmq, () => syncer.wake.notify(), log, signal);
+      void followHashBlocks(
+        chainConfig.zmq,
+        () => syncer.wake.notify(),
+        log,
+        signal,
+        (up) => metrics.zmqConnected.set({ topics: 'hashblock' }, up ? 1 : 0),
+      );
     }
-    const mempool = chainConfig.mempool ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal) : null;
+    const mempool = chainConfig.mempool
+      ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal, metrics)
+      : null;
     await Promise.all([syncer.run(signal), mempool]);
   } catch (err) {
     if (!signal.aborted) throw err;

@@ -3,9 +3,12 @@
  *   create [--tier default|private] [--label TEXT]  prints the new key once, as the last line of stdout
  *   list [--json]                                    ids, tiers, labels, dates; never secrets (only digests exist)
  *   revoke <id>                                      running APIs refuse the key from their next request on
- * The file is <dataDir>/keys.sqlite, created on first use. Returns the exit code.
+ * The file is <dataDir>/keys.sqlite, created by the first `create` (list and revoke never create it).
+ * Returns the exit code.
  */
+import { existsSync } from 'node:fs';
 import { CommanderError, Option } from 'commander';
+import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
 import { KeyStore, type KeyRecord } from '../keys/key-store.js';
 import { TIER_NAMES, type Tier } from '../keys/tier.js';
@@ -31,8 +34,10 @@ function table(records: readonly KeyRecord[]): string {
 /** `config` is read only when a subcommand runs, so `--help` and `--version` work with a broken one. */
 export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
   let code = 0;
+  const keysFile = () => keysDbPath(config());
+  const createHint = () => ownCommand('keys', 'create');
   const withStore = <T>(fn: (store: KeyStore) => T): T => {
-    const store = KeyStore.open(keysDbPath(config()));
+    const store = KeyStore.open(keysFile());
     try {
       return fn(store);
     } finally {
@@ -58,7 +63,7 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
       }
       const { key, record } = withStore((store) => store.create(opts.tier, opts.label));
       const label = record.label ? `, label ${JSON.stringify(record.label)}` : '';
-      io.out(`Created key ${record.id} (tier ${record.tier}${label}).\n`);
+      io.out(`Created key ${record.id} (tier ${record.tier}${label}) in ${keysFile()}.\n`);
       io.out('Store it now: it cannot be shown again. Send it in the x-api-key header.\n');
       io.out(`${key}\n`);
     });
@@ -68,9 +73,9 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     .description('list keys (ids, tiers, labels, dates; no secrets)')
     .option('--json', 'print JSON instead of a table')
     .action((opts: { json?: boolean }) => {
-      const records = withStore((store) => store.list());
+      const records = existsSync(keysFile()) ? withStore((store) => store.list()) : [];
       if (opts.json) io.out(`${JSON.stringify(records, null, 2)}\n`);
-      else io.out(records.length ? `${table(records)}\n` : 'No keys yet. Create one: npm run keys -- create\n');
+      else io.out(records.length ? `${table(records)}\n` : `No keys yet in ${keysFile()}. Create one: ${createHint()}\n`);
     });
 
   program
@@ -78,9 +83,9 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     .description('revoke a key by id; running APIs refuse it from their next request on')
     .argument('<id>', 'key id as shown by list')
     .action((id: string) => {
-      const result = withStore((store) => store.revoke(id));
+      const result = existsSync(keysFile()) ? withStore((store) => store.revoke(id)) : { outcome: 'unknown' as const };
       if (result.outcome === 'unknown') {
-        io.err(`keys: no key with id ${JSON.stringify(id)} (see: npm run keys -- list)\n`);
+        io.err(`keys: no key with id ${JSON.stringify(id)} in ${keysFile()} (see: ${ownCommand('keys', 'list')})\n`);
         code = 1;
       } else if (result.outcome === 'already') {
         io.out(`Key ${id} was already revoked at ${result.at}.\n`);

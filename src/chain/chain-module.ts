@@ -19,6 +19,12 @@ export interface NetworkDef {
   readonly nodeChain: string;
   /** pchMessageStart (hex) of the `dumptxoutset` files this network accepts (Core snapshot format only). */
   readonly snapshotMagics: readonly string[];
+  /**
+   * `api.maxTipAgeSeconds` when unset: well above the longest gap between blocks a live network
+   * plausibly shows, so only a node that stopped following its network trips it. Absent = off (test
+   * networks stall for hours by nature; regtest mines only on request).
+   */
+  readonly defaultMaxTipAgeSeconds?: number;
 }
 
 /** Network parameters as the codecs use them: the NetworkDef plus its names. */
@@ -29,6 +35,8 @@ export interface NetworkParams extends NetworkDef {
   readonly label: string;
   readonly pubKeyHashVersion: number;
   readonly bech32Hrp: string;
+  /** 0 = off. */
+  readonly defaultMaxTipAgeSeconds: number;
 }
 
 /** The two `dumptxoutset` layouts (snapshot-format.ts decodes both). */
@@ -75,6 +83,7 @@ function makeParams<C extends string, N extends string>(def: ChainModuleDef<C, N
     genesisHash: n.genesisHash,
     nodeChain: n.nodeChain,
     snapshotMagics: Object.freeze([...n.snapshotMagics]),
+    defaultMaxTipAgeSeconds: n.defaultMaxTipAgeSeconds ?? 0,
   };
   // The bitcoinjs Network and our own fields must never disagree: the shared ones are derived from it.
   if (params.scriptHashVersions[0] !== params.bitcoinjs.scriptHash) {

@@ -5,7 +5,9 @@
  *   node::ObjectWrap, whose destructor on Node >= 24.19 asserts that a JavaScript environment is
  *   current; a statement collected by an idle GC, or at exit, then aborts the process (SIGABRT,
  *   "Assertion failed: (env) != nullptr" in RemoveEnvironmentCleanupHook).
- * Both majors have the same JavaScript API; the types are 12.x's (@types/better-sqlite3).
+ * Both majors have the same JavaScript API; the types are 12.x's (@types/better-sqlite3). 13.x is an
+ * optional dependency (`better-sqlite3-node22`), which npm installs only on a Node it supports, so an
+ * install made on Node 20 lacks it on a newer Node: say so rather than fail with a bare MODULE_NOT_FOUND.
  */
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -15,7 +17,19 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 export const SQLITE_PACKAGE = nodeMajor >= 22 ? 'better-sqlite3-node22' : 'better-sqlite3';
 
-const Database = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+function load(): typeof BetterSqlite3 {
+  try {
+    return require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || SQLITE_PACKAGE === 'better-sqlite3') throw err;
+    throw new Error(
+      `${SQLITE_PACKAGE} is not installed: node_modules was installed on an older Node; run \`npm ci\` on Node ${process.versions.node}`,
+      { cause: err },
+    );
+  }
+}
+
+const Database = load();
 
 /** The same package by path, for worker threads that load it themselves (checkpointer.ts). */
 export const SQLITE_MODULE_PATH = require.resolve(SQLITE_PACKAGE);

@@ -78,6 +78,25 @@ describe('the production build', () => {
     expect([...bare].filter((p) => !(p in pkg.dependencies))).toEqual([]);
   });
 
+  it('prints hints naming a command that exists in the build', () => {
+    const emptyData = path.join(pack, 'no-keys');
+    const list = execFileSync(process.execPath, [bin('addrsum-keys'), 'list'], {
+      cwd: pack,
+      encoding: 'utf8',
+      env: { ...process.env, ADDRSUM_DATA_DIR: emptyData, PATH: path.dirname(process.execPath) },
+    });
+    const hint = /Create one: (.+)$/m.exec(list)?.[1] ?? '';
+    expect(hint).toBe('node dist/src/bin/addrsum-keys.js create');
+    expect(readdirSync(pack)).not.toContain('no-keys');
+    const [node, ...args] = hint.split(' ');
+    const made = execFileSync(node === 'node' ? process.execPath : node!, args, {
+      cwd: pack,
+      encoding: 'utf8',
+      env: { ...process.env, ADDRSUM_DATA_DIR: emptyData },
+    });
+    expect(made).toContain(`in ${path.join(emptyData, 'keys.sqlite')}.`);
+  });
+
   it('serves an index with plain node', async () => {
     const runKeys = runBin('addrsum-keys', ['create']);
     const key = runKeys.trimEnd().split('\n').pop()!;
@@ -106,6 +125,8 @@ describe('the production build', () => {
       expect(res.status).toBe(200);
       const body = await res.text();
       expect(body, body).toMatch(/"balanceSatoshi":123,"balance":0\.00000123,"utxoCount":1,"blockHeight":1,/);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain(`addrsum_build_info{version="${pkg.version}",node="${process.version}"} 1`);
     } finally {
       child.kill('SIGTERM');
     }

@@ -98,6 +98,7 @@ export interface WorldOptions {
   invalidKeys?: ApiSettings['invalidKeys'];
   staleAfterSeconds?: number;
   maxTipAgeSeconds?: number;
+  corsOrigins?: readonly string[];
 }
 
 export class FakeClock {
@@ -163,6 +164,7 @@ export function buildWorld(options: WorldOptions = {}): World {
       ...(options.invalidKeys && { invalidKeys: options.invalidKeys }),
       ...(options.staleAfterSeconds !== undefined && { staleAfterSeconds: options.staleAfterSeconds }),
       ...(options.maxTipAgeSeconds !== undefined && { maxTipAgeSeconds: options.maxTipAgeSeconds }),
+      ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,

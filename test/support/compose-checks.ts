@@ -270,7 +270,21 @@ export function checkRpc(stack: Stack): string[] {
   return [...new Set(problems)];
 }
 
-/** Each indexer's ZMQ endpoint is its own node's zmqpubhashblock listener. */
+/** Whether `node` publishes `flag` (e.g. zmqpubhashblock) on `port`, on all interfaces or as `host`. */
+function publishes(node: Service | undefined, flag: string, host: string, port: string): { ok: boolean; pubs: string[] } {
+  const pubs = node ? (daemonFlags(argv(node.command)).get(flag) ?? []) : [];
+  const ok = pubs.some((p) => {
+    const pm = /^tcp:\/\/(.+):(\d+)$/.exec(p);
+    return pm !== null && pm[2] === port && (ANY_HOST.has(pm[1] ?? '') || pm[1] === host);
+  });
+  return { ok, pubs };
+}
+
+/**
+ * Each indexer's ZMQ endpoint is its own node's zmqpubhashblock listener; with the mempool view on, the
+ * node also publishes rawtx and sequence where the indexer listens for them (ZMQ_MEMPOOL, else ZMQ),
+ * or the view falls back to polling getrawmempool.
+ */
 export function checkZmq(stack: Stack): string[] {
   const problems: string[] = [];
   for (const s of addrsumServices(stack).filter((x) => x.role === 'indexer' && x.chain)) {
@@ -281,26 +295,28 @@ export function checkZmq(stack: Stack): string[] {
       problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ is unset (the indexer would poll only)`);
       continue;
     }
-    const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(chainConfig.zmq);
-    const rpcHost = chainConfig.rpcUrl ? new URL(chainConfig.rpcUrl).hostname : undefined;
-    if (!m) {
-      problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} is not tcp://host:port`);
-      continue;
+    const wanted: Array<[string, string, string]> = [[`ADDRSUM_${chain}_ZMQ`, chainConfig.zmq, 'zmqpubhashblock']];
+    if (chainConfig.mempool) {
+      const [name, endpoint] =
+        chainConfig.zmqMempool === undefined
+          ? [`ADDRSUM_${chain}_ZMQ`, chainConfig.zmq]
+          : [`ADDRSUM_${chain}_ZMQ_MEMPOOL`, chainConfig.zmqMempool];
+      wanted.push([name, endpoint, 'zmqpubrawtx'], [name, endpoint, 'zmqpubsequence']);
     }
-    const [, host, port] = m;
-    if (host !== rpcHost) problems.push(`${s.name}: ADDRSUM_${chain}_ZMQ names ${host}, its RPC URL names ${rpcHost ?? '(none)'}`);
-    const node = host === undefined ? undefined : stack.compose.services[host];
-    const pubs = node ? (daemonFlags(argv(node.command)).get('zmqpubhashblock') ?? []) : [];
-    const listening = pubs.some((p) => {
-      const pm = /^tcp:\/\/(.+):(\d+)$/.exec(p);
-      return pm !== null && pm[2] === port && (ANY_HOST.has(pm[1] ?? '') || pm[1] === host);
-    });
-    if (!listening)
-      problems.push(
-        `${s.name}: ADDRSUM_${chain}_ZMQ ${chainConfig.zmq} matches no -zmqpubhashblock of ${host} (${pubs.join(', ') || 'none'})`,
-      );
+    const rpcHost = chainConfig.rpcUrl ? new URL(chainConfig.rpcUrl).hostname : undefined;
+    for (const [name, endpoint, flag] of wanted) {
+      const m = /^tcp:\/\/([^:/]+):(\d+)$/.exec(endpoint);
+      if (!m) {
+        problems.push(`${s.name}: ${name} ${endpoint} is not tcp://host:port`);
+        continue;
+      }
+      const [, host = '', port = ''] = m;
+      if (host !== rpcHost) problems.push(`${s.name}: ${name} names ${host}, its RPC URL names ${rpcHost ?? '(none)'}`);
+      const { ok, pubs } = publishes(stack.compose.services[host], flag, host, port);
+      if (!ok) problems.push(`${s.name}: ${name} ${endpoint} matches no -${flag} of ${host} (${pubs.join(', ') || 'none'})`);
+    }
   }
-  return problems;
+  return [...new Set(problems)];
 }
 
 function healthcheckText(service: Service): string {

@@ -42,6 +42,7 @@ describe('alert rules', () => {
         'AddrsumIndexLagging',
         'AddrsumApi5xxRate',
         'AddrsumApi429Rate',
+        'AddrsumTipTooOld',
       ]),
     );
     for (const alert of alerts) {
@@ -72,10 +73,10 @@ describe('alert rules', () => {
 
 describe('monitoring files name only metrics the code exports', () => {
   const exported = new Set([
-    ...createApiMetrics()
+    ...createApiMetrics({ defaultMetrics: true })
       .registry.getMetricsAsArray()
       .map((m) => (m as unknown as { name: string }).name),
-    ...new IndexerMetrics('LTC').registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
+    ...new IndexerMetrics('LTC', true).registry.getMetricsAsArray().map((m) => (m as unknown as { name: string }).name),
   ]);
   const used = (text: string) => [
     ...new Set([...text.matchAll(/addrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''))),
@@ -103,9 +104,17 @@ describe('monitoring files name only metrics the code exports', () => {
       'addrsum_indexer_node_last_seen_timestamp_seconds',
       'addrsum_indexer_tip_block_timestamp_seconds',
       'addrsum_indexer_node_retries_total',
+      'addrsum_indexer_block_apply_seconds',
+      'addrsum_indexer_reorgs_total',
+      'addrsum_indexer_process_resident_memory_bytes',
+      'addrsum_api_process_resident_memory_bytes',
     ]) {
       expect(names).toContain(wanted);
     }
     expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
+    // "Since the node last answered" shows only that: the tip's age is a different question.
+    const lastAnswered = dashboard.panels.find((p) => p.title.startsWith('Since the node last answered'));
+    expect(used(lastAnswered!.targets.map((t) => t.expr).join('\n'))).toEqual(['addrsum_indexer_node_last_seen_timestamp_seconds']);
+    expect(exprs.some((e) => e.includes('route="/api/v1/:chain/addresses"'))).toBe(true);
   });
 });

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createHttpServer } from '../../src/api/http-server.js';
+import { scriptToAddress } from '../../src/chain/address.js';
+import { chainParams } from '../../src/chain/params.js';
 import { worldPerTest, type World } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
@@ -87,6 +89,31 @@ describe('freshness', () => {
     fresh(off.w);
     off.w.index.BTC.tipTime = new Date(off.w.clock.t - 10 * 86_400_000);
     expect((await off.c.send('GET', ADDRESS, { 'x-api-key': off.w.createKey('private').key })).status).toBe(200);
+  });
+
+  it('unset, the limit is per network: mainnet BTC 2 h, LTC 1 h; off on regtest', async () => {
+    const LTC_ADDRESS = '/api/v1/LTC/address/ltc1qhy65nwu5qusrtf4r6ahr4p2mahqz29g6vlkasz';
+    const main = world({ staleAfterSeconds: 120 });
+    fresh(main.w);
+    const key = main.w.createKey('private').key;
+    const status = async (path: string) => (await main.c.send('GET', path, { 'x-api-key': key })).status;
+    main.w.index.BTC.tipTime = new Date(main.w.clock.t - 7000_000);
+    main.w.index.LTC.tipTime = new Date(main.w.clock.t - 3500_000);
+    expect(await status(ADDRESS)).toBe(200);
+    expect(await status(LTC_ADDRESS)).toBe(200);
+    main.w.index.BTC.tipTime = new Date(main.w.clock.t - 7201_000);
+    main.w.index.LTC.tipTime = new Date(main.w.clock.t - 3601_000);
+    expect(await status(ADDRESS)).toBe(503);
+    expect(await status(LTC_ADDRESS)).toBe(503);
+    const ready = (await main.c.send('GET', '/ready')).body as ReadyBody;
+    expect(ready.data.chains.map((c) => c.ready)).toEqual([false, false]);
+
+    const regtest = world({ staleAfterSeconds: 120, networks: { BTC: 'regtest', LTC: 'regtest' } });
+    fresh(regtest.w);
+    regtest.w.index.BTC.tipTime = new Date(regtest.w.clock.t - 30 * 86_400_000);
+    const rk = regtest.w.createKey('private').key;
+    const regtestAddress = scriptToAddress(chainParams('BTC', 'regtest'), Buffer.concat([Buffer.from([0x00, 0x14]), Buffer.alloc(20, 7)]))!;
+    expect((await regtest.c.send('GET', `/api/v1/BTC/address/${regtestAddress}`, { 'x-api-key': rk })).status).toBe(200);
   });
 });
 

@@ -141,6 +141,14 @@ describe('API workers', () => {
       (l) => l.length === 10,
     );
     for (const line of lines) expect(['3', '4']).toContain(/"worker":(\d+)/.exec(line)?.[1]);
+    // Said once by the supervisor: not per worker, not again for the workers SIGHUP started.
+    const unshared = api
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('each worker keeps its own token buckets'));
+    expect(unshared).toHaveLength(1);
+    expect(unshared[0]).not.toContain('"worker":');
+    expect(unshared[0]).toContain('"msg":"each worker keeps');
 
     expect(await api.stop()).toBe(0);
     expect(api.output()).toContain('all workers stopped');

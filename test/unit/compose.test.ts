@@ -239,6 +239,18 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
     /ADDRSUM_BTC_ZMQ tcp:\/\/bitcoind:28332 matches no -zmqpubhashblock/,
   ],
   [
+    'a node that publishes no mempool events',
+    'zmq',
+    () => stackOf(mapFlag('litecoind', 'zmqpubsequence', null)),
+    /ADDRSUM_LTC_ZMQ tcp:\/\/litecoind:28333 matches no -zmqpubsequence of litecoind \(none\)/,
+  ],
+  [
+    'rawtx on another port than the indexer listens on',
+    'zmq',
+    () => stackOf(mapFlag('bitcoind', 'zmqpubrawtx', 'tcp://0.0.0.0:28340')),
+    /ADDRSUM_BTC_ZMQ tcp:\/\/bitcoind:28332 matches no -zmqpubrawtx/,
+  ],
+  [
     'a ZMQ endpoint on the other node',
     'zmq',
     () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_ZMQ', 'tcp://bitcoind:28333')),

@@ -31,8 +31,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(): number {
-  execFileSync('bash', ['scripts/ensure-deps.sh'], {
+function run(...args: string[]): number {
+  execFileSync('bash', ['scripts/ensure-deps.sh', ...args], {
     cwd: dir,
     env: { ...process.env, PATH: `${path.join(dir, 'bin')}:${process.env.PATH ?? ''}` },
     stdio: 'pipe',
@@ -58,5 +58,25 @@ describe('ensure-deps', () => {
     expect(run()).toBe(2);
     rmSync(path.join(dir, 'node_modules'), { recursive: true });
     expect(run()).toBe(3);
+  });
+
+  it('for the demo wants only litecoind; for the tests also the test tools, naming a lean apt line', () => {
+    // PATH holds the stand-ins and the shell's own tools only: no redis-server, promtool, ….
+    const env = { ...process.env, PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin` };
+    const keep = ['bash', 'sha256sum', 'cut', 'cat', 'mkdir', 'dirname', 'chmod', 'printf'];
+    const only = path.join(dir, 'only');
+    mkdirSync(only);
+    for (const tool of keep) {
+      const found = execFileSync('bash', ['-c', `command -v ${tool}`], { env, encoding: 'utf8' }).trim();
+      writeFileSync(path.join(only, tool), `#!/bin/sh\nexec ${found} "$@"\n`);
+      chmodSync(path.join(only, tool), 0o755);
+    }
+    // As a normal user (no apt-get either): a missing tool stops the script with the line that installs it.
+    writeFileSync(path.join(only, 'id'), '#!/bin/sh\necho 1000\n');
+    chmodSync(path.join(only, 'id'), 0o755);
+    const lean = { ...process.env, PATH: `${path.join(dir, 'bin')}:${only}` };
+    expect(() => execFileSync('bash', ['scripts/ensure-deps.sh', 'demo'], { cwd: dir, env: lean, stdio: 'pipe' })).not.toThrow();
+    const asUser = () => execFileSync(path.join(only, 'bash'), ['scripts/ensure-deps.sh', 'test'], { cwd: dir, env: lean, stdio: 'pipe' });
+    expect(asUser).toThrow(/sudo apt-get install -y --no-install-recommends redis-server/);
   });
 });

@@ -1,5 +1,5 @@
 /** `npm run keys -- create|list|revoke`: the command's main, in-process, over a temp ADDRSUM_DATA_DIR. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -25,6 +25,19 @@ async function keys(...args: string[]): Promise<{ code: number; stdout: string; 
 const lastLine = (text: string) => text.trimEnd().split('\n').pop() ?? '';
 
 describe('keys CLI', () => {
+  it('list and revoke leave a missing keys file missing; create names the file it wrote', async () => {
+    const file = path.join(dir, 'keys.sqlite');
+    const empty = await keys('list');
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain(`No keys yet in ${file}. Create one: npm run keys -- create`);
+    expect(JSON.parse((await keys('list', '--json')).stdout)).toEqual([]);
+    expect((await keys('revoke', 'key_000000000000')).code).toBe(1);
+    expect(existsSync(file)).toBe(false);
+    const created = await keys('create');
+    expect(created.stdout).toContain(` in ${file}.`);
+    expect(existsSync(file)).toBe(true);
+  });
+
   it('creates private keys by default and prints the key as the last line', async () => {
     const r = await keys('create');
     expect(r.code).toBe(0);

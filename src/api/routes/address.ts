@@ -99,7 +99,7 @@ export function readIndex<T extends IndexStatus>(
  */
 export function checkAnswering(deps: AppDeps, chain: ChainCode, status: IndexStatus | null, res: Response): asserts status is IndexStatus {
   if (status === null) throw syncing(chain, null, null);
-  const judged = judge(status, deps.settings, (deps.clock ?? systemClock).now());
+  const judged = judge(status, deps.settings, (deps.clock ?? systemClock).now(), deps.chains.get(chain)?.params);
   if (judged.kind === 'stale') throw stale(chain, judged.reason, status.tipHeight, judged.ages);
   if (judged.kind === 'syncing') throw syncing(chain, status.tipHeight, status.nodeHeight);
   setAgeHeaders(res, judged.ages);

@@ -33,6 +33,8 @@ export const btc = defineChain({
       genesisHash: '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f',
       nodeChain: 'main',
       snapshotMagics: ['f9beb4d9'],
+      // An hour without a block happens on Bitcoin; two is far out of the ordinary.
+      defaultMaxTipAgeSeconds: 7200,
     },
     testnet: {
       ...TESTNET_ADDRESSES,

@@ -47,6 +47,8 @@ export const ltc = defineChain({
       genesisHash: '12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2',
       nodeChain: 'main',
       snapshotMagics: [],
+      // A quarter of Bitcoin's block interval: an hour without a block is far out of the ordinary.
+      defaultMaxTipAgeSeconds: 3600,
     },
     testnet: {
       bitcoinjs: TESTNET,

@@ -1,0 +1,73 @@
+/**
+ * The README and docs/ stay true to the code: every metric they name is exported on some /metrics (the
+ * API's registry, with the Redis limiter's metrics, or an indexer's), every environment variable they
+ * name is one the configuration reads, and the README stays short with its two commands.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { IndexerMetrics } from '../../indexer/metrics.js';
+import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
+import { CHAIN_CODES } from '../../src/chain/params.js';
+import { ENV_VARIABLES } from '../../src/config.js';
+import { connectionMetrics, createApiMetrics } from '../../src/metrics.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+function exportedMetrics(): Set<string> {
+  const api = createApiMetrics({ defaultMetrics: true });
+  createLimiterMetrics(api.registry);
+  connectionMetrics(api.registry, { open: () => 0, counts: { evicted: 0, refused: 0, deadline: 0 } });
+  const names = (m: { getMetricsAsArray(): unknown[] }) => m.getMetricsAsArray().map((x) => (x as { name: string }).name);
+  return new Set([...names(api.registry), ...names(new IndexerMetrics('LTC', true).registry)]);
+}
+
+/** `addrsum_…` words; one ending in `_` (as in `addrsum_api_process_*`) stands for a family. */
+function mentionedMetrics(doc: string): string[] {
+  return [...new Set([...doc.matchAll(/\baddrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))];
+}
+
+/** `ADDRSUM_…` words; `ADDRSUM_<C>_…` stands for each chain's variable. */
+function mentionedEnv(doc: string): string[] {
+  const found = [...doc.matchAll(/\bADDRSUM_(<C>_)?[A-Z0-9_]*[A-Z0-9]/g)];
+  return [...new Set(found.flatMap((m) => (m[1] ? CHAIN_CODES.map((c) => m[0].replace('<C>', c)) : [m[0]])))];
+}
+
+describe('documentation', () => {
+  const exported = exportedMetrics();
+
+  it.each(DOCS)('%s names only metrics that /metrics exports', (file) => {
+    const unknown = mentionedMetrics(text(file)).filter((n) =>
+      n.endsWith('_') ? ![...exported].some((e) => e.startsWith(n)) : !exported.has(n),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(DOCS)('%s names only environment variables the configuration reads', (file) => {
+    expect(mentionedEnv(text(file)).filter((v) => !ENV_VARIABLES.includes(v))).toEqual([]);
+  });
+
+  it('finds what it checks: the metrics tables and the settings table are there', () => {
+    const all = DOCS.map(text).join('\n');
+    expect(mentionedMetrics(all).length).toBeGreaterThan(20);
+    expect(mentionedEnv(all).length).toBeGreaterThan(20);
+    // Every setting the code reads from the environment is documented somewhere.
+    expect(ENV_VARIABLES.filter((v) => !mentionedEnv(all).includes(v))).toEqual([]);
+  });
+
+  it('keeps the README at most 300 lines, with the demo and test commands', () => {
+    const readme = text('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    expect(readme).toContain('npm run demo');
+    expect(readme).toContain('npm test');
+    for (const link of readme.matchAll(/\]\((docs\/[^)#]+)/g)) expect(DOCS).toContain(link[1]);
+  });
+});
