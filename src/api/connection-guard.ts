@@ -2,26 +2,53 @@
  * Bounds what slow or idle clients can hold: every connection costs a file descriptor, and running out of
  * them stops the API from answering anyone (including /health).
  *   - At most `maxConnections` open at once. A new connection beyond the cap closes the OLDEST IDLE one
- *     (no request in flight) rather than being refused, so a flood of idle sockets cannot lock out a
- *     health check or a real caller; only when every connection is busy is the new one refused.
+ *     (no request in flight) rather than being refused; failing that, the oldest one still waiting for a
+ *     request body. So neither idle sockets nor trickled bodies can lock out a health check or a real
+ *     caller; only when every connection is busy answering is the new one refused.
  *   - A socket that sends no request within `idleTimeoutMs` is closed (one that connects and never speaks).
+ *   - A request body must arrive within `bodyTimeoutMs`, and at no less than `minBodyBytesPerCheck` per
+ *     `bodyCheckMs`; and one client network (an IPv4 address or an IPv6 /64) may have at most
+ *     `maxBodiesPerClient` bodies in flight. The guard runs before authentication, so this holds for
+ *     keyed and keyless callers alike.
  *   - Every request must be answered within `requestTimeoutMs` of its arrival, however slowly the
  *     client sends or reads; past it the socket is destroyed.
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import { clientNetwork } from './caller-buckets.js';
 
 export interface ConnectionLimits {
   readonly maxConnections: number;
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** Whole-body deadline, from the request's headers to its last body byte. */
+  readonly bodyTimeoutMs?: number;
+  /** How often body progress is checked, and the window the minimum rate is measured over. */
+  readonly bodyCheckMs?: number;
+  /** Bytes a body must advance per check window. */
+  readonly minBodyBytesPerCheck?: number;
+  /** Bodies in flight per client network. */
+  readonly maxBodiesPerClient?: number;
 }
 
 export interface ConnectionGuard {
   /** Connections open now. */
   open(): number;
-  /** Connections closed to make room, and connections refused because every one was busy. */
-  readonly counts: { evicted: number; refused: number; deadline: number };
+  /**
+   * Connections closed to make room, refused because every one was busy, past the request deadline,
+   * closed for a body too slow or too late, and refused for too many bodies from one client network.
+   */
+  readonly counts: { evicted: number; refused: number; deadline: number; slowBody: number; bodyCap: number };
+  /** Stops the body-progress timer (the server's 'close' does it too). */
+  stop(): void;
+}
+
+/** A request whose body has not all arrived: when it started, and the socket's bytes at the last check. */
+interface PendingBody {
+  readonly network: string;
+  readonly started: number;
+  checkedAt: number;
+  bytesAtCheck: number;
 }
 
 /** Per connection: requests not yet done, and the one deadline timer they share (made on first request). */
@@ -29,12 +56,52 @@ interface SocketState {
   busy: number;
   silent: NodeJS.Timeout | null;
   deadline: NodeJS.Timeout | null;
+  body: PendingBody | null;
 }
 
-export function guardConnections(server: http.Server, limits: ConnectionLimits): ConnectionGuard {
+export function guardConnections(server: http.Server, limits: ConnectionLimits, now: () => number = Date.now): ConnectionGuard {
+  const bodyTimeoutMs = limits.bodyTimeoutMs ?? 10_000;
+  const bodyCheckMs = limits.bodyCheckMs ?? 2000;
+  const minBodyBytes = limits.minBodyBytesPerCheck ?? 256;
+  const maxBodiesPerClient = limits.maxBodiesPerClient ?? 16;
   // Insertion order = age: the first idle entry is the oldest idle connection.
   const sockets = new Map<Socket, SocketState>();
-  const counts = { evicted: 0, refused: 0, deadline: 0 };
+  const bodies = new Map<Socket, SocketState>();
+  const bodiesPerNetwork = new Map<string, number>();
+  const counts = { evicted: 0, refused: 0, deadline: 0, slowBody: 0, bodyCap: 0 };
+
+  const endBody = (socket: Socket, state: SocketState): void => {
+    const body = state.body;
+    if (body === null) return;
+    state.body = null;
+    bodies.delete(socket);
+    const left = (bodiesPerNetwork.get(body.network) ?? 1) - 1;
+    if (left > 0) bodiesPerNetwork.set(body.network, left);
+    else bodiesPerNetwork.delete(body.network);
+  };
+
+  // One timer for every pending body, not one per request.
+  const checker = setInterval(
+    () => {
+      const t = now();
+      for (const [socket, state] of bodies) {
+        const body = state.body!;
+        if (t - body.checkedAt < bodyCheckMs && t - body.started < bodyTimeoutMs) continue;
+        const advanced = socket.bytesRead - body.bytesAtCheck;
+        if (t - body.started >= bodyTimeoutMs || advanced < minBodyBytes) {
+          counts.slowBody++;
+          endBody(socket, state);
+          socket.destroy();
+          continue;
+        }
+        body.checkedAt = t;
+        body.bytesAtCheck = socket.bytesRead;
+      }
+    },
+    Math.max(100, Math.floor(bodyCheckMs / 4)),
+  );
+  checker.unref();
+  server.once('close', () => clearInterval(checker));
 
   server.on('connection', (socket: Socket) => {
     // A plain timer, not socket.setTimeout: that is Node's own keep-alive timer on server sockets, and
@@ -42,21 +109,23 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
     // connection's first request; between requests Node's keepAliveTimeout closes idle sockets.
     const silent = setTimeout(() => socket.destroy(), limits.idleTimeoutMs);
     silent.unref();
-    const state: SocketState = { busy: 0, silent, deadline: null };
+    const state: SocketState = { busy: 0, silent, deadline: null, body: null };
     sockets.set(socket, state);
     socket.once('close', () => {
       sockets.delete(socket);
+      endBody(socket, state);
       clearTimeout(state.silent ?? undefined);
       clearTimeout(state.deadline ?? undefined);
     });
     if (sockets.size <= limits.maxConnections) return;
-    for (const [other, o] of sockets) {
-      if (other !== socket && o.busy === 0) {
-        counts.evicted++;
-        sockets.delete(other);
-        other.destroy();
-        return;
-      }
+    const victim = oldest(sockets, socket, (o) => o.busy === 0) ?? oldest(bodies, socket, () => true);
+    if (victim !== undefined) {
+      counts.evicted++;
+      const [other, o] = victim;
+      endBody(other, o);
+      sockets.delete(other);
+      other.destroy();
+      return;
     }
     counts.refused++;
     sockets.delete(socket);
@@ -93,9 +162,29 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits):
       // A pipelined request behind this one gets its own full window from now.
       if (state.busy > 0) state.deadline!.refresh();
     };
-    if (!req.complete) req.once('end', done);
+    if (!req.complete) {
+      const network = clientNetwork(socket.remoteAddress);
+      const inFlight = bodiesPerNetwork.get(network) ?? 0;
+      if (inFlight >= maxBodiesPerClient) {
+        counts.bodyCap++;
+        socket.destroy();
+        return;
+      }
+      bodiesPerNetwork.set(network, inFlight + 1);
+      const t = now();
+      state.body = { network, started: t, checkedAt: t, bytesAtCheck: socket.bytesRead };
+      bodies.set(socket, state);
+      req.once('end', () => endBody(socket, state));
+      req.once('end', done);
+    }
     res.once('close', done);
   });
 
-  return { open: () => sockets.size, counts };
+  return { open: () => sockets.size, counts, stop: () => clearInterval(checker) };
+}
+
+/** The first (oldest) entry other than `except` that `test` accepts. */
+function oldest(map: Map<Socket, SocketState>, except: Socket, test: (s: SocketState) => boolean): [Socket, SocketState] | undefined {
+  for (const entry of map) if (entry[0] !== except && test(entry[1])) return entry;
+  return undefined;
 }
