@@ -6,8 +6,10 @@
  * API keys are never logged — code logs the key id — and the redact paths below are a second guard
  * should a header object or an RPC URL ever be passed to a log call.
  */
+import { Writable } from 'node:stream';
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import { DroppingWriter } from './log-writer.js';
 
 export type { Logger };
 
@@ -20,11 +22,11 @@ export interface LogSink {
   warn(obj: object, msg: string): void;
 }
 
-export type LogFormat = 'json' | 'pretty';
+export type LogFormat = 'json' | 'pretty' | 'auto';
 
 export interface LoggerOptions {
   readonly level: LevelWithSilent;
-  /** `json` (default): one object per line; `pretty`: for a terminal. */
+  /** `json` (default): one object per line; `pretty`: for a terminal; `auto`: pretty when stdout is a terminal. */
   readonly format?: LogFormat;
   /** Where lines go (default stdout); tests pass a stream to read them back. */
   readonly destination?: DestinationStream;
@@ -36,8 +38,22 @@ export interface LoggerOptions {
  * nothing on one host.
  */
 function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  // pino-pretty pipes into its destination, so the dropping writer goes behind a Writable.
+  const writer = destination === undefined ? new DroppingWriter() : null;
+  const sink =
+    writer === null
+      ? undefined
+      : new Writable({
+          write(chunk: Buffer | string, _encoding, done) {
+            writer.write(String(chunk));
+            done();
+          },
+          final(done) {
+            writer.flush(done);
+          },
+        });
   return PinoPretty({
-    destination: destination ?? 1,
+    destination: sink ?? destination ?? 1,
     colorize: destination === undefined && process.stdout.isTTY === true,
     translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
     messageFormat: '{if chain}{chain} {end}{if component}{component}: {end}{msg}',
@@ -71,10 +87,18 @@ function lineOptions(level: LevelWithSilent) {
   };
 }
 
+/** `auto` is pretty at a terminal and JSON otherwise (a pipe, a file, a collector). */
+export function resolvedFormat(format: LogFormat | undefined, isTTY = process.stdout.isTTY === true): 'json' | 'pretty' {
+  if (format === 'auto') return isTTY ? 'pretty' : 'json';
+  return format ?? 'json';
+}
+
 export function createLogger(options: LoggerOptions): Logger {
+  // stdout goes through a writer that drops and counts lines it cannot write (log-writer.ts): a full
+  // log disk must not stall or crash the process.
   return pino(
     { ...lineOptions(options.level), redact: { paths: [...REDACT_PATHS], censor: '[redacted]' } },
-    options.format === 'pretty' ? prettyStream(options.destination) : (options.destination ?? pino.destination({ fd: 1, sync: false })),
+    resolvedFormat(options.format) === 'pretty' ? prettyStream(options.destination) : (options.destination ?? new DroppingWriter()),
   );
 }
 
@@ -85,7 +109,9 @@ export function createLogger(options: LoggerOptions): Logger {
  */
 export function unredacted(logger: Logger): Logger {
   const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
-  return pino(lineOptions(logger.level as LevelWithSilent), stream).child(logger.bindings());
+  // bindings() includes the base fields, which the new logger writes already: only the child's own.
+  const { service: _base, ...own } = logger.bindings();
+  return pino(lineOptions(logger.level as LevelWithSilent), stream).child(own);
 }
 
 /** A logger that drops everything (tests, tools that have nothing to say). */

@@ -18,8 +18,10 @@ import { TIER_NAMES } from './keys/tier.js';
  */
 const AUTH_FAILURE_REASONS: ReadonlyArray<'missing' | KeyFailure> = ['missing', 'malformed', 'unknown', 'revoked'];
 const RATE_LIMITED_TIERS: readonly string[] = [...TIER_NAMES, 'invalid_key'];
-/** The statuses whose request lines are sampled (src/api/log-sampler.ts). */
-const SAMPLED_STATUSES: readonly string[] = ['401', '429'];
+import { logLinesDropped } from './log-writer.js';
+
+/** Statuses a client can produce in bulk, whose sampled request lines (src/api/log-sampler.ts) start at 0. */
+const SAMPLED_STATUSES: readonly string[] = ['400', '401', '404', '405', '429'];
 
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -41,7 +43,7 @@ export interface ApiMetrics {
   readonly nodeSeenAge: Gauge<'chain'>;
   /** Seconds since the indexed tip block's header time, per chain. */
   readonly tipAge: Gauge<'chain'>;
-  /** Log lines for 401/429 answers left out by sampling. */
+  /** Request log lines left out by sampling, by status. */
   readonly logLinesSuppressed: Counter<'status'>;
 }
 
@@ -50,6 +52,7 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'addrsum_api_' });
   const registers = [registry];
   buildInfoGauge(registers);
+  logDropsCounter('addrsum_api_log_lines_dropped_total', registers);
   const metrics: ApiMetrics = {
     registry,
     requests: new Counter({
@@ -114,7 +117,7 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
     }),
     logLinesSuppressed: new Counter({
       name: 'addrsum_api_log_lines_suppressed_total',
-      help: 'Request log lines for 401/429 answers left out by sampling (each window logs a summary instead)',
+      help: 'Request log lines left out by sampling, by status (each window logs a summary instead)',
       labelNames: ['status'],
       registers,
     }),
@@ -157,4 +160,19 @@ export function connectionMetrics(
     },
   });
   for (const reason of ['evicted', 'refused', 'deadline']) closed.inc({ reason }, 0);
+}
+
+/** Log lines the process could not write (a full or broken log disk: log-writer.ts), read at each scrape. */
+function logDropsCounter(name: string, registers: Registry[]): void {
+  let seen = 0;
+  new Counter({
+    name,
+    help: 'Log lines dropped because they could not be written (full or broken log destination)',
+    registers,
+    collect() {
+      const now = logLinesDropped();
+      this.inc(now - seen);
+      seen = now;
+    },
+  });
 }

@@ -1,6 +1,6 @@
 /**
- * Keeps a flood of refused requests from filling the disk with log lines: per kind (here: the status,
- * 401 or 429), the first `perWindow` lines of each `windowMs` window are written, the rest only counted,
+ * Keeps a flood of requests from filling the disk with log lines: per kind (here: the status), the first
+ * `perWindow` lines of each `windowMs` window are written (a budget per kind when `perWindow` is a function), the rest only counted,
  * and when a window with left-out lines has ended, one summary line says how many. The counts also go to
  * a metric, so nothing is lost for monitoring. Pure: the caller passes the time and writes the lines.
  */
@@ -20,7 +20,7 @@ export class LogSampler {
   private readonly windows = new Map<string, Window>();
 
   constructor(
-    private readonly perWindow = 20,
+    private readonly perWindow: number | ((kind: string) => number) = 20,
     private readonly windowMs = 10_000,
   ) {}
 
@@ -31,7 +31,7 @@ export class LogSampler {
       w = { start: now, written: 0, suppressed: 0 };
       this.windows.set(kind, w);
     }
-    if (w.written < this.perWindow) {
+    if (w.written < (typeof this.perWindow === 'number' ? this.perWindow : this.perWindow(kind))) {
       w.written++;
       return true;
     }

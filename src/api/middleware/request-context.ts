@@ -2,8 +2,9 @@
  * First middleware of every request: a request id (the caller's X-Request-Id when it is short and plain,
  * else a new UUID) echoed in X-Request-Id, a child logger carrying it, and — when the response ends — one
  * log line and the request metrics, labelled by route template (never the raw path: it holds addresses).
- * Lines of 401 and 429 answers are sampled (20 per status per 10 s, then a summary line), so a flood of
- * bad keys cannot fill the disk; the request metrics still count every one.
+ * Lines are sampled per status (log-sampler.ts; then a summary line per window): 4xx answers, which a
+ * client can produce at will and in bulk, 20 per status per 10 s; others 1,000. So no flood of bad keys,
+ * unknown routes or wrong methods can fill the disk; the request metrics still count every one.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -23,8 +24,8 @@ export interface RequestContext {
   authFailure?: string;
 }
 
-/** Statuses a client can produce at will and in bulk: their log lines are sampled (log-sampler.ts). */
-const SAMPLED_STATUSES = new Set([401, 429]);
+/** Lines per status per sampling window: a client can produce 4xx answers at will and in bulk. */
+const linesPerWindow = (status: string): number => (status.startsWith('4') ? 20 : 1000);
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -43,7 +44,7 @@ export function routeTemplate(req: Request): string {
 }
 
 export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => number = Date.now): RequestHandler {
-  const sampler = new LogSampler();
+  const sampler = new LogSampler(linesPerWindow);
   // Every field of the request line is ours (route template, status, key id; never a header): no secret to redact.
   const requestLog = unredacted(logger);
   const shouldLog = (status: number): boolean => {
@@ -54,7 +55,7 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
         `left out ${s.suppressed} request log lines with status ${s.kind}`,
       );
     }
-    if (!SAMPLED_STATUSES.has(status) || sampler.admit(String(status), t)) return true;
+    if (sampler.admit(String(status), t)) return true;
     metrics.logLinesSuppressed.inc({ status: String(status) });
     return false;
   };
