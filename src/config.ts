@@ -20,7 +20,7 @@ import { packageFile } from './package-root.js';
 export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const LOG_FORMATS = ['json', 'pretty'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /** An integer in [min, max]; one message for every way of getting it wrong. */
 function int(min: number, max: number) {
@@ -110,7 +110,10 @@ export const configSchema = z.strictObject({
   dataDir: text('a directory path'),
   /** pino log level. */
   logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
-  /** `json`: one JSON object per line (for collectors); `pretty`: coloured text for a terminal. */
+  /**
+   * `json`: one JSON object per line (for collectors); `pretty`: coloured text for a terminal; `auto`:
+   * pretty when stdout is a terminal, else JSON (so a service manager or a pipe always gets JSON).
+   */
   logFormat: z.enum(LOG_FORMATS, { error: `expected one of ${LOG_FORMATS.join(', ')}` }),
   api: z.strictObject({
     /** Listen address of the HTTP API. */

@@ -244,10 +244,11 @@ describe('api.serveChains (ADDRSUM_SERVE_CHAINS): which chains the API answers f
 });
 
 describe('logFormat (ADDRSUM_LOG_FORMAT)', () => {
-  it('is json by default and takes pretty', () => {
-    expect(loadConfig({ env: {} }).logFormat).toBe('json');
+  it('is auto by default and takes json or pretty', () => {
+    expect(loadConfig({ env: {} }).logFormat).toBe('auto');
+    expect(loadConfig({ env: { ADDRSUM_LOG_FORMAT: 'json' } }).logFormat).toBe('json');
     expect(loadConfig({ env: { ADDRSUM_LOG_FORMAT: 'pretty' } }).logFormat).toBe('pretty');
-    expect(errorOf({ ADDRSUM_LOG_FORMAT: 'text' })).toBe('ADDRSUM_LOG_FORMAT: expected one of json, pretty (got "text")');
+    expect(errorOf({ ADDRSUM_LOG_FORMAT: 'text' })).toBe('ADDRSUM_LOG_FORMAT: expected one of auto, json, pretty (got "text")');
   });
 });
 

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createLogger, type LoggerOptions } from '../../src/logger.js';
+import { createLogger, resolvedFormat, unredacted, type LoggerOptions } from '../../src/logger.js';
 
 /** A destination stream that keeps what it is given (pino-pretty needs a real stream, not just write()). */
 function capture() {
@@ -83,6 +83,26 @@ describe('log format', () => {
     expect(pretty.stdout).toMatch(/^\[[^\]]+\] INFO: caught up at 7 \{"height":7\}\n$/);
     const json = run('json');
     expect(JSON.parse(json.stdout)).toMatchObject({ level: 'info', height: 7, msg: 'caught up at 7' });
-    expect(loadConfig({ env: {} }).logFormat).toBe('json');
+    // The default, auto: stdout here is a pipe, so JSON.
+    expect(loadConfig({ env: {} }).logFormat).toBe('auto');
+    const auto = run('');
+    expect(auto.status, auto.stderr).toBe(0);
+    expect(JSON.parse(auto.stdout)).toMatchObject({ level: 'info', height: 7, msg: 'caught up at 7' });
+  });
+
+  it('auto is pretty at a terminal and JSON elsewhere; an explicit format wins', () => {
+    expect(resolvedFormat('auto', true)).toBe('pretty');
+    expect(resolvedFormat('auto', false)).toBe('json');
+    expect(resolvedFormat('json', true)).toBe('json');
+    expect(resolvedFormat('pretty', false)).toBe('pretty');
+  });
+
+  it('writes service once on the unredacted request lines', () => {
+    const { writes, destination } = capture();
+    const log = createLogger({ level: 'info', destination }).child({ component: 'http' });
+    unredacted(log).info({ route: '/health' }, 'request');
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.match(/"service":/g)).toHaveLength(1);
+    expect(JSON.parse(writes[0]!)).toMatchObject({ service: 'addrsum', component: 'http', route: '/health' });
   });
 });
