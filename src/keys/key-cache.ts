@@ -10,12 +10,15 @@
  *     its (dev, ino) differs from the one we opened, so we reopen by name and reload.
  * Both checks run on every request that presents a well-formed key, so a revocation or a new key
  * applies from the next request, as it did when every request ran a SELECT, at a fraction of the cost.
+ * An overwrite in place (`cp other.sqlite keys.sqlite`) keeps the inode, and the copy's change counter
+ * can equal ours: so once a second the file's bytes are hashed too (it holds one small row per key), and
+ * a different hash reopens the file (SQLite's own page cache trusts the counter, so a reload would not do).
  *
  * Lookup is by SHA-256 digest (a value the caller cannot steer without a preimage), then the stored and
  * computed digests are compared with crypto.timingSafeEqual, so no step's timing depends on how much
  * of a real key was guessed.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { truncationProblem } from '../store/file-header.js';
 import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
@@ -64,6 +67,8 @@ export class KeyCache implements KeyVerifier {
   private keys = new Map<string, CachedKey>();
   private failed: { at: number; file: FileIdentity } | null = null;
   private truncationCheckedAt = 0;
+  /** SHA-256 of the file's bytes when it was loaded (null while using data_version: WAL mode). */
+  private contentHash: string | null = null;
 
   private readonly check: () => void;
 
@@ -112,6 +117,19 @@ export class KeyCache implements KeyVerifier {
     this.opened = null;
   }
 
+  /** SHA-256 of the opened file's bytes, read through our descriptor. */
+  private fileHash(): string {
+    const fd = this.fd!;
+    const bytes = Buffer.alloc(fstatSync(fd).size);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return createHash('sha256').update(bytes.subarray(0, got)).digest('base64');
+  }
+
   /** The opened file's version now: its change counter, or data_version for a file in WAL mode. */
   private currentVersion(): number {
     if (this.fd === null) return this.dataVersion!.get()!;
@@ -132,18 +150,22 @@ export class KeyCache implements KeyVerifier {
       return;
     }
     try {
+      let rewritten = false;
       if (this.db !== null && sameFile(current, this.opened)) {
-        // A file cut short in place keeps its identity and data_version: look at its size now and then.
-        if (this.now() - this.truncationCheckedAt >= RETRY_MS) {
+        // A file cut short or overwritten in place keeps its identity (and maybe its counter): look at its
+        // size and bytes now and then.
+        const due = this.now() - this.truncationCheckedAt >= RETRY_MS;
+        if (due) {
           this.truncationCheckedAt = this.now();
           const problem = truncationProblem(this.file);
           if (problem !== null) throw new Error(problem);
         }
-        if (this.currentVersion() !== this.version) this.load('changed');
-        return;
+        if (this.currentVersion() !== this.version) return this.load('changed');
+        if (!due || this.contentHash === null || this.fileHash() === this.contentHash) return;
+        rewritten = true;
       }
       if (this.failed !== null && sameFile(current, this.failed.file) && this.now() - this.failed.at < RETRY_MS) return;
-      const why = this.db === null ? 'opened' : 'replaced';
+      const why = this.db === null && !rewritten ? 'opened' : 'replaced';
       this.close();
       this.db = new Database(this.file, { readonly: true, fileMustExist: true });
       this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
@@ -169,13 +191,13 @@ export class KeyCache implements KeyVerifier {
     const db = this.db!;
     // Version and rows from one read transaction (its shared lock keeps writers out): a commit between
     // them would otherwise leave rows older than the version we record, and that change would never be loaded.
-    const { version, rows } = db.transaction(() => {
+    const { version, rows, hash } = db.transaction(() => {
       const rows = db.prepare<[], Row>('SELECT id, digest, tier, revoked_at FROM api_keys').all();
       if (this.fd !== null && readSync(this.fd, this.header, 0, 2, READ_VERSION_AT) === 2 && this.header[0] === WAL_VERSION) {
         closeSync(this.fd);
         this.fd = null;
       }
-      return { version: this.currentVersion(), rows };
+      return { version: this.currentVersion(), rows, hash: this.fd === null ? null : this.fileHash() };
     })();
     const keys = new Map<string, CachedKey>();
     for (const row of rows) {
@@ -184,6 +206,7 @@ export class KeyCache implements KeyVerifier {
     }
     this.keys = keys;
     this.version = version;
+    this.contentHash = hash;
     this.events.onLoad?.(keys.size, why);
   }
 }
