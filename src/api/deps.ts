@@ -121,6 +121,11 @@ export interface AppDeps {
   /** An in-process token bucket per app when absent. */
   readonly limiter?: RateLimiter;
   /**
+   * Why keyed requests cannot be answered now, whatever the chains' state (the keys database cannot be
+   * read; limits are fail-closed and their store is unreachable); empty when they can. /ready is 503 then.
+   */
+  readonly keyedProblems?: () => readonly string[];
+  /**
    * One of several workers: the whole cluster's /metrics text (cluster-metrics.ts), or null when the
    * supervisor did not answer. Absent: /metrics is this app's registry.
    */

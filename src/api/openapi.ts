@@ -73,12 +73,16 @@ export function openApiDocument(): Json {
           ),
           {
             503: response(
-              'Some configured chain does not answer, or none is configured.',
+              'Some configured chain does not answer, none is configured, or keyed requests cannot be served (keys database unreadable; limits fail-closed and Redis unreachable).',
               errorSchema(['NOT_READY'], {
                 type: 'object',
                 additionalProperties: false,
                 required: ['ready', 'chains'],
-                properties: { ready: { const: false }, chains: readyList },
+                properties: {
+                  ready: { const: false },
+                  chains: readyList,
+                  problems: { type: 'array', items: { type: 'string' }, description: 'Why keyed requests cannot be served now.' },
+                },
               }),
               headers([], ['Cache-Control']),
             ),

@@ -99,6 +99,13 @@ export class SharedLimiter implements RateLimiter {
     );
   }
 
+  /** Fail-closed and Redis not answering: every limited request is refused (LIMITS_UNAVAILABLE). */
+  get refusing(): boolean {
+    if (this.options.mode !== 'fail-closed') return false;
+    if (!this.redis.ready) return true;
+    return this.state === 'down' && this.now() < this.retryAt;
+  }
+
   private fallback(caller: string, limits: TierLimits, cost: number): LimitDecision {
     if (this.options.mode === 'fail-closed') {
       throw new ApiError(
@@ -161,11 +168,15 @@ export function warnUnsharedLimits(settings: LimiterSettings, logger: Logger): v
  * The bucket store the configuration asks for: Redis behind SharedLimiter when redisUrl is set, else
  * none (createApp then makes the in-process one). `close` ends the Redis connection.
  */
-export function createLimiter(settings: LimiterSettings, logger: Logger, registry: Registry): { limiter?: RateLimiter; close(): void } {
+export function createLimiter(
+  settings: LimiterSettings,
+  logger: Logger,
+  registry: Registry,
+): { limiter?: RateLimiter; close(): void; refusing(): boolean } {
   const log = logger.child({ component: 'limits' });
-  if (settings.redisUrl === undefined) return { close: () => undefined };
+  if (settings.redisUrl === undefined) return { close: () => undefined, refusing: () => false };
   const redis = new RedisBuckets(settings.redisUrl);
   const limiter = new SharedLimiter({ redis, mode: settings.redisFailureMode, logger: log, metrics: createLimiterMetrics(registry) });
   log.info({ redis: redactUrl(settings.redisUrl), onFailure: settings.redisFailureMode }, 'limits: token buckets in Redis');
-  return { limiter, close: () => redis.client.disconnect() };
+  return { limiter, close: () => redis.client.disconnect(), refusing: () => limiter.refusing };
 }

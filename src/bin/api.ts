@@ -138,7 +138,12 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
       return check;
     },
   };
-  const deps: AppDeps = { chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter };
+  // What /ready checks besides the chains: a keyed request would get 503 KEYS_UNAVAILABLE or LIMITS_UNAVAILABLE.
+  const keyedProblems = (): string[] => [
+    ...(keys.unreadable ? ['the keys database cannot be read'] : []),
+    ...(limits.refusing() ? ['limits are fail-closed and Redis is unreachable'] : []),
+  ];
+  const deps: AppDeps = { chains, keys: keyCheck, settings: config.api, logger, clock, metrics, limiter: limits.limiter, keyedProblems };
   // One of several workers: a scrape answers for all of them (cluster-metrics.ts).
   const clusterMetrics = cluster.isWorker
     ? workerMetrics(() => {

@@ -100,6 +100,8 @@ export class KeyCache implements KeyVerifier {
    * unknown, and the API says KEYS_UNAVAILABLE rather than blaming the caller's key.
    */
   get unreadable(): boolean {
+    // Asked by /ready too, with no key presented: bring the cache level with the file first.
+    this.check();
     return this.failed !== null;
   }
 

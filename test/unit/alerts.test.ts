@@ -43,6 +43,7 @@ describe('alert rules', () => {
         'AddrsumApi5xxRate',
         'AddrsumApi429Rate',
         'AddrsumTipTooOld',
+        'AddrsumApi503Sustained',
       ]),
     );
     for (const alert of alerts) {

@@ -1,7 +1,8 @@
 /**
  * Operational endpoints: no key, no limits (monitoring must keep working while callers are throttled).
  *   /health        the process answers
- *   /ready         every configured chain answers (200) or not (503 NOT_READY), with per-chain heights
+ *   /ready         every configured chain answers and keyed requests can be served (200), or not
+ *                  (503 NOT_READY), with per-chain heights and the problems
  *   /metrics       Prometheus text of this app's registry
  *   /openapi.json  the OpenAPI 3.1 description of every endpoint
  */
@@ -115,7 +116,8 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
 
   only(router, '/ready', (_req, res) => {
     const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
-    const ready = chains.length > 0 && chains.every((c) => c.ready);
+    const problems = deps.keyedProblems?.() ?? [];
+    const ready = chains.length > 0 && chains.every((c) => c.ready) && problems.length === 0;
     if (ready) {
       res.setHeader('Cache-Control', 'no-store');
       sendJson(res, 200, { status: 'success', data: { ready, chains } });
@@ -124,8 +126,10 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
     const message =
       chains.length === 0
         ? `no chain is configured (set ${CHAIN_CODES.map((c) => `ADDRSUM_${c}_RPC_URL`).join(' or ')})`
-        : 'not every configured chain is ready';
-    sendError(res, new ApiError('NOT_READY', message, { ready, chains }));
+        : problems.length > 0
+          ? `keyed requests cannot be served: ${problems.join('; ')}`
+          : 'not every configured chain is ready';
+    sendError(res, new ApiError('NOT_READY', message, { ready, chains, ...(problems.length > 0 && { problems }) }));
   });
 
   only(router, '/metrics', async (_req, res) => {
