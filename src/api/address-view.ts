@@ -15,7 +15,10 @@ import { ApiError, jsendBody } from './errors.js';
 export function mempoolRequested(req: Request): boolean {
   const at = req.originalUrl.indexOf('?');
   if (at < 0) return false;
-  const value = new URLSearchParams(req.originalUrl.slice(at + 1)).get('mempool');
+  const values = new URLSearchParams(req.originalUrl.slice(at + 1)).getAll('mempool');
+  // Said twice, the caller's intent is unknown (and a proxy may read the other one): refuse rather than pick.
+  if (values.length > 1) throw new ApiError('BAD_REQUEST', 'the mempool parameter is given more than once');
+  const value = values[0] ?? null;
   if (value === null || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1') return true;
   throw new ApiError('BAD_REQUEST', 'the mempool parameter must be true or false');

@@ -55,6 +55,16 @@ function bodyError(err: unknown, limit: number): ApiError {
   return new ApiError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"addresses": ["…", …]}');
 }
 
+function queryError(req: Request): Parsed | null {
+  try {
+    mempoolRequested(req);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: err };
+    throw err;
+  }
+}
+
 function answer(deps: AppDeps, req: Request, res: Response): void {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
@@ -91,7 +101,10 @@ export function batchRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMet
       authenticate(deps.keys, deps.settings, limiter, metrics),
       (req: Request, res: Response, next: NextFunction) => {
         json(req, res, (err?: unknown) => {
-          res.locals.batch = err === undefined ? parseBatch(req.body, max) : ({ ok: false, error: bodyError(err, limit) } satisfies Parsed);
+          // A bad ?mempool= makes the whole request malformed: it costs one token, not one per address.
+          res.locals.batch =
+            queryError(req) ??
+            (err === undefined ? parseBatch(req.body, max) : ({ ok: false, error: bodyError(err, limit) } satisfies Parsed));
           next();
         });
       },
