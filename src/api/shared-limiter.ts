@@ -84,7 +84,14 @@ export class SharedLimiter implements RateLimiter {
   }
 
   consume(caller: string, limits: TierLimits, cost = 1): LimitDecision | Promise<LimitDecision> {
-    if (this.state !== 'up' && !(this.redis.ready && this.now() >= this.retryAt)) return this.fallback(caller, limits, cost);
+    // While down, requests never wait on Redis: a PING in the background (probe) decides when it is back.
+    // A Redis that hangs (SIGSTOP, swapping) would otherwise stall a request for the command timeout at
+    // every retry.
+    if (this.state === 'down') {
+      this.probe();
+      return this.fallback(caller, limits, cost);
+    }
+    if (this.state === 'starting' && !this.redis.ready) return this.fallback(caller, limits, cost);
     return this.redis.take(caller, limits, cost).then(
       (taken) => {
         this.markUp();
@@ -102,8 +109,28 @@ export class SharedLimiter implements RateLimiter {
   /** Fail-closed and Redis not answering: every limited request is refused (LIMITS_UNAVAILABLE). */
   get refusing(): boolean {
     if (this.options.mode !== 'fail-closed') return false;
-    if (!this.redis.ready) return true;
-    return this.state === 'down' && this.now() < this.retryAt;
+    // Asked by /ready: with no traffic (a load balancer took us out), this probe is what notices Redis is back.
+    if (this.state === 'down') this.probe();
+    return this.state === 'down' || !this.redis.ready;
+  }
+
+  private probing = false;
+
+  /** One PING at a time, at most once per RETRY_MS, while down. */
+  private probe(): void {
+    if (this.probing || !this.redis.ready || this.now() < this.retryAt) return;
+    this.probing = true;
+    this.redis.client.ping().then(
+      () => {
+        this.probing = false;
+        this.markUp();
+      },
+      (err: unknown) => {
+        this.probing = false;
+        this.options.metrics.storeErrors.inc();
+        this.markDown(err);
+      },
+    );
   }
 
   private fallback(caller: string, limits: TierLimits, cost: number): LimitDecision {
