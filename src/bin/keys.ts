@@ -98,7 +98,20 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     program.parse(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    throw err;
+    const why = storageProblem(err);
+    if (why === null) throw err;
+    io.err(`error: cannot write ${keysDbPath(config())}: ${why}\n`);
+    return 1;
   }
   return code;
+}
+
+/** A file-system or SQLite failure an operator can act on, in words; null for anything else (a bug). */
+function storageProblem(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return `the disk is full (${code}); free space and try again`;
+  if (code.startsWith('SQLITE_') || /^E[A-Z]+$/.test(code)) return `${message} (${code})`;
+  return null;
 }
