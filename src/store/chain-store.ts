@@ -25,6 +25,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileIdentity, sameFile, type FileIdentity } from './file-identity.js';
 import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
@@ -91,6 +92,8 @@ export class ChainStore {
     private readonly checkpointer: Checkpointer | null,
     readonly undoDepth: number,
     meta: Map<string, unknown>,
+    /** The path and the file it named when opened; null for an in-memory store. */
+    private readonly file: { path: string; opened: FileIdentity | null } | null = null,
   ) {
     this.stmts = prepareWriteStatements(db);
     this.mempool = new MempoolStore(db);
@@ -122,6 +125,8 @@ export class ChainStore {
     try {
       db = openWriterDb(path, { cacheMiB: opts.cacheMiB });
       migrate(db);
+      // The file the name points at now that it exists (the writer lock keeps other indexers away).
+      const opened = inMemory ? null : fileIdentity(path);
       const meta = readMeta(db);
       const chain = meta.get('chain');
       const network = meta.get('network');
@@ -146,7 +151,14 @@ export class ChainStore {
           set.run('writer_started_at', Date.now());
         })();
       }
-      return new ChainStore(db, lock, inMemory ? null : new Checkpointer(db, path), undoDepth, readMeta(db));
+      return new ChainStore(
+        db,
+        lock,
+        inMemory ? null : new Checkpointer(db, path),
+        undoDepth,
+        readMeta(db),
+        inMemory ? null : { path, opened },
+      );
     } catch (err) {
       db?.close();
       lock?.release();
@@ -174,6 +186,7 @@ export class ChainStore {
    */
   applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): void {
     if (blocks.length === 0) return;
+    this.checkFile();
     this.checkLinks(blocks);
     const last = blocks[blocks.length - 1]!;
     // Undo is kept for heights (tip − undoDepth, tip] after this batch; older blocks need none at all.
@@ -238,7 +251,22 @@ export class ChainStore {
   }
 
   /** Disconnects the tip block atomically; returns the new tip (null when the store becomes empty). */
+  /**
+   * Throws REPLACED when the path no longer names the file we write: an index restored or deleted under a
+   * running indexer would otherwise take every write into an unlinked file, and nothing would say so.
+   */
+  private checkFile(): void {
+    if (this.file === null) return;
+    const now = fileIdentity(this.file.path);
+    if (!sameFile(now, this.file.opened))
+      throw new StoreError(
+        'REPLACED',
+        `${this.file.path} was ${now === null ? 'deleted' : 'replaced'} while this indexer had it open: stopping. Stop the API too, delete ${this.file.path}-wal and ${this.file.path}-shm (they belong to the old file), then start both again`,
+      );
+  }
+
   rollbackTip(): Tip | null {
+    this.checkFile();
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
     if (this.baseHeight !== null && tip.height <= this.baseHeight) {
@@ -286,6 +314,7 @@ export class ChainStore {
    * The indexer calls it whenever the node answered (each pass and each catch-up commit).
    */
   setNodeHeight(height: number, at: Date): void {
+    this.checkFile();
     this.db.transaction(() => this.writeNodeSeen(height, at)).immediate();
   }
 

@@ -37,7 +37,9 @@ export type StoreErrorCode =
   /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
   | 'BELOW_BASE'
   /** A snapshot's rows stopped ascending: the bulk load falls back to sorting (it never escapes the load). */
-  | 'OUT_OF_ORDER';
+  | 'OUT_OF_ORDER'
+  /** Writer: the path no longer names the file this process opened (deleted, renamed over, restored). */
+  | 'REPLACED';
 
 export class StoreError extends CodedError<StoreErrorCode> {}
 
