@@ -7,10 +7,15 @@
  *   - damaged (a read failed, see drop()): closed, and reopened on a later use, so a restored file answers
  *     again without a restart.
  *   - truncated (its size disagrees with its header; checked at most once per `retryMs`): closed as damaged.
+ *   - written since it was opened (its mtime moved; checked with the above): closed and opened again. SQLite
+ *     keeps its page cache while the WAL says nothing changed, so a file overwritten in place (same inode)
+ *     would go on answering from cached pages; a fresh handle reads the file as it is now. The indexer's
+ *     checkpoints move the mtime too: that costs a reopen at most once per `retryMs`.
  * Opening is tried at most once per `retryMs` while it fails, so a missing or broken file costs one stat
  * per request, not one open. The stat happens before the open: if the file is swapped in between, the
  * next use sees a different identity and reopens, never the reverse.
  */
+import { statSync } from 'node:fs';
 import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
 import type { Clock } from './deps.js';
 
@@ -34,6 +39,8 @@ export class WatchedFile<T extends { close(): void }> {
   private nextTry = 0;
   private lastError: { text: string; damaged: boolean } | null = null;
   private nextValidate = 0;
+  /** The file's mtime when opened (ms, fractional). */
+  private modified: number | null = null;
 
   constructor(
     readonly path: string,
@@ -55,14 +62,19 @@ export class WatchedFile<T extends { close(): void }> {
         if (t < this.nextValidate) return this.held!;
         this.nextValidate = t + this.retryMs;
         const problem = this.validate(this.path);
-        if (problem === null) return this.held!;
-        this.events.onOpenError?.(new Error(problem));
-        this.drop(problem);
-        return { ok: false, reason: problem, damaged: true };
+        if (problem !== null) {
+          this.events.onOpenError?.(new Error(problem));
+          this.drop(problem);
+          return { ok: false, reason: problem, damaged: true };
+        }
+        if (modifiedAt(this.path) === this.modified) return this.held!;
+        this.close();
+        this.nextTry = 0;
+      } else {
+        this.close();
+        this.events.onReplaced?.(now === null ? 'deleted' : 'replaced');
+        this.nextTry = 0;
       }
-      this.close();
-      this.events.onReplaced?.(now === null ? 'deleted' : 'replaced');
-      this.nextTry = 0;
     }
     if (now === null) return { ok: false, reason: `${this.path} does not exist`, damaged: false };
     const t = this.clock.now();
@@ -71,7 +83,9 @@ export class WatchedFile<T extends { close(): void }> {
     try {
       const problem = this.validate(this.path);
       if (problem !== null) throw new DamagedFile(problem);
+      const modified = modifiedAt(this.path);
       this.value = this.open();
+      this.modified = modified;
       this.held = { ok: true, value: this.value };
       this.identity = now;
       this.nextValidate = t + this.retryMs;
@@ -99,4 +113,8 @@ export class WatchedFile<T extends { close(): void }> {
     this.identity = null;
     value?.close();
   }
+}
+
+function modifiedAt(path: string): number | null {
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
 }
