@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { CHAIN_CODES, networkNames, type ChainCode, type NetworkName } from './chain/params.js';
 import { CodedError } from './coded-error.js';
 import { packageFile } from './package-root.js';
+import { isAddressOrRange } from './net-ranges.js';
 
 export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
@@ -168,6 +169,12 @@ export const configSchema = z.strictObject({
     maxConnections: int(16, 1_000_000),
     /** Total time for one request, from its first byte to the end of the answer; slower sockets are closed. */
     requestTimeoutMs: int(1000, 600_000),
+    /**
+     * Client addresses (IPs or CIDR ranges) that may read /metrics; others get 404 as for an unknown
+     * route, so a flood of scrapes costs no render. Unset = anyone. Matched against the connection's peer
+     * address, never X-Forwarded-For.
+     */
+    metricsAllow: z.array(z.string().refine(isAddressOrRange, { error: 'expected IP addresses or CIDR ranges' })).optional(),
   }),
   /** One entry per chain of the registry (src/chain/registry.ts), keyed by its code. */
   chains: z.strictObject(Object.fromEntries(CHAIN_CODES.map((c) => [c, chainConfig(c)])) as Record<ChainCode, ChainConfigSchema>),
@@ -221,6 +228,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_MAX_TIP_AGE_SECONDS', path: ['api', 'maxTipAgeSeconds'], kind: 'int' },
   { name: 'ADDRSUM_MAX_CONNECTIONS', path: ['api', 'maxConnections'], kind: 'int' },
   { name: 'ADDRSUM_REQUEST_TIMEOUT_MS', path: ['api', 'requestTimeoutMs'], kind: 'int' },
+  { name: 'ADDRSUM_METRICS_ALLOW', path: ['api', 'metricsAllow'], kind: 'list' },
   { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.

@@ -94,6 +94,8 @@ export interface ApiSettings extends Freshness {
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
   /** Bucket per client address (IPv6: per /64) for requests with a wrong key; checked before the key is looked up. */
   readonly invalidKeys?: TierLimits;
+  /** Client addresses or CIDR ranges allowed to read /metrics (absent = anyone). */
+  readonly metricsAllow?: readonly string[] | undefined;
 }
 
 /** When an index stops counting as current (0 = that check is off; absent: see each field). */

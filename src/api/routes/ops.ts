@@ -9,9 +9,10 @@
 import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../../metrics.js';
+import { addressMatcher } from '../../net-ranges.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
-import { ApiError, methodNotAllowed } from '../errors.js';
+import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { sendError, sendJson } from '../respond.js';
 
@@ -132,7 +133,10 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
     sendError(res, new ApiError('NOT_READY', message, { ready, chains, ...(problems.length > 0 && { problems }) }));
   });
 
-  only(router, '/metrics', async (_req, res) => {
+  const metricsAllowed = deps.settings.metricsAllow ? addressMatcher(deps.settings.metricsAllow) : () => true;
+  only(router, '/metrics', async (req, res) => {
+    // The peer address, not req.ip: X-Forwarded-For is the client's to write.
+    if (!metricsAllowed(req.socket.remoteAddress)) throw notFound();
     let text = deps.clusterMetrics ? await deps.clusterMetrics() : null;
     if (text === null) {
       if (deps.clusterMetrics) deps.logger.warn("the supervisor did not answer for the other workers: /metrics is this worker's alone");
