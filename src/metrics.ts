@@ -20,8 +20,8 @@ const AUTH_FAILURE_REASONS: ReadonlyArray<'missing' | KeyFailure> = ['missing', 
 const RATE_LIMITED_TIERS: readonly string[] = [...TIER_NAMES, 'invalid_key'];
 import { logLinesDropped } from './log-writer.js';
 
-/** Statuses a client can produce in bulk, whose sampled request lines (src/api/log-sampler.ts) start at 0. */
-const SAMPLED_STATUSES: readonly string[] = ['400', '401', '404', '405', '429'];
+/** Refusal statuses whose suppressed-line series start at 0 (every status is sampled: src/api/log-sampler.ts). */
+const SAMPLED_STATUSES: readonly string[] = ['401', '429'];
 
 export interface ApiMetrics {
   readonly registry: Registry;
