@@ -8,7 +8,6 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { rm } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainReader, type ScriptView } from '../../src/store/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
@@ -133,10 +132,9 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
         toml: 'mempoolPollMs = 600000',
         env: { ADDRSUM_BTC_ZMQ_MEMPOOL: publisher.endpoint },
       });
-      await publisher.subscriberConnected();
       await waitFor('start-up sync', atTip, 60_000, indexer);
       await waitFor('the first reconcile', () => node.calls.has('getrawmempool'), 30_000, indexer);
-      await sleep(300); // the SUB socket's subscription reaches the PUB side just after it connects
+      await publisher.subscribed('rawtx', 'sequence');
 
       const coins = [...confirmed].filter(([, c]) => !c.coinbase && c.value > 100_000).slice(0, 3);
       const scripts = [...new Set(chain.addresses().map((a) => a.script))].slice(0, 6);
@@ -183,10 +181,9 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
       await publisher.sequence(t1.txid, 'R');
       await waitFor('the view to drop t1 and its child t2', () => viewMatches(watched), 10_000, indexer);
 
-      // A block event wakes the sync loop (block polling is 600 s).
+      // A block event wakes the sync loop: block polling is 600 s, far longer than the wait below.
       chain.mine(1, { txsPerBlock: 0 });
-      await sleep(500);
-      expect(atTip(), 'no event, no poll: the block is not indexed yet').toBe(false);
+      expect(atTip(), 'the new block is not indexed before the event').toBe(false);
       await publisher.sequence(chain.tip.hash, 'C');
       await waitFor('the C event to wake the sync loop', atTip, 10_000, indexer);
       expect(viewMatches(watched)).toBe(true);
