@@ -99,7 +99,9 @@ describe('BTC indexer against a built chain', () => {
       // A poll interval far longer than the wait below: reaching the new tip within that wait can only
       // be the ZMQ message's doing.
       await w.startIndexer({ pollIntervalMs: 600_000, env: { ADDRSUM_BTC_ZMQ: publisher.endpoint } });
-      await w.waitForTip('start-up sync', 30_000);
+      // The index is already at the tip: wait for the first pass to end (it logs that it follows new
+      // blocks just before it waits), or that pass could find the block mined below.
+      await waitFor('the first pass', () => /caught up at \d+; following new blocks/.test(w.indexer!.output()), 30_000, w.indexer);
       await publisher.subscribed('hashblock');
 
       chain.mine(1, { txsPerBlock: 3 });
