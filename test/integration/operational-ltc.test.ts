@@ -12,18 +12,17 @@
  *   7. keys.sqlite 0600, its directory 0700 (the unreadable-file message: test/unit/ops-guards.test.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFileSync, renameSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import Database from '../../src/store/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/keys/key-store.js';
-import { chainDbPath } from '../../src/store/paths.js';
-import { startApi, type ApiProcess } from '../../harness/api-process.js';
+import type { ApiProcess } from '../../harness/api-process.js';
 import { indexedTip } from '../../harness/index-check.js';
-import { REPO_ROOT, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
-import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { REPO_ROOT, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import type { Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
 
@@ -53,8 +52,11 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const ADDRESSES = 160;
 const WRONG_KEY = `asum_${'Z'.repeat(43)}`;
+/** The checks ask for every address at once: the tier limit is lifted (this suite is about the others). */
+const UNLIMITED = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
 
 describe('operational truth against a real litecoind (issue 11)', () => {
+  let lw: LitecoindWorld;
   let node: Litecoind;
   let dataDir: string;
   let dbPath: string;
@@ -108,13 +110,11 @@ describe('operational truth against a real litecoind (issue 11)', () => {
   }
 
   function startIndexerOn(rpcUrl = node.rpcUrl, toml = ''): Promise<IndexerProcess> {
-    return startIndexer({ chain: 'LTC', dataDir, rpcUrl, toml });
+    return lw.world.startIndexer({ rpcUrl, toml });
   }
 
   async function stopIndexer(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    if (!indexer) return;
-    indexer.kill(signal);
-    await indexer.exited;
+    await lw.world.stopIndexer(signal);
     indexer = undefined;
   }
 
@@ -125,7 +125,9 @@ describe('operational truth against a real litecoind (issue 11)', () => {
   }
 
   beforeAll(async () => {
-    node = await startLitecoind();
+    // The data directory is left for the keys CLI to create, as an operator's first command does.
+    lw = await LitecoindWorld.start({ dataDirName: 'data' });
+    node = lw.node;
     const miner = await node.cli<string>('getnewaddress');
     await node.cli('generatetoaddress', 110, miner);
     addresses.push(
@@ -137,8 +139,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     );
     await payAddresses(ADDRESSES);
     await node.cli('generatetoaddress', 1, miner);
-    dataDir = path.join(await makeDataDir(), 'data');
-    dbPath = chainDbPath(dataDir, 'LTC');
+    ({ dataDir, dbPath } = lw.world);
     keysPath = path.join(dataDir, 'keys.sqlite');
     // The key as an operator makes it: the CLI creates the data directory and keys.sqlite.
     const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-keys.ts', 'create', '--label', 'ops'], {
@@ -150,14 +151,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     apiKey = created.stdout.trim().split('\n').pop()!;
     indexer = await startIndexerOn();
     await waitFor('initial catch-up', atNodeTip, 120_000, indexer);
-    // The checks below ask for every address at once: lift the tier limit (this test is about the others).
-    const apiConfig = path.join(path.dirname(dataDir), 'api.toml');
-    writeFileSync(apiConfig, '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
-    api = await startApi({
-      ADDRSUM_CONFIG: apiConfig,
-      ADDRSUM_DATA_DIR: dataDir,
-      ADDRSUM_LTC_NETWORK: 'regtest',
-      ADDRSUM_LTC_RPC_URL: node.rpcUrl,
+    api = await lw.world.startApi(UNLIMITED, {
       ADDRSUM_MAX_CONNECTIONS: '1000',
       ADDRSUM_INVALID_KEY_RATE: '1',
       ADDRSUM_INVALID_KEY_BURST: '20',
@@ -166,10 +160,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
 
   afterAll(async () => {
     for (const c of children) c.kill('SIGKILL');
-    await api?.stop();
-    indexer?.kill('SIGKILL');
-    await node?.stop();
-    if (dataDir) await rm(path.dirname(dataDir), { recursive: true, force: true });
+    await lw?.close();
   });
 
   it('case 7: keys.sqlite is created 0600 in a 0700 data directory', () => {
@@ -280,13 +271,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
 
   it('case 3: a killed indexer turns /ready 503 within staleAfterSeconds; a wrong RPC password at startup is counted and not ready', async () => {
     const STALE = 3;
-    const strict = await startApi({
-      ADDRSUM_CONFIG: path.join(path.dirname(dataDir), 'api.toml'),
-      ADDRSUM_DATA_DIR: dataDir,
-      ADDRSUM_LTC_NETWORK: 'regtest',
-      ADDRSUM_LTC_RPC_URL: node.rpcUrl,
-      ADDRSUM_STALE_AFTER_SECONDS: String(STALE),
-    });
+    const strict = await lw.world.startApi(UNLIMITED, { ADDRSUM_STALE_AFTER_SECONDS: String(STALE) });
     try {
       let last: unknown;
       await waitFor(
