@@ -13,6 +13,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, renameSync, rmSync, statSync, truncateSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import Database from '../../src/store/sqlite-driver.js';
@@ -372,7 +373,12 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     expect(unauthorized).toBeLessThanOrEqual(20 + Math.ceil(result.duration) + 1);
     expect(throttled).toBeGreaterThan(9_000);
     // Log lines arrive in order: once a marked request's line is here, every line of the flood is too.
-    await fetch(`${api.url}/api/v1/LTC/address/${addresses[0]!}`, { headers: { 'x-api-key': apiKey, 'x-request-id': 'after-flood' } });
+    // It comes from another source address: the flooding one is throttled, and its 429 lines sampled.
+    await new Promise<void>((resolve, reject) => {
+      const url = new URL(`${api.url}/api/v1/LTC/address/${addresses[0]!}`);
+      const headers = { 'x-api-key': apiKey, 'x-request-id': 'after-flood' };
+      http.get(url, { headers, localAddress: '127.0.0.4' }, (res) => res.resume().on('end', resolve)).on('error', reject);
+    });
     await waitFor('the marked request in the log', () => api.output().includes('"reqId":"after-flood"'), 30_000);
     const grown = Buffer.byteLength(api.output()) - logBefore;
     expect(grown).toBeLessThan(100_000);
