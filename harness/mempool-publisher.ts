@@ -5,25 +5,15 @@
  *   [`sequence`, 32-byte hash (display order) ‖ label ‖ 8-byte LE mempool sequence (A/R only), 4-byte LE message sequence]
  * Each topic has its own message counter, as in Core.
  */
-import { Publisher } from 'zeromq';
-import { freePort } from './ports.js';
+import { ZmqPublisher } from './zmq-publisher.js';
 
-export class MempoolPublisher {
-  private readonly socket = new Publisher();
+export class MempoolPublisher extends ZmqPublisher {
   private readonly counters = new Map<string, number>();
   private mempoolSequence = 0n;
 
-  private constructor(readonly endpoint: string) {}
-
-  static async bind(): Promise<MempoolPublisher> {
-    const publisher = new MempoolPublisher(`tcp://127.0.0.1:${await freePort()}`);
-    await publisher.socket.bind(publisher.endpoint);
-    return publisher;
-  }
-
-  /** Resolves when a subscriber has connected (a PUB socket drops what it sends before that). */
-  async subscriberConnected(): Promise<void> {
-    for await (const event of this.socket.events) if (event.type === 'accept') return;
+  /** Binds on a free loopback port (`override`: a class's static side inherits Function's own bind). */
+  static override bind(): Promise<MempoolPublisher> {
+    return ZmqPublisher.bound((endpoint) => new MempoolPublisher(endpoint));
   }
 
   async rawtx(raw: Buffer): Promise<void> {
@@ -41,15 +31,11 @@ export class MempoolPublisher {
     await this.send('sequence', Buffer.concat(parts));
   }
 
-  close(): void {
-    this.socket.close();
-  }
-
   private async send(topic: string, body: Buffer): Promise<void> {
     const n = this.counters.get(topic) ?? 0;
     this.counters.set(topic, n + 1);
     const seq = Buffer.alloc(4);
     seq.writeUInt32LE(n >>> 0);
-    await this.socket.send([topic, body, seq]);
+    await this.sendFrames([topic, body, seq]);
   }
 }

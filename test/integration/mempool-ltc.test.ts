@@ -7,16 +7,14 @@
  * transaction, a peg-out, and a transaction evicted by expiry; a 2-block reorg returns transactions.
  */
 import Database from '../../src/store/sqlite-driver.js';
-import { rm, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { KeyStore } from '../../src/keys/key-store.js';
-import { chainDbPath } from '../../src/store/paths.js';
-import { startApi, type ApiProcess } from '../../harness/api-process.js';
+import type { ApiProcess } from '../../harness/api-process.js';
 import { indexedTip } from '../../harness/index-check.js';
-import { makeDataDir, startIndexer, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
-import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
 import { coins, lockOutpoints, pegOut, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
@@ -36,9 +34,9 @@ interface Entry {
 }
 
 describe('mempool view against a real litecoind', () => {
+  let lw: LitecoindWorld;
   let node: Litecoind;
   let manifest: ChainManifest;
-  let dataDir: string;
   let dbPath: string;
   let indexer: IndexerProcess | undefined;
   let api: ApiProcess | undefined;
@@ -49,37 +47,20 @@ describe('mempool view against a real litecoind', () => {
 
   beforeAll(async () => {
     // Litecoin Core keeps BIP125 replacement off unless asked (-mempoolreplacement, default 0).
-    node = await startLitecoind({ extraArgs: ['-mempoolreplacement=1'] });
+    lw = await LitecoindWorld.start({ litecoind: { extraArgs: ['-mempoolreplacement=1'] } });
+    node = lw.node;
     manifest = await buildVariedChain(node, { seed: 13, perKind: 24 });
     for (const a of manifest.addresses) tracked.add(a.address);
     miner = await node.cli<string>('getnewaddress', '', 'bech32');
-    dataDir = await makeDataDir();
-    dbPath = chainDbPath(dataDir, 'LTC');
-    const keys = KeyStore.open(`${dataDir}/keys.sqlite`);
-    apiKey = keys.create('private', 'mempool').key;
-    keys.close();
-    indexer = await startIndexer({ chain: 'LTC', dataDir, rpcUrl: node.rpcUrl, toml: 'mempoolPollMs = 100' });
-    await waitFor(
-      'initial catch-up',
-      async () => indexedTip(dbPath)?.hash === (await node.cli<string>('getbestblockhash')),
-      120_000,
-      indexer,
-    );
-    const config = `${dataDir}/api.toml`;
-    await writeFile(config, '[api]\nbatchMaxAddresses = 1000\n[api.tiers.private]\nrate = 100000\nburst = 100000\n');
-    api = await startApi({
-      ADDRSUM_CONFIG: config,
-      ADDRSUM_DATA_DIR: dataDir,
-      ADDRSUM_LTC_NETWORK: 'regtest',
-      ADDRSUM_LTC_RPC_URL: node.rpcUrl,
-    });
+    dbPath = lw.world.dbPath;
+    apiKey = lw.world.createKey('mempool');
+    indexer = await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
+    await lw.world.waitForTip('initial catch-up', 120_000);
+    api = await lw.world.startApi('[api]\nbatchMaxAddresses = 1000\n[api.tiers.private]\nrate = 100000\nburst = 100000\n');
   }, 300_000);
 
   afterAll(async () => {
-    await api?.stop();
-    indexer?.kill('SIGKILL');
-    await node?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await lw?.close();
   });
 
   /** The txids the index holds as its mempool, straight from the file (read-only). */

@@ -4,7 +4,7 @@
  * indexer's retry logic expects (wrong password → AUTH, stopped node → UNREACHABLE, cookie rotation).
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NodeClient, NodeError, withRetry } from '../../indexer/node-client.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
@@ -132,16 +132,19 @@ describe('NodeClient with a real litecoind', () => {
       const restarting = node.restart();
       // Wait for the moment the node is down.
       let down: NodeError | undefined;
-      for (let i = 0; i < 200 && down === undefined; i++) {
-        try {
-          await client.getBlockCount();
-          await new Promise((r) => setTimeout(r, 20));
-        } catch (err) {
-          if (!(err instanceof NodeError)) throw err;
-          down = err;
-        }
-      }
-      expect(down).toBeDefined();
+      await vi.waitFor(
+        async () => {
+          down = await client.getBlockCount().then(
+            () => undefined,
+            (err: unknown) => {
+              if (!(err instanceof NodeError)) throw err;
+              return err;
+            },
+          );
+          expect(down, 'the node still answers').toBeDefined();
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       // A reply cut off by the shutting-down node comes back as a transient BAD_RESPONSE.
       expect(['UNREACHABLE', 'WARMING_UP', 'BAD_RESPONSE']).toContain(down?.code);
       expect(down?.transient).toBe(true);

@@ -1,4 +1,4 @@
-/** Child process: opens argv[2] with ChainReader and prints the outcome as one JSON line (run as another user). */
+/** Child process: opens argv[2] with ChainReader and prints the outcome as one JSON line (run without the right to read it). */
 import { ChainReader } from '../../src/store/chain-reader.js';
 
 try {

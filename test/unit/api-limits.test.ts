@@ -116,16 +116,13 @@ describe('anonymous callers', () => {
 });
 
 describe('revocation', () => {
-  it('stops a key within one second in a running app', async () => {
+  it('stops a key from the next request in a running app, with its clock standing still', async () => {
     const { w, c } = world();
     const { key, id } = w.createKey('private');
     expect((await c.send('GET', ADDRESS, { 'x-api-key': key })).status).toBe(200);
-    const revokedAt = Date.now();
     expect(w.keyStore.revoke(id).outcome).toBe('revoked');
-    let status = 200;
-    while (status === 200 && Date.now() - revokedAt < 1000) status = (await c.send('GET', ADDRESS, { 'x-api-key': key })).status;
-    expect(status).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(1000);
+    // The hand-moved clock never moves here: no cache expiry can be what lets the revocation through.
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': key })).status).toBe(401);
     expect(c.problems).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { openApiDocument } from '../../src/api/openapi.js';
@@ -36,11 +36,12 @@ let port = 0;
 let stdout = '';
 let stderr = '';
 
-function get(
-  pathname: string,
-  headers: Record<string, string> = {},
-  agent?: http.Agent,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function get(pathname: string, headers: Record<string, string> = {}, agent?: http.Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent }, (res) => {
       let text = '';
@@ -56,13 +57,17 @@ function get(
   });
 }
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Asks until `ok` holds (the server reloads files on a later request), then returns that answer. */
+async function until(fn: () => Promise<Answer>, ok: (v: Answer) => boolean): Promise<Answer> {
+  let last: Answer | undefined;
+  await vi.waitFor(
+    async () => {
+      last = await fn();
+      expect(ok(last), `last answer: ${JSON.stringify(last)}`).toBe(true);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+  return last!;
 }
 
 const code = (b: Record<string, unknown>) => (b.code ?? (b.data as { code?: string } | undefined)?.code) as string | undefined;
@@ -156,17 +161,20 @@ describe('the API process', () => {
     const store = KeyStore.open(path.join(dir, 'keys.sqlite'));
     const { key } = store.create('private', '');
     store.close();
-    await new Promise((r) => setTimeout(r, 1200));
-    const r = await get('/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo', { 'x-api-key': key });
+    const url = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
+    // A request makes the server look at the file (at most once a second while opening fails): ask until
+    // its refusal is logged. The log line may reach our pipe a moment after the answer does.
+    const reason = /indexes BTC regtest, but this service is configured for BTC mainnet/;
+    await vi.waitFor(
+      async () => {
+        await get(url, { 'x-api-key': key });
+        expect(stdout).toMatch(reason);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    const r = await get(url, { 'x-api-key': key });
     expect(r.status).toBe(503);
     expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
-    // The child's log line may reach our pipe a moment after its answer does.
-    const reason = /indexes BTC regtest, but this service is configured for BTC mainnet/;
-    await until(
-      async () => stdout,
-      (out) => reason.test(out),
-    );
-    expect(stdout).toMatch(reason);
   });
 
   it('never logs RPC credentials', () => {
@@ -177,10 +185,8 @@ describe('the API process', () => {
     const agent = new http.Agent({ keepAlive: true });
     expect((await get('/health', {}, agent)).status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-    const t = Date.now();
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(Date.now() - t).toBeLessThan(5000);
     expect(stdout).toContain('"msg":"stopped"');
     agent.destroy();
   });

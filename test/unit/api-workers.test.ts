@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { makeDataDir, request, ROUTE, until, type DataDir } from '../support/limits-world.js';
 
@@ -107,12 +107,16 @@ describe('API workers', () => {
       }
     };
     const lanes = [lane(false), lane(false), lane(keepAlive), lane(keepAlive)];
-    await new Promise((r) => setTimeout(r, 500));
+    const asked = (): number => [...statuses.values()].reduce((a, b) => a + b, 0) + failures.length;
+    // Every lane is under way (keep-alive sockets open on the old workers) before the restart begins.
+    await vi.waitFor(() => expect(asked()).toBeGreaterThanOrEqual(8), { timeout: 30_000 });
     const mark = api.output().length;
     api.child.kill('SIGHUP');
     // Two workers start in turn (tsx compiles each): slow on a loaded machine.
     const done = await until(async () => api.output().slice(mark).includes('rolling restart done'), Boolean, 180_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // The lanes go on across the end of the restart: keep-alive lanes reconnect to the new workers.
+    const atDone = asked();
+    await vi.waitFor(() => expect(asked()).toBeGreaterThanOrEqual(atDone + 8), { timeout: 30_000 });
     stop = true;
     await Promise.all(lanes);
     keepAlive.destroy();

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main as runApi } from '../../src/bin/api.js';
 import { main as runIndexer } from '../../src/bin/indexer.js';
@@ -74,18 +73,19 @@ describe('indexer main', () => {
     const controller = new AbortController();
     const running = runIndexer(config, { chain: 'BTC', logger: silentLogger(), signal: controller.signal });
     const file = chainDbPath(dir, 'BTC');
-    let height = -1;
-    for (let i = 0; i < 600 && height !== chain.tipHeight; i++) {
-      await sleep(50);
+    const height = (): number => {
       try {
         const reader = ChainReader.open(file);
-        height = reader.status()?.tipHeight ?? -1;
-        reader.close();
+        try {
+          return reader.status()?.tipHeight ?? -1;
+        } finally {
+          reader.close();
+        }
       } catch {
-        // not created yet
+        return -1; // not created yet
       }
-    }
-    expect(height).toBe(chain.tipHeight);
+    };
+    await expect.poll(height, { timeout: 30_000, interval: 50 }).toBe(chain.tipHeight);
     controller.abort();
     await running;
     await node.close();

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NodeClient, NodeError, isRetryable } from '../../indexer/node-client.js';
 import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';
 import { freePort } from '../../harness/ports.js';
@@ -20,9 +20,10 @@ type Handler = (req: Seen, res: http.ServerResponse) => void;
 const servers: http.Server[] = [];
 const clients: NodeClient[] = [];
 
-async function fakeNode(handler: Handler): Promise<{ port: number; seen: Seen[]; connections: () => number }> {
+async function fakeNode(handler: Handler): Promise<{ port: number; seen: Seen[]; connections: () => number; closed: () => number }> {
   const seen: Seen[] = [];
   let connections = 0;
+  let closed = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,10 +35,13 @@ async function fakeNode(handler: Handler): Promise<{ port: number; seen: Seen[];
       handler(s, res);
     });
   });
-  server.on('connection', () => connections++);
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    socket.on('close', () => closed++);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
-  return { port: (server.address() as AddressInfo).port, seen, connections: () => connections };
+  return { port: (server.address() as AddressInfo).port, seen, connections: () => connections, closed: () => closed };
 }
 
 function client(port: number, extra: Partial<ConstructorParameters<typeof NodeClient>[0]> = {}): NodeClient {
@@ -207,7 +211,8 @@ describe('NodeClient JSON-RPC', () => {
     const c = client(node.port, { idleSocketMs: 100 });
     expect(await c.getBlockCount()).toBe(9);
     expect(node.connections()).toBe(1);
-    await new Promise((r) => setTimeout(r, 250));
+    // The client, not the server, ends the idle socket; the next call needs a new one.
+    await vi.waitFor(() => expect(node.closed()).toBe(1));
     expect(await c.getBlockCount()).toBe(9);
     expect(node.connections()).toBe(2);
   });
