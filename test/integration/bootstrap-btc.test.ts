@@ -133,8 +133,14 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
       // A restart with the same flag continues from where it is (the snapshot is not loaded twice).
       indexer = await startBootstrap(dir, node, file);
       chain.mine(1, { txsPerBlock: 2 });
-      await waitFor('restart with --bootstrap again', () => indexedTip(dbPath)?.hash === chain.tip.hash, 30_000, indexer);
-      expect(indexer.output()).toContain('already bootstrapped from this snapshot');
+      // The log line is part of the condition: the child's stdout reaches us later than its commit does.
+      const again = indexer;
+      await waitFor(
+        'restart with --bootstrap again',
+        () => indexedTip(dbPath)?.hash === chain.tip.hash && again.output().includes('already bootstrapped from this snapshot'),
+        120_000,
+        again,
+      );
       expectIndexEquals(dbPath, chain);
 
       // A reorg replacing the base block itself cannot be followed: the index knows nothing below it.
