@@ -1,5 +1,5 @@
 /**
- * Our index of the benchmark chain: built by the real indexer process (`src/bin/addrsum-indexer.ts`, as
+ * Our index of the benchmark chain: built by the real indexer process (`indexer/addrsum-indexer.ts`, as
  * `npm run indexer` runs it) and kept under data/bench/index-<chain version>/ltc.sqlite for the disk
  * and tip benchmarks. bench/node.ts rebuilds it on every run (building it is what it measures).
  */

@@ -1,6 +1,6 @@
 /**
  * Where bench/node.ts's indexing time goes, measured in-process on the same node: the real sync loop
- * (indexer/sync.ts Syncer, as src/bin/addrsum-indexer.ts drives it) with its commits counted and timed, and the
+ * (indexer/sync.ts Syncer, as indexer/addrsum-indexer.ts drives it) with its commits counted and timed, and the
  * fetcher alone (RPC + REST + parse, no SQLite). None includes process start. A diagnostic only: the goal figure is the real indexer process.
  */
 import { BlockFetcher } from '../indexer/block-fetcher.js';

@@ -230,7 +230,7 @@ cached in \`data/bench/chain-${c.version}/\`; each run works on a temporary copy
 
 | measurement | ours | reference | ratio | goal | met |
 |---|---|---|---|---|---|
-| (a) index the whole chain from scratch | **${s2(ix)} s** — indexer process (\`src/bin/addrsum-indexer.ts\`, default config) on an empty data dir, spawn → database at height ${int(c.height)} | **${s2(re)} s** — \`litecoind -reindex-chainstate\`, same flags, spawn → \`getblockcount\` = ${int(c.height)} | ${s2(r.indexRatio)}× the node's time | ≤ ${INDEX_GOAL.toFixed(1)}× | ${r.indexRatio <= INDEX_GOAL ? 'yes' : '**no**'} |
+| (a) index the whole chain from scratch | **${s2(ix)} s** — indexer process (\`indexer/addrsum-indexer.ts\`, default config) on an empty data dir, spawn → database at height ${int(c.height)} | **${s2(re)} s** — \`litecoind -reindex-chainstate\`, same flags, spawn → \`getblockcount\` = ${int(c.height)} | ${s2(r.indexRatio)}× the node's time | ≤ ${INDEX_GOAL.toFixed(1)}× | ${r.indexRatio <= INDEX_GOAL ? 'yes' : '**no**'} |
 | (b) one address lookup | **${s2(r.httpMs.median)} ms** — \`GET /api/v1/LTC/address/…\` via the API process, HTTP keep-alive, warm (median of ${HTTP_SAMPLES}; p90 ${s2(r.httpMs.p90)} ms) | **${scan.toFixed(1)} ms** — \`scantxoutset start ["addr(…)"]\` (median of ${SCAN_SAMPLES}) | ${r.lookupSpeedup.toFixed(0)}× faster | ≥ ${LOOKUP_GOAL}× | ${r.lookupSpeedup >= LOOKUP_GOAL ? 'yes' : '**no**'} |
 
 **Goal met: ${r.goalMet ? 'yes' : 'no'}.**

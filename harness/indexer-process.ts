@@ -1,5 +1,5 @@
 /**
- * Runs the real indexer (`src/bin/addrsum-indexer.ts`, as `npm run indexer` does) as a child process, so tests
+ * Runs the real indexer (`indexer/addrsum-indexer.ts`, as `npm run indexer` does) as a child process, so tests
  * exercise start-up, configuration, signals and SIGKILL exactly as an operator would.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -38,7 +38,7 @@ export async function makeDataDir(prefix = 'addrsum-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Starts `tsx src/bin/addrsum-indexer.ts --chain X` with the given node and data dir; polls every 100 ms. */
+/** Starts `tsx indexer/addrsum-indexer.ts --chain X` with the given node and data dir; polls every 100 ms. */
 export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
   const metricsPort = await freePort();
   const configFile = join(opts.dataDir, `indexer-${opts.chain}.toml`);
@@ -46,7 +46,7 @@ export async function startIndexer(opts: IndexerEnv): Promise<IndexerProcess> {
     configFile,
     `[chains.${opts.chain}]\nnetwork = "regtest"\npollIntervalMs = ${opts.pollIntervalMs ?? 100}\n${opts.toml ?? ''}\n`,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-indexer.ts', '--chain', opts.chain, ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/addrsum-indexer.ts', '--chain', opts.chain, ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -109,7 +109,7 @@ export async function killMidCatchUp(
 
 /** `npm run verify -- --chain X` as an operator runs it, on `dataDir`: its exit status and output. */
 export function runVerifyCli(chain: ChainCode, dataDir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-verify.ts', '--chain', chain], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/store/addrsum-verify.ts', '--chain', chain], {
     cwd: REPO_ROOT,
     env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
     encoding: 'utf8',

@@ -188,9 +188,9 @@ async function main(): Promise<void> {
     ADDRSUM_HOST: '127.0.0.1',
     ADDRSUM_PORT: String(port),
   });
-  const indexer = startChild('indexer', 'src/bin/addrsum-indexer.ts', ['--chain', 'LTC'], env, join(DEMO_DIR, 'indexer.log'));
+  const indexer = startChild('indexer', 'indexer/addrsum-indexer.ts', ['--chain', 'LTC'], env, join(DEMO_DIR, 'indexer.log'));
   children.push(indexer);
-  const apiChild = startChild('API', 'src/bin/addrsum-api.ts', [], env, join(DEMO_DIR, 'api.log'));
+  const apiChild = startChild('API', 'src/api/addrsum-api.ts', [], env, join(DEMO_DIR, 'api.log'));
   children.push(apiChild);
   const api: ApiTarget = { base: `http://127.0.0.1:${port}`, key };
   await writeFile(

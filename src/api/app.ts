@@ -1,5 +1,5 @@
 /**
- * createApp(deps): the Express application, without listening (server.ts and tests do that). All
+ * createApp(deps): the Express application, without listening (main.ts and tests do that). All
  * collaborators come in through AppDeps, so tests build apps from fakes and many apps can coexist.
  */
 import express, { type Express } from 'express';

@@ -10,7 +10,7 @@
  *   a worker dies   fork a replacement after RESPAWN_DELAY_MS; if no worker ever listened (bad port,
  *                   bad data directory) the supervisor stops with exit 1 instead of looping.
  *
- * Workers run the ordinary API (server.ts) and share nothing in memory: token buckets are shared only
+ * Workers run the ordinary API (main.ts) and share nothing in memory: token buckets are shared only
  * through Redis (ADDRSUM_REDIS_URL), and /metrics, whichever worker takes the scrape, is the sum over
  * the serving workers, merged here (cluster-metrics.ts).
  */

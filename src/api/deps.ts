@@ -1,5 +1,5 @@
 /**
- * Everything createApp needs from outside, as interfaces: server.ts wires the real SQLite readers and
+ * Everything createApp needs from outside, as interfaces: wiring.ts wires the real SQLite readers and
  * key store, tests pass fakes. Nothing here opens a file or a socket.
  */
 import type { ChainCode, ChainParams } from '../chain/params.js';

@@ -86,7 +86,7 @@ describe('the production build', () => {
       env: { ...process.env, ADDRSUM_DATA_DIR: emptyData, PATH: path.dirname(process.execPath) },
     });
     const hint = /Create one: (.+)$/m.exec(list)?.[1] ?? '';
-    expect(hint).toBe('node dist/src/bin/addrsum-keys.js create');
+    expect(hint).toBe('node dist/src/keys/addrsum-keys.js create');
     expect(readdirSync(pack)).not.toContain('no-keys');
     const [node, ...args] = hint.split(' ');
     const made = execFileSync(node === 'node' ? process.execPath : node!, args, {

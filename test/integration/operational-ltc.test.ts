@@ -143,7 +143,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
     ({ dataDir, dbPath } = lw.world);
     keysPath = path.join(dataDir, 'keys.sqlite');
     // The key as an operator makes it: the CLI creates the data directory and keys.sqlite.
-    const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-keys.ts', 'create', '--label', 'ops'], {
+    const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/keys/addrsum-keys.ts', 'create', '--label', 'ops'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
       encoding: 'utf8',

@@ -124,7 +124,7 @@ export function inContext(ignore: readonly string[], rel: string): boolean {
 
 /**
  * The TypeScript file `npm run build` compiles to a dist/ path: tsc keeps the repository's layout under
- * dist/ (rootDir is the package root), so dist/src/bin/x.js comes from src/bin/x.ts. Undefined when the
+ * dist/ (rootDir is the package root), so dist/indexer/x.js comes from indexer/x.ts. Undefined when the
  * path is not a compiled file.
  */
 export function compiledFrom(distPath: string): string | undefined {

@@ -73,7 +73,7 @@ async function until(fn: () => Promise<Answer>, ok: (v: Answer) => boolean): Pro
 const code = (b: Record<string, unknown>) => (b.code ?? (b.data as { code?: string } | undefined)?.code) as string | undefined;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], { env });
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], { env });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 60_000);
@@ -192,7 +192,7 @@ describe('the API process', () => {
   });
 
   it('exits 1 with one line for a bad configuration value', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
       env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' },
       encoding: 'utf8',
       timeout: 60_000,

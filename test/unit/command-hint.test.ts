@@ -8,7 +8,7 @@ import { currentHintEnv, ownCommand, type HintEnv } from '../../src/command-hint
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-hint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const root = path.join(dir, 'pkg');
-const bins = { 'addrsum-keys': 'dist/src/bin/addrsum-keys.js' };
+const bins = { 'addrsum-keys': 'dist/src/keys/addrsum-keys.js' };
 const env = (over: Partial<HintEnv>): HintEnv => ({ fromSources: false, hasTsx: false, pathDirs: [], cwd: root, bins, root, ...over });
 
 describe('ownCommand', () => {
@@ -25,9 +25,9 @@ describe('ownCommand', () => {
     expect(ownCommand('keys', 'create', env({ pathDirs: [binDir] }))).toBe('addrsum-keys create');
     // Sources without tsx (an --omit=dev install never runs them, but be safe): not the npm script.
     expect(ownCommand('keys', 'create', env({ fromSources: true, pathDirs: [binDir] }))).toBe('addrsum-keys create');
-    expect(ownCommand('keys', 'create', env({}))).toBe('node dist/src/bin/addrsum-keys.js create');
+    expect(ownCommand('keys', 'create', env({}))).toBe('node dist/src/keys/addrsum-keys.js create');
     expect(ownCommand('keys', 'create', env({ cwd: path.join(dir, 'elsewhere') }))).toBe(
-      `node ${path.join(root, 'dist/src/bin/addrsum-keys.js')} create`,
+      `node ${path.join(root, 'dist/src/keys/addrsum-keys.js')} create`,
     );
   });
 });

@@ -151,7 +151,7 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
     'processes',
     () =>
       stackOf(
-        edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', 'dist/src/bin/addrsum-indexer.js', '--chain', 'BTC']),
+        edited(RAW_COMPOSE, ['services', 'indexer-ltc', 'command'], () => ['node', 'dist/indexer/addrsum-indexer.js', '--chain', 'BTC']),
       ),
     /expected one LTC indexer, found 0/,
   ],
@@ -165,13 +165,13 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
     'an entry file renamed in the repository',
     'processes',
     () => buildStack(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE, DOT_ENV, NO_ENTRIES_ROOT),
-    /indexer-btc: entry dist\/src\/bin\/addrsum-indexer\.js is built from no source \(src\/bin\/addrsum-indexer\.ts does not exist\)/,
+    /indexer-btc: entry dist\/indexer\/addrsum-indexer\.js is built from no source \(indexer\/addrsum-indexer\.ts does not exist\)/,
   ],
   [
     'an entry directory the build stage lacks',
     'processes',
-    () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY src .*$/m, '')),
-    /indexer-ltc: the Dockerfile's build stage \(npm run build\) does not copy src\//,
+    () => stackOf(RAW_COMPOSE, RAW_PROMETHEUS, DOCKERFILE.replace(/^COPY indexer .*$/m, '')),
+    /indexer-ltc: the Dockerfile's build stage \(npm run build\) does not copy indexer\//,
   ],
   [
     'a command through tsx',
@@ -182,7 +182,7 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
           'node',
           '--import',
           'tsx',
-          'dist/src/bin/addrsum-indexer.js',
+          'dist/indexer/addrsum-indexer.js',
           '--chain',
           'BTC',
         ]),
@@ -192,7 +192,7 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
   [
     'a command through npm',
     'processes',
-    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['npm', 'start', '--', 'dist/src/bin/addrsum-api.js'])),
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'command'], () => ['npm', 'start', '--', 'dist/src/api/addrsum-api.js'])),
     /api: command starts with npm, not node/,
   ],
   [
@@ -431,7 +431,7 @@ describe(`docker-compose ${COMPOSE_V1.stdout?.trim() ?? ''} (Compose v1) config`
     expect(run.status).toBe(0);
     const resolved = parse(run.stdout) as { services: Record<string, { command?: string[]; environment?: Record<string, string> }> };
     expect(Object.keys(resolved.services).sort()).toEqual(Object.keys((RAW_COMPOSE as { services: object }).services).sort());
-    expect(resolved.services.api?.command).toEqual(['node', 'dist/src/bin/addrsum-api.js']);
+    expect(resolved.services.api?.command).toEqual(['node', 'dist/src/api/addrsum-api.js']);
     // Relative paths resolve from the repository: the build context and Prometheus' configuration.
     expect(JSON.stringify(resolved)).toContain(path.join(ROOT, 'config/prometheus.yml'));
     expect(Object.keys(resolved.services.api?.environment ?? {}).filter((k) => /RPC|PASSWORD/.test(k))).toEqual([]);

@@ -198,7 +198,7 @@ describe('invalid values stop the process with one line naming the key', () => {
   });
 
   it('a process entry prints the line and exits 1', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-keys.ts', 'list'], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/keys/addrsum-keys.ts', 'list'], {
       env: { ...process.env, ADDRSUM_LTC_NETWORK: 'mainet', ADDRSUM_DATA_DIR: dir },
       encoding: 'utf8',
       timeout: 60_000,

@@ -122,8 +122,8 @@ describe('Dockerfile', () => {
     expect(install).toMatch(/apt-get install .* && npm ci --omit=dev .* && apt-get purge/);
     expect(commandArgv('["node", "x.js"]')).toEqual(['node', 'x.js']);
     expect(commandArgv('node x.js')).toEqual(['/bin/sh', '-c', 'node x.js']);
-    expect(compiledFrom('dist/src/bin/addrsum-api.js')).toBe('src/bin/addrsum-api.ts');
-    expect(compiledFrom('src/bin/addrsum-api.ts')).toBeUndefined();
+    expect(compiledFrom('dist/src/api/addrsum-api.js')).toBe('src/api/addrsum-api.ts');
+    expect(compiledFrom('src/api/addrsum-api.ts')).toBeUndefined();
     expect(inContext(['test', '*.sqlite'], 'test/x.ts')).toBe(false);
     expect(inContext(['test', '*.sqlite'], 'src/a.sqlite')).toBe(true);
   });
@@ -154,12 +154,12 @@ const BROKEN: Array<[string, string, RegExp]> = [
   ],
   ['no dist from the build stage', replaceLine(/^COPY --from=build \/app\/dist .*$/m, ''), /does not copy dist\/ from the build stage/],
   ['no migrations beside dist', replaceLine(/^COPY migrations .*$/m, ''), /does not copy migrations/],
-  ['tsx at run time', replaceLine(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "src/api/server.ts"]'), /mentions tsx/],
-  ['a shell-form CMD', replaceLine(/^CMD .*$/m, 'CMD node dist/src/bin/addrsum-api.js'), /does not run `node dist\/….js` in exec form/],
+  ['tsx at run time', replaceLine(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "src/api/addrsum-api.ts"]'), /mentions tsx/],
+  ['a shell-form CMD', replaceLine(/^CMD .*$/m, 'CMD node dist/src/api/addrsum-api.js'), /does not run `node dist\/….js` in exec form/],
   [
     'a CMD whose source does not exist',
-    replaceLine(/^CMD .*$/m, 'CMD ["node", "dist/src/bin/addrsum-server.js"]'),
-    /src\/bin\/addrsum-server\.ts does not exist/,
+    replaceLine(/^CMD .*$/m, 'CMD ["node", "dist/src/api/addrsum-server.js"]'),
+    /src\/api\/addrsum-server\.ts does not exist/,
   ],
   ['root', replaceLine(/^USER node$/m, 'USER root'), /runs as root/],
   ['no USER', replaceLine(/^USER node$/m, ''), /runs as root/],

@@ -162,7 +162,7 @@ describe('key cache', () => {
     copyFileSync(file, path.join(dir, 'k'));
     renameSync(path.join(dir, 'k'), file);
     const run = promisify(execFile);
-    await run(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-keys.ts', 'revoke', record.id], {
+    await run(process.execPath, ['--import', 'tsx', 'src/keys/addrsum-keys.ts', 'revoke', record.id], {
       env: { ...process.env, ADDRSUM_DATA_DIR: dir, ADDRSUM_CONFIG: '' },
       timeout: 60_000,
     });

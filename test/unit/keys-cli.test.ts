@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { main } from '../../src/bin/keys.js';
+import { main } from '../../src/keys/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { chainParams } from '../../src/chain/params.js';
 import { KeyCache } from '../../src/keys/key-cache.js';

@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main } from '../../src/bin/keys.js';
+import { main } from '../../src/keys/cli.js';
 import { loadConfig } from '../../src/config.js';
 
 let dir: string;

@@ -164,14 +164,14 @@ const BROKEN: Array<[string, Role, (t: string) => string, RegExp]> = [
   [
     'tsx',
     'api',
-    (t) => t.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node --import tsx /opt/addrsum/src/api/server.ts'),
+    (t) => t.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node --import tsx /opt/addrsum/src/api/addrsum-api.ts'),
     /runs TypeScript through tsx/,
   ],
   [
     'the wrong entry',
     'indexer',
-    (t) => t.replace('addrsum-indexer.js', 'addrsum-api.js'),
-    /runs dist\/src\/bin\/addrsum-api\.js, expected/,
+    (t) => t.replace('dist/indexer/addrsum-indexer.js', 'dist/src/api/addrsum-api.js'),
+    /runs dist\/src\/api\/addrsum-api\.js, expected/,
   ],
   ['a fixed chain', 'indexer', (t) => t.replaceAll('"$${1^^}"', 'BTC'), /instance ltc: --chain BTC, expected LTC/],
   [

@@ -5,22 +5,22 @@
  */
 import type { Server } from 'node:http';
 import path from 'node:path';
-import type { ChainCode } from '../chain/params.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import { ChainStore } from '../store/chain-store.js';
-import { chainDbPath } from '../store/paths.js';
-import { IndexerMetrics } from '../../indexer/metrics.js';
-import { startMetricsServer } from '../../indexer/metrics-server.js';
-import { NodeClient, withRetry } from '../../indexer/node-client.js';
-import { checkNode } from '../../indexer/node-check.js';
-import { retryingSource } from '../../indexer/node-source.js';
-import { Syncer } from '../../indexer/sync.js';
-import { followHashBlocks } from '../../indexer/zmq.js';
-import { checkSnapshot, runBootstrap, type CheckedSnapshot } from '../../indexer/bootstrap-cli.js';
-import { startMempoolFollow } from '../../indexer/mempool-start.js';
-import { redactUrl } from '../redact.js';
-import { CodedError } from '../coded-error.js';
+import type { ChainCode } from '../src/chain/params.js';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
+import { ChainStore } from '../src/store/chain-store.js';
+import { chainDbPath } from '../src/store/paths.js';
+import { IndexerMetrics } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
+import { NodeClient, withRetry } from './node-client.js';
+import { checkNode } from './node-check.js';
+import { retryingSource } from './node-source.js';
+import { Syncer } from './sync.js';
+import { followHashBlocks } from './zmq.js';
+import { checkSnapshot, runBootstrap, type CheckedSnapshot } from './bootstrap-cli.js';
+import { startMempoolFollow } from './mempool-start.js';
+import { redactUrl } from '../src/redact.js';
+import { CodedError } from '../src/coded-error.js';
 
 export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
 

@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { CommanderError, Option } from 'commander';
 import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
-import { KeyStore, type KeyRecord } from '../keys/key-store.js';
-import { TIER_NAMES, type Tier } from '../keys/tier.js';
-import { newProgram } from './cli.js';
-import type { CommandIo } from './io.js';
+import { KeyStore, type KeyRecord } from './key-store.js';
+import { TIER_NAMES, type Tier } from './tier.js';
+import { newProgram } from '../cli/program.js';
+import type { CommandIo } from '../cli/io.js';
 
 const MAX_LABEL = 200;
 

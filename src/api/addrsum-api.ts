@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
-import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from '../api/cluster-supervisor.js';
+import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from './cluster-supervisor.js';
 import { CHAIN_CODES } from '../chain/params.js';
-import { warnUnsharedLimits } from '../api/shared-limiter.js';
+import { warnUnsharedLimits } from './shared-limiter.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
-import { main } from './api.js';
-import { newProgram } from './cli.js';
-import { exitAfterFlush, onStopSignals } from './process.js';
+import { main } from './main.js';
+import { newProgram } from '../cli/program.js';
+import { exitAfterFlush, onStopSignals } from '../cli/process.js';
 
 newProgram({
   name: 'addrsum-api',

@@ -6,11 +6,11 @@
 import { CommanderError, Option } from 'commander';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
-import { openReaderDb } from '../store/db.js';
-import { chainDbPath } from '../store/paths.js';
-import { verifyAggregates, verifyChain } from '../store/verify.js';
-import { newProgram } from './cli.js';
-import type { CommandIo } from './io.js';
+import { openReaderDb } from './db.js';
+import { chainDbPath } from './paths.js';
+import { verifyAggregates, verifyChain } from './verify.js';
+import { newProgram } from '../cli/program.js';
+import type { CommandIo } from '../cli/io.js';
 
 function check(chain: ChainCode, file: string, io: CommandIo): number {
   const db = openReaderDb(file);

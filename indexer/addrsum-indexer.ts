@@ -5,13 +5,13 @@
  * is down: that is waited out with retries.
  */
 import { Option } from 'commander';
-import { bootstrapOption } from '../../indexer/bootstrap-cli.js';
-import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
-import { loadConfigOrExit } from '../config.js';
-import { createLogger } from '../logger.js';
-import { newProgram } from './cli.js';
-import { main } from './indexer.js';
-import { exitAfterFlush, onStopSignals } from './process.js';
+import { bootstrapOption } from './bootstrap-cli.js';
+import { CHAIN_CODES, type ChainCode } from '../src/chain/params.js';
+import { loadConfigOrExit } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { newProgram } from '../src/cli/program.js';
+import { main } from './main.js';
+import { exitAfterFlush, onStopSignals } from '../src/cli/process.js';
 
 const program = newProgram({
   name: 'addrsum-indexer',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `addrsum-keys` (`npm run keys -- …`): create, list and revoke API keys. */
 import { loadConfigOrExit } from '../config.js';
-import { processIo } from './io.js';
-import { main } from './keys.js';
+import { processIo } from '../cli/io.js';
+import { main } from './cli.js';
 
 process.exitCode = main(process.argv.slice(2), () => loadConfigOrExit(), processIo);

@@ -1,0 +1,183 @@
+/**
+ * The API's collaborators, built from the configuration without listening: the chain indexes (opened
+ * read-only and lazily, so an index the indexer has not created yet answers CHAIN_UNAVAILABLE until it
+ * exists), the keys database, the limiter and the metrics. main.ts serves the result; tests build it
+ * in-process.
+ */
+import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Express } from 'express';
+import { createApp } from './app.js';
+import { workerMetrics } from './cluster-metrics.js';
+import { systemClock, type AppDeps, type ChainHandle, type Clock } from './deps.js';
+import { readiness } from './routes/ops.js';
+import { ApiError } from './errors.js';
+import { WatchedFile } from './watched-file.js';
+import { createLimiter } from './shared-limiter.js';
+import { chainParams, CHAIN_CODES, type ChainCode, type ChainParams, type NetworkName } from '../chain/params.js';
+import { isChainServed, keysDbPath, type Config } from '../config.js';
+import { KeyCache } from '../keys/key-cache.js';
+import type { KeyVerifier } from '../keys/key-verifier.js';
+import type { Logger } from '../logger.js';
+import { createApiMetrics, type ApiMetrics } from '../metrics.js';
+import { ownCommand } from '../command-hint.js';
+import { perTurn } from './per-turn.js';
+import { ChainReader } from '../store/chain-reader.js';
+import { isBusy, isUnusableDatabase } from '../store/errors.js';
+import { truncationProblem } from '../store/file-header.js';
+import { fileIdentity } from '../store/file-identity.js';
+import { chainDbPath } from '../store/paths.js';
+
+export interface WiredApi {
+  readonly app: Express;
+  readonly deps: AppDeps;
+  readonly metrics: ApiMetrics;
+  /** Closes the chain indexes, the keys database and the limiter's connection. */
+  close(): void;
+}
+
+interface Closable<T> {
+  readonly value: T;
+  close(): void;
+}
+
+/** Builds the API without listening: main.ts serves it, tests call it to check the wiring in-process. */
+export function wireApi(config: Config, logger: Logger): WiredApi {
+  const log = logger.child({ component: 'server' });
+  const clock = systemClock;
+  const closers: Array<() => void> = [];
+
+  const chains = new Map<ChainCode, ChainHandle>();
+  for (const chain of CHAIN_CODES) {
+    const params = chainParams(chain, config.chains[chain].network);
+    if (!isChainServed(config, chain)) {
+      chains.set(chain, { params, configured: false, acquire: () => ({ ok: false, reason: 'this service is not configured for it' }) });
+      continue;
+    }
+    const handle = servedChain(chainDbPath(config.dataDir, chain), chain, params, clock, log);
+    closers.push(handle.close);
+    chains.set(chain, handle.value);
+  }
+
+  const keys = keyChecker(keysDbPath(config), log);
+  closers.push(keys.close);
+  const metrics = createApiMetrics({ defaultMetrics: true });
+  const limits = createLimiter(config.api, logger, metrics.registry);
+  closers.push(() => limits.close());
+
+  // What /ready checks besides the chains: a keyed request would get 503 KEYS_UNAVAILABLE or LIMITS_UNAVAILABLE.
+  const keyedProblems = (): string[] => [
+    ...(keys.unreadable() ? ['the keys database cannot be read'] : []),
+    ...(limits.refusing() ? ['limits are fail-closed and Redis is unreachable'] : []),
+  ];
+  const deps: AppDeps = {
+    chains,
+    keys: keys.value,
+    settings: config.api,
+    logger,
+    clock,
+    metrics,
+    limiter: limits.limiter,
+    keyedProblems,
+  };
+  // One of several workers: a scrape answers for all of them (cluster-metrics.ts).
+  const clusterMetrics = cluster.isWorker
+    ? workerMetrics(() => {
+        readiness(deps, metrics, clock);
+        return metrics.registry.getMetricsAsJSON();
+      })
+    : undefined;
+  return {
+    app: createApp({ ...deps, clusterMetrics }),
+    deps,
+    metrics,
+    close: () => {
+      for (const close of closers) close();
+    },
+  };
+}
+
+/** An index built for another chain or network would answer wrongly for every address: refuse it. */
+function openChecked(file: string, chain: ChainCode, network: NetworkName): ChainReader {
+  const reader = ChainReader.open(file);
+  if (reader.chain !== chain || reader.network !== network) {
+    reader.close();
+    throw new Error(`${file} indexes ${reader.chain} ${reader.network}, but this service is configured for ${chain} ${network}`);
+  }
+  return reader;
+}
+
+/** One served chain: its index file, watched so that a deleted, replaced or damaged index is never served stale. */
+function servedChain(file: string, chain: ChainCode, params: ChainParams, clock: Clock, log: Logger): Closable<ChainHandle> {
+  const reader = new WatchedFile(
+    file,
+    () => openChecked(file, chain, params.network),
+    clock,
+    isUnusableDatabase,
+    {
+      onOpenError: (err) => log.warn({ chain, file, err: err instanceof Error ? err.message : String(err) }, 'chain index not available'),
+      onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
+    },
+    1000,
+    truncationProblem,
+  );
+  let held: { ok: true; source: ChainReader } | null = null;
+  // The file's identity is checked once per event-loop turn, not once per request (per-turn.ts).
+  const current = perTurn(() => reader.get());
+  const handle: ChainHandle = {
+    params,
+    configured: true,
+    acquire: () => {
+      const got = current.get();
+      if (got.ok) {
+        // One answer object per opened reader, not one per request.
+        if (held?.source !== got.value) held = { ok: true, source: got.value };
+        return held;
+      }
+      // Answers name the file, not where it lives on this server (the log has the full path).
+      const why = got.reason.replaceAll(file, path.basename(file));
+      // A read failure already says so (failed() below); a file found damaged on a check does not yet.
+      if (got.damaged) return { ok: false, reason: why.startsWith('its index') ? why : `its index cannot be read: ${why}`, damaged: true };
+      return { ok: false, reason: fileIdentity(file) === null ? 'its index does not exist yet (is the indexer running?)' : why };
+    },
+    failed: (err) => {
+      if (isBusy(err)) return { reason: 'its index is busy (recovering after an indexer crash?); retry shortly', damaged: false };
+      if (!isUnusableDatabase(err)) return null;
+      const reason = `its index cannot be read (${(err as { code?: string }).code ?? 'error'}): restore it or re-index`;
+      log.error({ chain, file, err: (err as Error).message }, 'chain index read failed: closed it, reopening once it is usable');
+      reader.drop(reason);
+      current.forget();
+      return { reason, damaged: true };
+    },
+  };
+  return { value: handle, close: () => reader.close() };
+}
+
+/** The keys database, reloaded when it changes; a database that cannot be read answers KEYS_UNAVAILABLE, not 401. */
+function keyChecker(keysFile: string, log: Logger): Closable<KeyVerifier> & { unreadable(): boolean } {
+  const keys = new KeyCache(
+    keysFile,
+    {
+      onError: (err) =>
+        log.warn({ file: keysFile, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
+      onLoad: (count, why) => log.info({ file: keysFile, keys: count, why }, 'keys loaded'),
+    },
+    Date.now,
+    (check) => {
+      const once = perTurn(check);
+      return () => once.get();
+    },
+  );
+  if (!existsSync(keysFile)) log.warn({ file: keysFile }, `no keys database yet; create a key with: ${ownCommand('keys', 'create')}`);
+  const verifier: KeyVerifier = {
+    verify: (presented) => {
+      const check = keys.verify(presented);
+      if (!check.ok && keys.unreadable) {
+        throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+      }
+      return check;
+    },
+  };
+  return { value: verifier, close: () => keys.close(), unreadable: () => keys.unreadable };
+}
