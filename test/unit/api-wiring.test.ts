@@ -1,0 +1,128 @@
+/**
+ * The API's wiring (src/api/wiring.ts), built in-process without listening: a served chain answers from
+ * the index file in the data dir once it exists, an index for another network is refused, a chain the
+ * service is not configured for says so, keys come from keys.sqlite, and close() closes the files.
+ */
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { wireApi, type WiredApi } from '../../src/api/wiring.js';
+import { addressToScript } from '../../src/chain/address.js';
+import { chainParams } from '../../src/chain/params.js';
+import { loadConfig } from '../../src/config.js';
+import { KeyStore } from '../../src/keys/key-store.js';
+import { silentLogger } from '../../src/logger.js';
+import { ChainStore } from '../../src/store/chain-store.js';
+import { chainDbPath } from '../../src/store/paths.js';
+
+const ADDRESS = 'rltc1qcswcz6dxhm2pgd6amemskh48azmfleqsrgcuyd';
+
+let dir = '';
+let wired: WiredApi | null = null;
+afterEach(() => {
+  wired?.close();
+  wired = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function wire(env: Record<string, string> = {}): { wired: WiredApi; key: string } {
+  dir = mkdtempSync(path.join(tmpdir(), 'addrsum-wiring-'));
+  const store = KeyStore.open(path.join(dir, 'keys.sqlite'));
+  const { key } = store.create('private', 'wiring test');
+  store.close();
+  const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dir, ADDRSUM_SERVE_CHAINS: 'LTC', ADDRSUM_LTC_NETWORK: 'regtest', ...env } });
+  wired = wireApi(config, silentLogger());
+  return { wired, key };
+}
+
+function indexWithOneCoin(network: 'regtest' | 'main'): void {
+  const script = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
+  if (!script.ok) throw script.error;
+  const store = ChainStore.open(chainDbPath(dir, 'LTC'), { chain: 'LTC', network });
+  store.applyBlocks([
+    { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
+    {
+      height: 1,
+      hash: Buffer.alloc(32, 1),
+      prevHash: Buffer.alloc(32, 9),
+      txs: [
+        {
+          txid: Buffer.alloc(32, 2),
+          inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
+          outputs: [{ value: 123, script: script.script }],
+          coinbase: true,
+          hogEx: false,
+        },
+      ],
+    },
+  ]);
+  store.setNodeHeight(1, new Date());
+  store.close();
+}
+
+/** Files under `root` this process holds open (Linux: /proc/self/fd). */
+function openFilesUnder(root: string): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(`${root}/`));
+}
+
+const code = (body: { code?: unknown }): unknown => body.code;
+
+describe('wireApi', () => {
+  it('answers from the index in the data dir, with the key from keys.sqlite', async () => {
+    const { wired, key } = wire();
+    indexWithOneCoin('regtest');
+    const r = await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', key);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ chain: 'LTC', address: ADDRESS, balanceSatoshi: 123, utxoCount: 1, blockHeight: 1 });
+    expect((await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`)).status).toBe(401);
+    expect((await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', `${key}x`)).status).toBe(401);
+  });
+
+  it('answers CHAIN_UNAVAILABLE before the indexer has created the index', async () => {
+    const { wired, key } = wire();
+    const r = await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', key);
+    expect(r.status).toBe(503);
+    expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
+    expect(JSON.stringify(r.body)).toContain('does not exist yet');
+  });
+
+  it('refuses an index built for another network', async () => {
+    const { wired, key } = wire();
+    indexWithOneCoin('main');
+    const r = await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', key);
+    expect(r.status).toBe(503);
+    expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
+    expect(JSON.stringify(r.body)).toContain('indexes LTC main, but this service is configured for LTC regtest');
+  });
+
+  it('says so for a chain this service is not configured for', async () => {
+    const { wired, key } = wire();
+    const r = await request(wired.app).get('/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo').set('x-api-key', key);
+    expect(r.status).toBe(503);
+    expect(JSON.stringify(r.body)).toContain('not configured');
+    expect([...wired.deps.chains].map(([c, h]) => [c, h.configured])).toEqual([
+      ['BTC', false],
+      ['LTC', true],
+    ]);
+  });
+
+  it('close() closes the index and keys files it opened', async () => {
+    const { wired: api, key } = wire();
+    indexWithOneCoin('regtest');
+    expect((await request(api.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', key)).status).toBe(200);
+    expect(openFilesUnder(dir).length).toBeGreaterThan(0);
+    api.close();
+    wired = null;
+    expect(openFilesUnder(dir)).toEqual([]);
+  });
+});
