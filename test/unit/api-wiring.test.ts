@@ -10,7 +10,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { wireApi, type WiredApi } from '../../src/api/wiring.js';
 import { addressToScript } from '../../src/chain/address.js';
-import { chainParams } from '../../src/chain/params.js';
+import { chainParams, type NetworkName } from '../../src/chain/params.js';
 import { loadConfig } from '../../src/config.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { silentLogger } from '../../src/logger.js';
@@ -37,7 +37,7 @@ function wire(env: Record<string, string> = {}): { wired: WiredApi; key: string 
   return { wired, key };
 }
 
-function indexWithOneCoin(network: 'regtest' | 'main'): void {
+function indexWithOneCoin(network: NetworkName): void {
   const script = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
   if (!script.ok) throw script.error;
   const store = ChainStore.open(chainDbPath(dir, 'LTC'), { chain: 'LTC', network });
@@ -98,11 +98,11 @@ describe('wireApi', () => {
 
   it('refuses an index built for another network', async () => {
     const { wired, key } = wire();
-    indexWithOneCoin('main');
+    indexWithOneCoin('mainnet');
     const r = await request(wired.app).get(`/api/v1/LTC/address/${ADDRESS}`).set('x-api-key', key);
     expect(r.status).toBe(503);
     expect(code(r.body)).toBe('CHAIN_UNAVAILABLE');
-    expect(JSON.stringify(r.body)).toContain('indexes LTC main, but this service is configured for LTC regtest');
+    expect(JSON.stringify(r.body)).toContain('indexes LTC mainnet, but this service is configured for LTC regtest');
   });
 
   it('says so for a chain this service is not configured for', async () => {
