@@ -18,7 +18,7 @@ import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
 import type { ChainStore } from '../src/store/chain-store.js';
-import { warmPageCache } from '../src/store/page-cache.js';
+import type { WarmResult } from '../src/store/page-cache.js';
 import type { LoadPhase } from '../src/store/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile, type CoinRow } from './snapshot-reader.js';
@@ -205,36 +205,16 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   );
   flush();
   // The load went through the WAL; fold it into the database now rather than at the next block.
-  const folded = truncateWal(store) ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
+  const folded = store.truncateWal() ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
   log.info({ seconds: round1((now() - started) / 1000) }, `bootstrap: ${folded}`);
-  warm(store.db.name, log);
+  warm(store.warmPageCache(), log);
   log.info({ seconds: round1((now() - started) / 1000) }, 'bootstrap: following the node from the base block');
   return true;
 }
 
-/**
- * Checkpoints the WAL and truncates it; false when it stayed busy. Busy mostly means the checkpoint
- * thread (checkpointer.ts) is copying the last chunks at that moment: it is done within a poll or two,
- * so this tries again for up to TRUNCATE_TRIES × TRUNCATE_WAIT_MS rather than leave the WAL, which every
- * page read of the first blocks would search, at its full size.
- */
-function truncateWal(store: ChainStore): boolean {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let i = 0; i < TRUNCATE_TRIES; i++) {
-    const [checkpoint] = store.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    if (checkpoint?.busy === 0) return true;
-    Atomics.wait(pause, 0, 0, TRUNCATE_WAIT_MS);
-  }
-  return false;
-}
-
-const TRUNCATE_TRIES = 100;
-const TRUNCATE_WAIT_MS = 50;
-
-/** Reads the new index into the page cache when it fits (page-cache.ts says why). */
-function warm(path: string, log: BootstrapLog): void {
-  if (path === ':memory:' || path === '') return;
-  const r = warmPageCache(path);
+/** Says whether the new index was read into the page cache (page-cache.ts says why it may not be). */
+function warm(r: WarmResult | null, log: BootstrapLog): void {
+  if (r === null) return;
   const gb = (n: number): string => (n / 1e9).toFixed(1);
   if (r.warmed)
     log.info(

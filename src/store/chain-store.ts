@@ -20,8 +20,8 @@
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
  * commits (bcoin's order). A kill -9 at any instant therefore leaves the previous commit, and the next
  * open resumes from its tip with no repair step. The API's lookup is one primary-key read in `scripts`,
- * whatever the number of UTXOs behind it. No index exists beyond the primary keys: measured ≈ 64 bytes per
- * utxos row and ≈ 26 per scripts row after VACUUM (test/unit/store-size.test.ts).
+ * whatever the number of UTXOs behind it. No index exists beyond the primary keys (row sizes:
+ * test/unit/store-size.test.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -36,6 +36,7 @@ import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
+import { warmPageCache, type WarmResult } from './page-cache.js';
 import { ScriptDeltas, type Totals } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from './undo.js';
@@ -76,6 +77,9 @@ export interface ChainStoreOptions {
 export const DEFAULT_UNDO_DEPTH = 288;
 
 type MetaRow = { key: string; value: unknown };
+
+const TRUNCATE_TRIES = 100;
+const TRUNCATE_WAIT_MS = 50;
 
 export class ChainStore {
   /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
@@ -326,6 +330,27 @@ export class ChainStore {
   /** Checkpoints the checkpoint thread has run on new WAL frames (checkpointer.ts); 0 for an in-memory store. */
   get checkpoints(): number {
     return this.checkpointer?.runs ?? 0;
+  }
+
+  /**
+   * Folds the WAL into the database and truncates it, as after a bulk load; false when it stayed busy.
+   * Busy mostly means the checkpoint thread is copying the last frames at that moment: it is done within
+   * a poll or two, so this tries again for a while rather than leave a large WAL for every page read of
+   * the next blocks to search.
+   */
+  truncateWal(): boolean {
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < TRUNCATE_TRIES; i++) {
+      const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (checkpoint?.busy === 0) return true;
+      Atomics.wait(pause, 0, 0, TRUNCATE_WAIT_MS);
+    }
+    return false;
+  }
+
+  /** Reads the index file into the kernel's page cache when it fits (page-cache.ts); null for an in-memory store. */
+  warmPageCache(): WarmResult | null {
+    return this.checkpointer === null ? null : warmPageCache(this.db.name);
   }
 
   close(): void {
