@@ -21,8 +21,8 @@ import type { ChainStore } from '../src/store/chain-store.js';
 import type { WarmResult } from '../src/store/page-cache.js';
 import type { LoadPhase } from '../src/store/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
-import { SnapshotFile, type CoinRow } from './snapshot-reader.js';
-import type { ScriptSumRow } from './snapshot-stream.js';
+import { SnapshotFile } from './snapshot-reader.js';
+import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';
 
 export interface CheckedSnapshot {
   file: SnapshotFile;

@@ -22,19 +22,7 @@ import {
 } from '../src/chain/snapshot-format.js';
 import { outpointKey } from '../src/store/outpoint.js';
 import { scriptKey } from '../src/store/script-key.js';
-import { WorkerStream, type ScriptSumRow } from './snapshot-stream.js';
-
-/** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
-export type CoinRow = [Buffer, Buffer, number, number];
-
-export interface ReadStats {
-  /** Coins decoded so far (of header.coinCount). */
-  coins: number;
-  /** Of those, unspendable ones skipped. */
-  skipped: number;
-  bytes: number;
-  fileBytes: number;
-}
+import { WorkerStream, type CoinRow, type ReadStats, type ScriptSumRow } from './snapshot-stream.js';
 
 const WINDOW = 8 << 20;
 

@@ -18,8 +18,19 @@ import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { SnapshotError, type SnapshotErrorCode } from '../src/chain/snapshot-format.js';
 import { MAX_OUTPOINT_KEY_BYTES } from '../src/store/outpoint.js';
 import { SCRIPT_KEY_BYTES } from '../src/store/script-key.js';
-import type { CoinRow, ReadStats } from './snapshot-reader.js';
 import { SUM_ROW_BYTES } from './script-sums.js';
+
+/** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
+export type CoinRow = [Buffer, Buffer, number, number];
+
+export interface ReadStats {
+  /** Coins decoded so far (of header.coinCount). */
+  coins: number;
+  /** Of those, unspendable ones skipped. */
+  skipped: number;
+  bytes: number;
+  fileBytes: number;
+}
 
 /** One `scripts` row: [script_key, balance, utxo_count] (the column order of the bulk load). */
 export type ScriptSumRow = [Buffer, number, number];

@@ -1,0 +1,66 @@
+/**
+ * The layers of the house (docs/architecture.md), checked on every `npm run lint`. Data flows one way:
+ * node → indexer/ → src/chain → src/store → SQLite → src/api → client, and imports follow it:
+ *
+ *   src/chain/                 pure: imports nothing of ours
+ *   src/*.ts, src/cli/         the shared base (config, logger, metrics, coded-error, redact, …, and the
+ *                              command-line plumbing): src/chain and each other
+ *   src/store/                 the base and src/chain
+ *   src/keys/                  the above and src/store
+ *   src/api/, indexer/         the above (the indexer not src/keys); never each other
+ *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
+ *
+ * No file of src/ or indexer/ imports tests, the harness, benchmarks or scripts, and no import circle.
+ */
+const OURS = '^(src|indexer)/';
+
+/** A rule: files matching `from` must not import files matching `to` (except `toNot`). */
+const layer = (name, comment, from, to, toNot) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from },
+  to: { path: to, ...(toNot && { pathNot: toNot }) },
+});
+
+export default {
+  forbidden: [
+    layer('chain-is-pure', 'src/chain imports nothing of ours', '^src/chain/', OURS, '^src/chain/'),
+    layer(
+      'base-stays-low',
+      'the shared base (src/*.ts, src/cli/) imports only src/chain and itself',
+      '^src/([^/]+\\.ts$|cli/)',
+      '^(src/(store|keys|api)|indexer)/',
+    ),
+    layer(
+      'store-below-keys-api-indexer',
+      'src/store imports only src/chain and the shared base',
+      '^src/store/',
+      '^(src/(keys|api)|indexer)/',
+    ),
+    layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
+    layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),
+    layer('indexer-not-api-keys', 'src/api and indexer/ never import each other; the indexer has no keys', '^indexer/', '^src/(api|keys)/'),
+    layer(
+      'entry-points-on-top',
+      'an addrsum-* entry point runs its process when imported: nothing imports one',
+      '',
+      '(^|/)addrsum-[^/]+\\.ts$',
+    ),
+    layer('no-test-code', 'the product never imports tests, the harness, benchmarks or scripts', OURS, '^(test|harness|bench|scripts)/'),
+    {
+      name: 'no-circular',
+      comment: 'no import circle (type-only imports count: a circle of types is still two files that know each other)',
+      severity: 'error',
+      from: { path: OURS },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
