@@ -13,10 +13,10 @@
  * sync loop catches up, the view waits (transactions spending coins not indexed yet stay unresolved and
  * are retried). Blocks themselves remove what they mine or conflict (ChainStore, same transaction).
  *
- * Memory: the stash is capped (`stashBytes`, default 16 MiB of raw transactions, held parsed); a reconcile holds the node's txid list and
- * ours (≈ 2 × 130 B per transaction as JS strings) and one fetch chunk (`chunk` raw transactions) plus
- * the children waiting for a parent in a later chunk. For a 300 MB mempool (≈ 150,000 transactions)
- * that is ≈ 40 MB at its peak; the view itself lives in SQLite.
+ * Memory: the stash is capped (`stashBytes` of raw transactions, held parsed); a reconcile holds the
+ * node's txid list and ours (as JS strings) and one fetch chunk (`chunk` raw transactions) plus the
+ * children waiting for a parent in a later chunk, so it grows with the mempool's transaction count, not
+ * its bytes; the view itself lives in SQLite.
  */
 import { toDisplayHex } from '../src/chain/hash.js';
 import { parseTransaction } from '../src/chain/tx-parser.js';

@@ -1,17 +1,16 @@
 /**
  * The per-script sums of a snapshot's coins (the `scripts` table: balance and utxo count per script key),
  * built by the decoding worker (snapshot-worker.ts) so that the bulk load does not sort every coin again
- * in SQLite (a GROUP BY over `utxos`: about a third of a 185M-coin bootstrap).
+ * in SQLite (a GROUP BY over `utxos`, a large share of a bootstrap's time).
  *
  * While the file is read, each coin's (script key, value) goes to one of PARTITIONS spill files by the
- * key's first byte. Script keys are SHA-256 output, so the partitions are even: about 720,000 records
- * each at 185M coins. After the read, each partition in turn is read back, sorted and summed in memory,
+ * key's first byte. Script keys are SHA-256 output, so the partitions are even. After the read, each partition in turn is read back, sorted and summed in memory,
  * and its rows come out in ascending key order, ready to append to `scripts`.
  *
  * The spill files are unlinked as soon as they are opened: only the descriptors hold them, so a kill at
  * any point leaves nothing on disk. They live in SQLite's temp directory (SQLITE_TMPDIR, TMPDIR,
  * /var/tmp, /usr/tmp, /tmp: the order SQLite uses), where its own sorter would have put the same data.
- * Disk: RECORD_BYTES per coin (4.4 GB at 185M). Memory: PARTITIONS × SPILL_BUFFER_BYTES while reading,
+ * Disk: RECORD_BYTES per coin. Memory: PARTITIONS × SPILL_BUFFER_BYTES while reading,
  * then one partition and its sort array.
  */
 import { closeSync, constants, accessSync, mkdtempSync, openSync, readSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
@@ -119,10 +118,10 @@ const ROW_WORDS = SUM_ROW_BYTES / 4;
 /**
  * Sorts and sums spill records (RECORD_BYTES each): one packed row per distinct key, ascending.
  *
- * How, in JavaScript at about 0.1 µs per record:
+ * How, in JavaScript, without a comparator call per comparison:
  * 1. A counting sort on the key's byte 1 (byte 0 is the partition's) splits the records into 256
  *    buckets of a few thousand, each small enough for the CPU cache: the steps below visit records in
- *    sorted, that is random, order, which on a whole 17 MB partition was a cache miss per record.
+ *    sorted, that is random, order, which on a whole partition is a cache miss per record.
  * 2. In a bucket, each record becomes one 64-bit number, the key's bytes 2–9 with their low bits
  *    replaced by the record's index in the bucket, and a BigUint64Array sorts those natively (no
  *    comparator call per comparison).

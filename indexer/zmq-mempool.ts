@@ -22,9 +22,9 @@ export async function followMempoolEvents(
   signal: AbortSignal,
   onConnection?: (connected: boolean) => void,
 ): Promise<void> {
-  // ZeroMQ drops messages past the high-water mark while our event loop is busy in a SQLite commit; the
-  // default 1,000 is half a second of a 2,000 tx/s mempool. 50,000 messages (25,000 transactions, ≈ 15 MB)
-  // rides out longer stalls; anything lost beyond that is repaired by the reconcile timer.
+  // ZeroMQ drops messages past the high-water mark while our event loop is busy in a SQLite commit; its
+  // default of 1,000 is a moment of a busy mempool. 50,000 messages (two per transaction) ride out longer
+  // stalls; anything lost beyond that is repaired by the reconcile timer.
   const socket = new Subscriber({ receiveHighWaterMark: 50_000 });
   watchConnection(socket, onConnection);
   const close = (): void => socket.close();

@@ -77,9 +77,9 @@ let tableSeq = 0;
 
 /**
  * Page cache while SQLite sorts (the aggregate pass, and the sorting path's insert), KiB. The sorter
- * sorts runs as large as the page cache in memory, as a linked list: at the writer's 256 MiB the run
- * sort is cache misses (measured on 20M coins: 40 s for the aggregate pass against 15 s with 8 MiB
- * runs, 19 s with 16 MiB, 24 s with 64 MiB), and the extra merge level that small runs need costs less.
+ * sorts runs as large as the page cache in memory, as a linked list: at the writer's page cache the run
+ * sort is cache misses, and the extra merge level that small runs need costs less (figures in
+ * BENCHMARKS.md).
  */
 const SORT_CACHE_KIB = 8192;
 

@@ -1,7 +1,7 @@
 /**
  * The read path (the API's only door to a chain database). Opened `{ readonly: true, fileMustExist:
- * true }`: it never creates, migrates or writes (STYLE habit 7), and WAL lets it read while the indexer
- * commits.
+ * true }`: it never creates, migrates or writes (only the indexer does), and WAL lets it read while the
+ * indexer commits.
  *
  * Consistency: each answer is ONE SQL statement, and a statement reads one snapshot (SQLite wraps it in
  * an implicit read transaction), so the balance and the tip it is reported at always belong to the

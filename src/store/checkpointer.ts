@@ -4,8 +4,8 @@
  *
  * Why: with SQLite's own auto-checkpoint (every 1,000 WAL pages, at commit, on the committing thread),
  * each block of a large index dirties thousands of random pages, so nearly every block commit also
- * writes them all a second time into the database file and waits for the fsync. Measured on the scale
- * bench at 10M coins: 1.50 blocks/s with SQLite's default, 2.31 with no checkpoint at all.
+ * writes them all a second time into the database file and waits for the fsync (BENCHMARKS.md has the
+ * scale bench's figures).
  *
  * How: a worker thread with its own connection runs `wal_checkpoint(PASSIVE)` every POLL_MS. PASSIVE
  * never waits for the writer or for readers: it copies what is committed and not in use, and an idle
@@ -17,8 +17,8 @@
  * WAL size: under back-to-back commits the WAL grows to the bound, restarts after the writer's
  * checkpoint, and grows again. The writer truncates it only down to WAL_KEEP_PAGES, so each cycle
  * overwrites blocks the file already has instead of extending it again from db.ts's 64 MiB: on ext4
- * every extending 4 KiB write allocates. Block apply on the scale bench's 185M index is about 10 %
- * faster for it (BENCHMARKS.md); the price is a WAL of up to 320 MiB left on disk.
+ * every extending write allocates. Block apply on a large index is faster for it (BENCHMARKS.md); the
+ * price is a WAL of up to WAL_KEEP_PAGES left on disk.
  *
  * The worker is CommonJS evaluated from a string and loads the SQLite driver by path: no loader is
  * needed, so it runs the same from sources (tsx), from dist and in tests.

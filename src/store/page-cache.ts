@@ -3,9 +3,9 @@
  *
  * Why: right after a bootstrap, applying blocks reads random leaves of `utxos` and `scripts`. A load
  * leaves only part of a large index in the kernel's page cache (the snapshot file and the sort's temp
- * files took the rest), and every missing leaf is then one random disk read on the writer's thread:
- * at 185M coins that made block apply four times slower than on a small index. One sequential pass
- * costs seconds (the disk streams several GB/s) and saves those reads.
+ * files took the rest), and every missing leaf is then one random disk read on the writer's thread,
+ * which slows block apply on a large index (BENCHMARKS.md). One sequential pass is cheap beside those
+ * random reads and saves them.
  *
  * Only when the file fits comfortably in the memory available now: reading a file larger than memory
  * would push out the pages it just read, and other processes' (the node's) with them.
