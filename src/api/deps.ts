@@ -7,9 +7,12 @@ import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics.js';
+import type { MempoolDelta, ScriptView } from '../store/chain-reader.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
 
 export type { TierLimits };
+/** One script's answer, in the store's shapes (declared once, in chain-reader.ts). */
+export type { MempoolDelta, ScriptView };
 
 /** The index's tip and the node height the indexer last saw (null when the node was never reached). */
 export interface IndexStatus {
@@ -29,20 +32,6 @@ export interface IndexStatus {
 export interface AddressSummary extends IndexStatus {
   readonly balanceSats: number;
   readonly utxoCount: number;
-}
-
-/** A script's mempool deltas: Δ balance and Δ UTXO count may be negative; txCount = mempool transactions touching it. */
-export interface MempoolDelta {
-  readonly balanceSats: number;
-  readonly utxoCount: number;
-  readonly txCount: number;
-}
-
-export interface ScriptView {
-  readonly balanceSats: number;
-  readonly utxoCount: number;
-  /** Present when the mempool was asked for. */
-  readonly unconfirmed?: MempoolDelta;
 }
 
 /** Many scripts read in one snapshot, all true at the one status (tip) named. */

@@ -24,13 +24,17 @@ export interface ScriptSummary extends ChainStatus {
   utxoCount: number;
 }
 
-/** A script's mempool deltas (mempool-store.ts); zeros when no mempool transaction touches it. */
+/**
+ * A script's mempool deltas (mempool-store.ts): Δ balance and Δ UTXO count may be negative; txCount =
+ * mempool transactions touching it; zeros when none does.
+ */
 export interface MempoolDelta {
   balanceSats: number;
   utxoCount: number;
   txCount: number;
 }
 
+/** One script's aggregate, as the API answers it. */
 export interface ScriptView {
   balanceSats: number;
   utxoCount: number;
