@@ -2,7 +2,7 @@
  * Token buckets, one per caller. A bucket holds up to `burst` tokens, refills at `rate` per second, and a
  * request takes `cost` tokens (1 unless the route says otherwise). This file holds the interface every
  * bucket store implements and the in-process store (the default): its state lives in this process, so
- * with several API processes each enforces its own share. redis-limiter.ts keeps the same buckets in
+ * with several API processes each enforces its own share. redis-buckets.ts keeps the same buckets in
  * Redis, shared by every process that names the same Redis.
  *
  * Callers are named `<family>:<id>` (`key:<key id>`, `ip:<client IP>`, …): any family of buckets plugs in
