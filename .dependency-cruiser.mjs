@@ -3,7 +3,7 @@
  * node → indexer/ → src/chain → src/store → SQLite → src/api → client, and imports follow it:
  *
  *   src/chain/                 pure: imports nothing of ours
- *   src/*.ts, src/cli/         the shared base (config, logger, metrics, coded-error, redact, …, and the
+ *   src/*.ts, src/cli/         the shared base (config, logger, coded-error, redact, build-info, …, and the
  *                              command-line plumbing): src/chain and each other
  *   src/store/                 the base and src/chain
  *   src/keys/                  the above and src/store

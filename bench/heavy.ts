@@ -29,7 +29,7 @@ import { loadConfig } from '../src/config.js';
 import { KeyStore } from '../src/keys/key-store.js';
 import { KeyCache } from '../src/keys/key-cache.js';
 import { createLogger } from '../src/logger.js';
-import { createApiMetrics } from '../src/metrics.js';
+import { createApiMetrics } from '../src/api/metrics.js';
 import { ChainReader } from '../src/store/chain-reader.js';
 import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/migrate.js';

@@ -3,7 +3,7 @@
  * collaborators come in through AppDeps, so tests build apps from fakes and many apps can coexist.
  */
 import express, { type Express } from 'express';
-import { createApiMetrics } from '../metrics.js';
+import { createApiMetrics } from './metrics.js';
 import { systemClock, type AppDeps } from './deps.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';

@@ -6,7 +6,7 @@ import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
-import type { ApiMetrics } from '../metrics.js';
+import type { ApiMetrics } from './metrics.js';
 import type { MempoolDelta, ScriptView } from '../store/chain-reader.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CHAIN_CODES } from '../chain/params.js';
 import { isChainServed, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { connectionMetrics } from '../metrics.js';
+import { connectionMetrics } from './metrics.js';
 import { createHttpServer } from './http-server.js';
 import { wireApi } from './wiring.js';
 

@@ -20,7 +20,7 @@ import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
 import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Logger } from '../logger.js';
-import { createApiMetrics, type ApiMetrics } from '../metrics.js';
+import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { ownCommand } from '../command-hint.js';
 import { perTurn } from './per-turn.js';
 import { ChainReader } from '../store/chain-reader.js';

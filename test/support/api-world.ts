@@ -24,7 +24,7 @@ import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/p
 import { KeyStore } from '../../src/keys/key-store.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
-import { createApiMetrics, type ApiMetrics } from '../../src/metrics.js';
+import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 

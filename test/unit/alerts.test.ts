@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { createApiMetrics } from '../../src/metrics.js';
+import { createApiMetrics } from '../../src/api/metrics.js';
 import { REPO_ROOT } from '../../harness/indexer-process.js';
 
 const havePromtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' }).status === 0;

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/api/http-server.js';
-import { connectionMetrics } from '../../src/metrics.js';
+import { connectionMetrics } from '../../src/api/metrics.js';
 import { buildWorld } from '../support/api-world.js';
 
 async function series(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {

@@ -11,7 +11,7 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { ENV_VARIABLES } from '../../src/config.js';
-import { connectionMetrics, createApiMetrics } from '../../src/metrics.js';
+import { connectionMetrics, createApiMetrics } from '../../src/api/metrics.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [

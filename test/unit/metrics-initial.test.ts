@@ -1,7 +1,7 @@
 /** Refusal counters exist at 0 from the first scrape, for every label value they can take. */
 import { describe, expect, it } from 'vitest';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { createApiMetrics } from '../../src/metrics.js';
+import { createApiMetrics } from '../../src/api/metrics.js';
 
 describe('metrics before any event', () => {
   it('API: auth failures, 429s and sampled log lines are 0 per known label value', async () => {

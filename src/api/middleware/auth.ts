@@ -9,7 +9,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { KeyVerifier } from '../../keys/key-verifier.js';
-import type { ApiMetrics } from '../../metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import { buckets } from '../caller-buckets.js';
 import type { ApiSettings, TierLimits } from '../deps.js';
 import { ApiError } from '../errors.js';

@@ -5,7 +5,7 @@
  * (in-process buckets) or with a promise (Redis); the synchronous path allocates no promise.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { ApiMetrics } from '../../metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { buckets } from '../caller-buckets.js';

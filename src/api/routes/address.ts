@@ -14,7 +14,7 @@
 import type { Express, Request, Response } from 'express';
 import { addressToScript } from '../../chain/address.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
-import type { ApiMetrics } from '../../metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import { judge, type Ages } from '../chain-state.js';
 import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type SummarySource } from '../deps.js';
 import { ApiError, methodNotAllowed, quote } from '../errors.js';

@@ -9,7 +9,7 @@
  * the whole answer names one blockHeight.
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import type { ApiMetrics } from '../../metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import { checkAddress, failBody, mempoolRequested, summaryBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError, quote } from '../errors.js';

@@ -8,7 +8,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
-import type { ApiMetrics } from '../../metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import { addressMatcher } from '../../net-ranges.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';

@@ -8,9 +8,9 @@
  * could differ for a moment, ready takes the minimum and heights and ages the maximum.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { buildInfoGauge } from './build-info.js';
-import type { KeyFailure } from './keys/key-verifier.js';
-import { TIER_NAMES } from './keys/tier.js';
+import { buildInfoGauge } from '../build-info.js';
+import type { KeyFailure } from '../keys/key-verifier.js';
+import { TIER_NAMES } from '../keys/tier.js';
 
 /**
  * Every label value a refusal counter can take, created at 0 when the registry is: increase() and an
@@ -18,7 +18,7 @@ import { TIER_NAMES } from './keys/tier.js';
  */
 const AUTH_FAILURE_REASONS: ReadonlyArray<'missing' | KeyFailure> = ['missing', 'malformed', 'unknown', 'revoked'];
 const RATE_LIMITED_TIERS: readonly string[] = [...TIER_NAMES, 'invalid_key'];
-import { logLinesDropped } from './log-writer.js';
+import { logLinesDropped } from '../log-writer.js';
 
 /** Refusal statuses whose suppressed-line series start at 0 (every status is sampled: src/api/log-sampler.ts). */
 const SAMPLED_STATUSES: readonly string[] = ['401', '429'];
