@@ -9,13 +9,11 @@
  * file key and what is allowed, e.g. `ADDRSUM_LTC_NETWORK: expected one of mainnet, testnet, regtest
  * (got "mainet")`. Values of secret settings (RPC URLs carry passwords) are never echoed.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { CHAIN_CODES, networkNames, type ChainCode, type NetworkName } from './chain/params.js';
-import { CodedError } from './coded-error.js';
 import { packageFile } from './package-root.js';
+import { ConfigError, deepFreeze, getPath, merge, readToml, setPath, type Origins, type Table } from './config-sources.js';
 import { isAddressOrRange } from './net-ranges.js';
 
 export const DEFAULTS_FILE = packageFile('config', 'default.toml');
@@ -239,72 +237,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
 /** Every environment variable the code reads (for docs and the docker-compose check). */
 export const ENV_VARIABLES: readonly string[] = Object.freeze(['ADDRSUM_CONFIG', ...new Set(ENV_BINDINGS.map((b) => b.name))]);
 
-export class ConfigError extends CodedError<'CONFIG_INVALID'> {
-  constructor(message: string) {
-    super('CONFIG_INVALID', message);
-  }
-}
-
-type Table = Record<string, unknown>;
-const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-
-/** Where each leaf came from: dotted path → a label for messages. */
-type Origins = Map<string, string>;
-
-function readToml(file: string, label: string): Table {
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`${label}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    return parseToml(source) as Table;
-  } catch (err) {
-    const e = err as { line?: number; column?: number; message?: string };
-    const what = (e.message ?? 'invalid TOML').split('\n')[0] ?? 'invalid TOML';
-    throw new ConfigError(`${label}: ${file}: ${what} (line ${e.line ?? '?'}, column ${e.column ?? '?'})`);
-  }
-}
-
-function merge(target: Table, source: Table, label: string, origins: Origins, prefix: string[] = []): void {
-  for (const [key, value] of Object.entries(source)) {
-    const at = [...prefix, key];
-    const existing = target[key];
-    if (isTable(value) && isTable(existing)) {
-      merge(existing, value, label, origins, at);
-    } else {
-      target[key] = isTable(value) ? structuredClone(value) : value;
-      markOrigins(value, `${label}: ${at.join('.')}`, origins, at);
-    }
-  }
-}
-
-function markOrigins(value: unknown, label: string, origins: Origins, at: string[]): void {
-  origins.set(at.join('.'), label);
-  if (isTable(value)) {
-    for (const [k, v] of Object.entries(value)) markOrigins(v, `${label}.${k}`, origins, [...at, k]);
-  }
-}
-
-function setPath(target: Table, at: readonly string[], value: unknown): void {
-  let node = target;
-  for (const key of at.slice(0, -1)) {
-    const next = node[key];
-    if (!isTable(next)) node[key] = {};
-    node = node[key] as Table;
-  }
-  node[at[at.length - 1] as string] = value;
-}
-
-function getPath(source: unknown, at: readonly PropertyKey[]): unknown {
-  let node = source;
-  for (const key of at) {
-    if (Array.isArray(node) && typeof key === 'number') node = node[key] as unknown;
-    else node = isTable(node) ? node[key as string] : undefined;
-  }
-  return node;
-}
+export { ConfigError };
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Table, origins: Origins): string {
   const at = issue.path.map(String);
@@ -321,14 +254,6 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Table, origins: Origins): s
   if (value === undefined) return `${where}: missing; ${issue.message}`;
   const secret = SECRET_KEYS.has(at[at.length - 1] ?? '');
   return secret ? `${where}: ${issue.message}` : `${where}: ${issue.message} (got ${JSON.stringify(value)})`;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function envValue(kind: EnvBinding['kind'], value: string): unknown {

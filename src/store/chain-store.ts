@@ -20,8 +20,7 @@
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
  * commits (bcoin's order). A kill -9 at any instant therefore leaves the previous commit, and the next
  * open resumes from its tip with no repair step. The API's lookup is one primary-key read in `scripts`,
- * whatever the number of UTXOs behind it. No index exists beyond the primary keys (row sizes:
- * test/unit/store-size.test.ts).
+ * whatever the number of UTXOs behind it. No index exists beyond the primary keys (store-size.test.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -31,7 +30,7 @@ import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
-import { Checkpointer } from './checkpointer.js';
+import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openReaderDb, openWriterDb, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
@@ -78,8 +77,6 @@ export const DEFAULT_UNDO_DEPTH = 288;
 
 type MetaRow = { key: string; value: unknown };
 
-const TRUNCATE_TRIES = 100;
-const TRUNCATE_WAIT_MS = 50;
 
 export class ChainStore {
   /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
@@ -332,20 +329,9 @@ export class ChainStore {
     return this.checkpointer?.runs ?? 0;
   }
 
-  /**
-   * Folds the WAL into the database and truncates it, as after a bulk load; false when it stayed busy.
-   * Busy mostly means the checkpoint thread is copying the last frames at that moment: it is done within
-   * a poll or two, so this tries again for a while rather than leave a large WAL for every page read of
-   * the next blocks to search.
-   */
+  /** Folds the WAL into the database and truncates it (checkpointer.ts); false when it stayed busy. */
   truncateWal(): boolean {
-    const pause = new Int32Array(new SharedArrayBuffer(4));
-    for (let i = 0; i < TRUNCATE_TRIES; i++) {
-      const [checkpoint] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-      if (checkpoint?.busy === 0) return true;
-      Atomics.wait(pause, 0, 0, TRUNCATE_WAIT_MS);
-    }
-    return false;
+    return truncateWal(this.db);
   }
 
   /** Reads the index file into the kernel's page cache when it fits (page-cache.ts); null for an in-memory store. */

@@ -116,3 +116,22 @@ export class Checkpointer {
     void this.worker.terminate();
   }
 }
+
+const TRUNCATE_TRIES = 100;
+const TRUNCATE_WAIT_MS = 50;
+
+/**
+ * Folds the WAL into the database and truncates it, as after a bulk load; false when it stayed busy.
+ * Busy mostly means the checkpoint thread is copying the last frames at that moment: it is done within
+ * a poll or two, so this tries again for a while rather than leave a large WAL for every page read of
+ * the next blocks to search.
+ */
+export function truncateWal(db: Db): boolean {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < TRUNCATE_TRIES; i++) {
+    const [checkpoint] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (checkpoint?.busy === 0) return true;
+    Atomics.wait(pause, 0, 0, TRUNCATE_WAIT_MS);
+  }
+  return false;
+}

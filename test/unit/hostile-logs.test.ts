@@ -83,7 +83,7 @@ function emptyDisk(): void {
 async function apiLoggingToTmpfs(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | string>; stderr: () => string }> {
   const port = await freePort();
   const log = openSync(path.join(mountDir, `api-${port}.log`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/addrsum-api.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...data.env, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: String(port), ADDRSUM_LOG_LEVEL: 'info' },
     stdio: ['ignore', log, 'pipe'],
