@@ -77,7 +77,6 @@ export const DEFAULT_UNDO_DEPTH = 288;
 
 type MetaRow = { key: string; value: unknown };
 
-
 export class ChainStore {
   /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
   readonly mempool: MempoolStore;
