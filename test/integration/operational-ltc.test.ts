@@ -11,7 +11,7 @@
  *      code, never 500, and answers again without a restart;
  *   7. keys.sqlite 0600, its directory 0700 (the unreadable-file message: test/unit/ops-guards.test.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, renameSync, rmSync, statSync, truncateSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -26,6 +26,7 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
+import { startSocketClient } from '../support/socket-client.js';
 
 interface Answer {
   status: number;
@@ -331,24 +332,7 @@ describe('operational truth against a real litecoind (issue 11)', () => {
   it('case 5: 25,000 idle sockets (two clients, two source addresses) leave /health answering', async () => {
     const port = new URL(api.url).port;
     const results = await Promise.all(
-      ['127.0.0.2', '127.0.0.3'].map(
-        (from) =>
-          new Promise<{ opened: number; failed: number }>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/idle-sockets-child.ts', port, '12500', from], {
-              cwd: REPO_ROOT,
-              stdio: ['ignore', 'pipe', 'pipe'],
-            });
-            children.push(child);
-            let out = '';
-            child.stdout.on('data', (d: Buffer) => {
-              out += d.toString();
-              const line = out.split('\n').find((l) => l.startsWith('{'));
-              if (line) resolve(JSON.parse(line) as { opened: number; failed: number });
-            });
-            child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-            child.on('exit', (code) => reject(new Error(`idle-socket client exited ${String(code)}: ${out}`)));
-          }),
-      ),
+      ['127.0.0.2', '127.0.0.3'].map((from) => startSocketClient('test/support/idle-sockets-child.ts', [port, '12500', from], children)),
     );
     expect(results.reduce((n, r) => n + r.opened + r.failed, 0)).toBe(25_000);
     const res = await fetch(`${api.url}/health`, { signal: AbortSignal.timeout(10_000) });

@@ -14,6 +14,7 @@ import { chainParams } from '../../src/chain/params.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { ChainStore } from '../../src/store/chain-store.js';
+import { writeOneCoinIndex } from '../support/one-coin-index.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-server-'));
@@ -118,27 +119,7 @@ describe('the API process', () => {
 
     const script = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
     if (!script.ok) throw script.error;
-    const chain = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest' });
-    // Block 1 (the genesis coinbase is never spendable, so Core keeps it out of the UTXO set).
-    chain.applyBlocks([
-      { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
-      {
-        height: 1,
-        hash: Buffer.alloc(32, 1),
-        prevHash: Buffer.alloc(32, 9),
-        txs: [
-          {
-            txid: Buffer.alloc(32, 2),
-            inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-            outputs: [{ value: 123, script: script.script }],
-            coinbase: true,
-            hogEx: false,
-          },
-        ],
-      },
-    ]);
-    chain.setNodeHeight(1, new Date());
-    chain.close();
+    writeOneCoinIndex(path.join(dir, 'ltc.sqlite'), 'regtest', script.script);
 
     const after = await until(
       () => get(url, { 'x-api-key': key }),

@@ -14,8 +14,8 @@ import { chainParams, type NetworkName } from '../../src/chain/params.js';
 import { loadConfig } from '../../src/config.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { silentLogger } from '../../src/logger.js';
-import { ChainStore } from '../../src/store/chain-store.js';
 import { chainDbPath } from '../../src/store/paths.js';
+import { writeOneCoinIndex } from '../support/one-coin-index.js';
 
 const ADDRESS = 'rltc1qcswcz6dxhm2pgd6amemskh48azmfleqsrgcuyd';
 
@@ -40,26 +40,7 @@ function wire(env: Record<string, string> = {}): { wired: WiredApi; key: string 
 function indexWithOneCoin(network: NetworkName): void {
   const script = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
   if (!script.ok) throw script.error;
-  const store = ChainStore.open(chainDbPath(dir, 'LTC'), { chain: 'LTC', network });
-  store.applyBlocks([
-    { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
-    {
-      height: 1,
-      hash: Buffer.alloc(32, 1),
-      prevHash: Buffer.alloc(32, 9),
-      txs: [
-        {
-          txid: Buffer.alloc(32, 2),
-          inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-          outputs: [{ value: 123, script: script.script }],
-          coinbase: true,
-          hogEx: false,
-        },
-      ],
-    },
-  ]);
-  store.setNodeHeight(1, new Date());
-  store.close();
+  writeOneCoinIndex(chainDbPath(dir, 'LTC'), network, script.script);
 }
 
 /** Files under `root` this process holds open (Linux: /proc/self/fd). */

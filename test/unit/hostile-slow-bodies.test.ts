@@ -4,11 +4,11 @@
  * its connection cap scaled down (64) and twice that many slow-body connections, reopened as the server
  * closes them; meanwhile /health and a keyed lookup must each answer within 3 s, every time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
-import { REPO_ROOT } from '../../harness/indexer-process.js';
 import { makeDataDir, ROUTE, type DataDir } from '../support/limits-world.js';
+import { startSocketClient, type Opened } from '../support/socket-client.js';
 
 let data: DataDir;
 let api: ApiProcess;
@@ -25,26 +25,8 @@ afterAll(async () => {
   data?.remove();
 });
 
-function attack(port: string, count: number, from: string, durationMs: number): Promise<{ opened: number; failed: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'test/support/slow-bodies-child.ts', port, String(count), from, String(durationMs)],
-      {
-        cwd: REPO_ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"opened"'));
-      if (line) resolve(JSON.parse(line) as { opened: number; failed: number });
-    });
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`slow-body client exited ${String(code)}: ${out}`)));
-  });
+function attack(port: string, count: number, from: string, durationMs: number): Promise<Opened> {
+  return startSocketClient('test/support/slow-bodies-child.ts', [port, String(count), from, String(durationMs)], children);
 }
 
 /** Status of one request on a fresh connection, or the error's name when none came within 3 s. */
