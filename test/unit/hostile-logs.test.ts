@@ -4,18 +4,19 @@
  *     while it runs or was already full when it started, and a stop still exits;
  *   - 6,000 requests answered 404, 400 and 405 grow the log by at most 300 KB (request lines of every
  *     status are sampled past a rate, and the left-out lines are counted on /metrics).
- * The tmpfs needs root (mount); the test fails, not skips, without it.
+ * The tmpfs is mounted by a child with a mount namespace of its own (as root and as any user), which
+ * starts the API there and fills the disk when told; the test reaches the API on loopback.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApi } from '../../harness/api-process.js';
-import { REPO_ROOT } from '../../harness/indexer-process.js';
 import { freePort } from '../../harness/ports.js';
 import { makeDataDir, type DataDir } from '../support/limits-world.js';
+import { onJsonLines, spawnWithOwnMounts } from '../support/own-tmpfs.js';
 
 // autocannon ships no types; this is the part of its programmatic API used here.
 type Autocannon = (
@@ -32,77 +33,92 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 let data: DataDir;
 let mountDir: string;
-const running: ChildProcess[] = [];
+const running: ApiOnTmpfs[] = [];
 
 beforeAll(() => {
   data = makeDataDir('logs');
   mountDir = mkdtempSync(path.join(tmpdir(), 'addrsum-full-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountDir]);
 });
 
 afterEach(() => {
-  for (const c of running.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const api of running.splice(0)) {
+    // Ending its stdin makes the child kill the API (SIGKILL) and exit.
+    api.child.stdin!.end();
+  }
 });
 
 afterAll(() => {
-  try {
-    execFileSync('umount', ['-l', mountDir]);
-  } finally {
-    rmSync(mountDir, { recursive: true, force: true });
-    data.remove();
-  }
+  rmSync(mountDir, { recursive: true, force: true });
+  data.remove();
 });
 
-/** Fills the tmpfs to the last byte. */
-function fillDisk(): void {
-  const fd = openSync(path.join(mountDir, `filler-${Date.now()}`), 'w');
-  const chunk = Buffer.alloc(64 * 1024, 'x');
-  try {
-    for (;;) writeFileSync(fd, chunk);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-  // What is left after the last whole chunk.
-  const fd2 = openSync(path.join(mountDir, `filler-tail-${Date.now()}`), 'w');
-  try {
-    for (;;) writeFileSync(fd2, 'x');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd2);
-  }
+interface ApiOnTmpfs {
+  readonly child: ChildProcess;
+  /** The API's own process (the child's child). */
+  readonly pid: number;
+  readonly url: string;
+  /** Bytes left on the log disk when the API started, when it was filled first. */
+  readonly free: number | null;
+  /** `exited <code or signal>` once the API has exited, else null. */
+  exitedWith(): string | null;
+  readonly exited: Promise<number | string>;
+  stderr(): string;
+  /** Fills the log disk while the API runs; resolves with the bytes left. */
+  fill(): Promise<number>;
 }
 
-function emptyDisk(): void {
-  execFileSync('sh', ['-c', `rm -f "${mountDir}"/*`]);
-}
-
-/** The API with its stdout on the tmpfs; stderr is kept by the test. */
-async function apiLoggingToTmpfs(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | string>; stderr: () => string }> {
+/** The API with its stdout on a fresh tmpfs, `full` from the start or `empty`; stderr is kept by the test. */
+async function apiLoggingToTmpfs(start: 'empty' | 'full'): Promise<ApiOnTmpfs> {
   const port = await freePort();
-  const log = openSync(path.join(mountDir, `api-${port}.log`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...data.env, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: String(port), ADDRSUM_LOG_LEVEL: 'info' },
-    stdio: ['ignore', log, 'pipe'],
+  const child = spawnWithOwnMounts('test/support/api-full-disk-child.ts', [mountDir, start], {
+    ...data.env,
+    ADDRSUM_HOST: '127.0.0.1',
+    ADDRSUM_PORT: String(port),
+    ADDRSUM_LOG_LEVEL: 'info',
   });
-  closeSync(log);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  running.push(child);
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  return { child, url: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
+  let exitedWith: string | null = null;
+  let onExit: (v: number | string) => void = () => undefined;
+  const exited = new Promise<number | string>((resolve) => (onExit = resolve));
+  let onFilled: (free: number) => void = () => undefined;
+  const started = new Promise<{ pid: number; free: number | null }>((resolve, reject) => {
+    onJsonLines(child, (line) => {
+      if (typeof line.pid === 'number') resolve({ pid: line.pid, free: line.free as number | null });
+      else if ('exit' in line) {
+        exitedWith = `exited ${String(line.exit)}`;
+        onExit(line.exit as number | string);
+      } else if (typeof line.free === 'number') onFilled(line.free);
+    });
+    child.on('exit', (code) => reject(new Error(`the tmpfs child exited ${String(code)} before starting the API:\n${stderr}`)));
+  });
+  const { pid, free } = await started;
+  const api: ApiOnTmpfs = {
+    child,
+    pid,
+    url: `http://127.0.0.1:${port}`,
+    free,
+    exitedWith: () => exitedWith,
+    exited,
+    stderr: () => stderr,
+    fill: () =>
+      new Promise<number>((resolve) => {
+        onFilled = resolve;
+        child.stdin!.write('fill\n');
+      }),
+  };
+  running.push(api);
+  return api;
 }
 
 /** /health's status, or the exit code once the process has exited, polled for up to 15 s (or 60 s to start). */
-async function healthOrExit(api: { url: string; child: ChildProcess }, timeout: number): Promise<string> {
+async function healthOrExit(api: ApiOnTmpfs, timeout: number): Promise<string> {
   let last = 'no answer';
   await expect
     .poll(
       async () => {
-        if (api.child.exitCode !== null) return (last = `exited ${api.child.exitCode}`);
+        const exited = api.exitedWith();
+        if (exited !== null) return (last = exited);
         try {
           const res = await fetch(`${api.url}/health`, { signal: AbortSignal.timeout(1000) });
           return (last = `status ${res.status}`);
@@ -139,28 +155,26 @@ async function flood(url: string, count: number): Promise<void> {
 
 describe('logging', () => {
   it('keeps /health answering when the log disk fills while it runs', async () => {
-    emptyDisk();
-    const api = await apiLoggingToTmpfs();
+    const api = await apiLoggingToTmpfs('empty');
     // Started (it answers) before the disk is full.
     expect(await healthOrExit(api, 60_000)).toBe('status 200');
-    fillDisk();
+    expect(await api.fill()).toBe(0);
     await flood(api.url, 3000);
     expect(await healthOrExit(api, 15_000)).toMatch(/^(status 200|exited [1-9]\d*)$/);
-    if (api.child.exitCode === null) {
+    if (api.exitedWith() === null) {
       // The lines it could not write are counted, and said once on stderr.
       const metrics = await (await fetch(`${api.url}/metrics`)).text();
       const dropped = /^addrsum_api_log_lines_dropped_total (\d+)/m.exec(metrics);
       expect(Number(dropped?.[1])).toBeGreaterThan(0);
       expect(api.stderr().match(/dropped \d+ log line/g)).toHaveLength(1);
-      api.child.kill('SIGTERM');
+      process.kill(api.pid, 'SIGTERM');
       expect(await Promise.race([api.exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))])).toBe(0);
     }
   }, 120_000);
 
   it('answers /health when started on a full log disk', async () => {
-    emptyDisk();
-    fillDisk();
-    const api = await apiLoggingToTmpfs();
+    const api = await apiLoggingToTmpfs('full');
+    expect(api.free).toBe(0);
     expect(await healthOrExit(api, 60_000)).toMatch(/^(status 200|exited [1-9]\d*)$/);
   }, 90_000);
 
