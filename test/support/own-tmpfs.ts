@@ -12,11 +12,14 @@ import { REPO_ROOT } from '../../harness/indexer-process.js';
 
 /** Runs `tsx script args` in a user and mount namespace of its own; stdin and stdout are pipes. */
 export function spawnWithOwnMounts(script: string, args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn('unshare', ['-Urm', process.execPath, '--import', 'tsx', script, ...args], {
+  const child = spawn('unshare', ['-Urm', process.execPath, '--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // Writing to or ending stdin after the child has exited is harmless, not an error of the test.
+  child.stdin.on('error', () => undefined);
+  return child;
 }
 
 /** Calls `onLine` with each JSON line the child prints on stdout (other lines are ignored). */
