@@ -9,7 +9,7 @@ import { addressToScript, scriptToAddress } from '../chain/address.js';
 import type { ChainParams } from '../chain/params.js';
 import { descriptorChecksum } from './checksum.js';
 import { WalletError, malformed } from './errors.js';
-import { encodeExtendedKey } from './extended-key.js';
+import { encodeExtendedKey, refusePrivateKeys } from './extended-key.js';
 import { keyExpressionString, parseKeyExpression, type KeyExpression } from './key-expression.js';
 
 export type ScriptNode =
@@ -158,12 +158,13 @@ export function descriptorKeys(desc: Descriptor): readonly KeyExpression[] {
 /** Parses a descriptor of `params`' network; a `#checksum`, when present, must match. */
 export function parseDescriptor(params: ChainParams, text: string): Descriptor {
   if (text.length > MAX_DESCRIPTOR_LENGTH) throw malformed(`a descriptor is at most ${MAX_DESCRIPTOR_LENGTH} characters`);
+  // A private key is refused before anything else is judged, so no other error can hide it.
+  refusePrivateKeys(text);
   const hash = text.indexOf('#');
   const body = hash < 0 ? text : text.slice(0, hash);
   const checksum = hash < 0 ? null : text.slice(hash + 1);
   if (checksum !== null && !CHECKSUM.test(checksum))
     throw new WalletError('BAD_CHECKSUM', 'a descriptor checksum is 8 characters of the bech32 charset');
-  // Private keys are refused before the checksum is looked at, so a valid checksum never decides it.
   const root = parseScript(params, body, 'top');
   const keys = keysOf(root);
   const counts = new Set(keys.map((k) => k.branches).filter((n) => n > 1));

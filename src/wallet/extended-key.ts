@@ -4,6 +4,7 @@
  * (xprv and kin, or WIF) is recognised by its payload alone, so no version list can let one through.
  */
 import bs58check from 'bs58check';
+import { isPoint } from 'tiny-secp256k1';
 import { CHAINS } from '../chain/registry.js';
 import type { ExtendedKeyKind, NetworkParams } from '../chain/chain-module.js';
 import { WalletError, malformed } from './errors.js';
@@ -43,6 +44,21 @@ export function refuseWif(payload: Uint8Array | null, what: string): void {
   }
 }
 
+/** Base58 words long enough to be a WIF (51–52 characters) or an extended key (111). */
+const BASE58_WORD = /[1-9A-HJ-NP-Za-km-z]{50,112}/g;
+
+/**
+ * Refuses any private key anywhere in `text`, whatever else is wrong with it: a private key must be
+ * refused as such even inside a descriptor that would not parse.
+ */
+export function refusePrivateKeys(text: string): void {
+  for (const [word] of text.matchAll(BASE58_WORD)) {
+    const payload = decodeBase58Check(word);
+    refuseWif(payload, 'a key of the descriptor');
+    if (payload?.length === EXTENDED_KEY_BYTES && payload[KEY_DATA_OFFSET] === 0) throw privateKeyRefused('a key of the descriptor');
+  }
+}
+
 /** True when some network of some chain we serve uses this version, so a mismatch is a wrong network. */
 function knownElsewhere(version: number): boolean {
   return CHAINS.some((c) => Object.values(c.params).some((p: NetworkParams) => p.extendedKeys.some((k) => k.version === version)));
@@ -64,6 +80,12 @@ export function decodeExtendedKey(params: NetworkParams, text: string, what: str
       throw new WalletError('WRONG_NETWORK', `${what} is an extended key of another network than ${params.label}`);
     throw malformed(`${what} has unknown extended key version bytes`);
   }
+  // BIP32's own validity rules (its test vector 5): a root key has no parent and no index; a point.
+  const view = new DataView(payload.buffer, payload.byteOffset);
+  if (payload[4] === 0 && (view.getUint32(5) !== 0 || view.getUint32(9) !== 0)) {
+    throw malformed(`${what} is a root key with a parent or an index`);
+  }
+  if (!isPoint(payload.slice(KEY_DATA_OFFSET))) throw malformed(`${what} holds no valid public key`);
   const body = payload.slice(4);
   return {
     kind: known.kind,

@@ -77,9 +77,7 @@ function parseSource(text: string, ctx: KeyContext): KeySource {
   if (text.length > 0 && HEX.test(text) && text.length % 2 === 0) return { type: 'hex', bytes: parseHexKey(text, ctx) };
   // Anything else must be base58: a WIF is refused here, an extended key by decodeExtendedKey.
   refuseWif(decodeBase58Check(text), ctx.what);
-  const key = decodeExtendedKey(ctx.params, text, ctx.what);
-  if (!isPoint(key.publicKey)) throw malformed(`${ctx.what} is not a valid public key`);
-  return { type: 'xpub', key };
+  return { type: 'xpub', key: decodeExtendedKey(ctx.params, text, ctx.what) };
 }
 
 function parseMultipath(text: string, ctx: KeyContext): number[] {
