@@ -1,11 +1,14 @@
 /**
- * Range expansion and its limits, sortedmulti, and the refusals that are ours rather than a vector's.
+ * Range expansion and its limits, sortedmulti, the refusals that are ours rather than a vector's, and the
+ * wallet fingerprint logs carry.
  */
+import bs58check from 'bs58check';
 import { describe, expect, it } from 'vitest';
 import { chainParams } from '../../src/chain/params.js';
 import { parseDescriptor } from '../../src/wallet/descriptor.js';
 import { deriveScripts } from '../../src/wallet/derive.js';
 import { WalletError } from '../../src/wallet/errors.js';
+import { walletFingerprint } from '../../src/wallet/fingerprint.js';
 import { parseWalletInput } from '../../src/wallet/wallet-input.js';
 
 const BTC = chainParams('BTC', 'mainnet');
@@ -108,5 +111,23 @@ describe('our own refusals', () => {
       expect(message).not.toBe('');
       expect(message).not.toContain(A.slice(4, 24));
     }
+  });
+});
+
+describe('walletFingerprint', () => {
+  it('is the same for every spelling of one wallet and differs between wallets and networks', () => {
+    const zpub = (() => {
+      const payload = Buffer.from(bs58check.decode(A));
+      payload.writeUInt32BE(0x04b24746, 0);
+      return bs58check.encode(payload);
+    })();
+    const fp = (p: typeof BTC, text: string) => walletFingerprint(parseWalletInput(p, text));
+    const same = fp(BTC, zpub);
+    expect(same).toMatch(/^[0-9a-f]{16}$/);
+    expect(fp(BTC, `wpkh(${A}/<0;1>/*)`)).toBe(same);
+    expect(fp(BTC, ` ${zpub} `)).toBe(same);
+    expect(fp(BTC, `pkh(${A}/<0;1>/*)`)).not.toBe(same);
+    expect(fp(LTC, `wpkh(${A}/<0;1>/*)`)).not.toBe(same);
+    expect(same).not.toContain(A.slice(4, 12));
   });
 });
