@@ -30,7 +30,10 @@ export interface Descriptor {
 
 /** Longer input is refused before parsing: 20 extended keys with origins fit well within it. */
 export const MAX_DESCRIPTOR_LENGTH = 4096;
-/** Core's MAX_PUBKEYS_PER_MULTISIG for multi() in P2SH/P2WSH; a bare multi() takes at most 3. */
+/**
+ * Keys of one multi(): OP_1…OP_16, what bitcoinjs's p2ms encodes (Core reads up to 20 inside wsh());
+ * a bare multi() takes at most 3, as in Core.
+ */
 const MAX_MULTISIG_KEYS = 16;
 const MAX_BARE_MULTISIG_KEYS = 3;
 /** A P2SH redeem script is one push (Core's MAX_SCRIPT_ELEMENT_SIZE). */

@@ -84,6 +84,7 @@ describe('our own refusals', () => {
     ['raw() of odd length', 'raw(abc)', 'MALFORMED_DESCRIPTOR'],
     ['a threshold above the key count', `multi(3,${A},${B})`, 'MALFORMED_DESCRIPTOR'],
     ['four keys in a bare multi()', `multi(1,${A}/0,${A}/1,${A}/2,${A}/3)`, 'MALFORMED_DESCRIPTOR'],
+    ['17 keys in wsh(multi())', `wsh(multi(1,${Array.from({ length: 17 }, (_, i) => `${A}/${i}`).join(',')}))`, 'MALFORMED_DESCRIPTOR'],
     ['wpkh() inside wsh()', `wsh(wpkh(${A}))`, 'MALFORMED_DESCRIPTOR'],
     ['a repeated multipath value', `wpkh(${A}/<0;0>/*)`, 'MALFORMED_DESCRIPTOR'],
     ['a * before the last step', `wpkh(${A}/*/0)`, 'MALFORMED_DESCRIPTOR'],
