@@ -11,7 +11,7 @@ import * as ecc from 'tiny-secp256k1';
 import '../chain/address.js';
 import { descriptorKeys, type Descriptor, type ScriptNode } from './descriptor.js';
 import { WalletError } from './errors.js';
-import { HARDENED, type KeyExpression } from './key-expression.js';
+import { HARDENED, stepText, type KeyExpression } from './key-expression.js';
 
 const bip32 = BIP32Factory(ecc);
 
@@ -45,10 +45,6 @@ function checkRange(desc: Descriptor, { range, maxRange }: RangeLimits): void {
   if (desc.ranged && desc.branches * range > 2 * maxRange) {
     throw new WalletError('RANGE_TOO_LARGE', `${desc.branches} branches × range ${range} exceeds ${2 * maxRange} scripts`);
   }
-}
-
-function stepText(step: number): string {
-  return step >= HARDENED ? `${step - HARDENED}h` : String(step);
 }
 
 /** Per key and branch: the node at the end of the fixed path, derived once. */

@@ -28,7 +28,7 @@ export interface Descriptor {
   readonly ranged: boolean;
 }
 
-/** Longer input is refused before parsing: 20 extended keys with origins fit well within it. */
+/** Longer input is refused before parsing: 16 extended keys with origins fit well within it. */
 export const MAX_DESCRIPTOR_LENGTH = 4096;
 /**
  * Keys of one multi(): OP_1…OP_16, what bitcoinjs's p2ms encodes (Core reads up to 20 inside wsh());

@@ -130,7 +130,8 @@ export function parseKeyExpression(text: string, ctx: KeyContext): KeyExpression
   return { origin, source, path, wildcard, branches: multi[0]?.length ?? 1 };
 }
 
-function stepText(step: number): string {
+/** A child number as Core prints it: hardened steps with `h`. */
+export function stepText(step: number): string {
   return step >= HARDENED ? `${step - HARDENED}h` : String(step);
 }
 
