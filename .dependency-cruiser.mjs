@@ -5,6 +5,7 @@
  *   src/chain/                 pure: imports nothing of ours
  *   src/*.ts, src/cli/         the shared base (config, logger, coded-error, redact, build-info, …, and the
  *                              command-line plumbing): src/chain and each other
+ *   src/wallet/                pure (descriptors, BIP32 derivation): the base and src/chain
  *   src/store/                 the base and src/chain
  *   src/keys/                  the above and src/store
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
@@ -30,8 +31,15 @@ export default {
       'base-stays-low',
       'the shared base (src/*.ts, src/cli/) imports only src/chain and itself',
       '^src/([^/]+\\.ts$|cli/)',
+      '^(src/(store|keys|api|wallet)|indexer)/',
+    ),
+    layer(
+      'wallet-is-pure',
+      'src/wallet imports only src/chain and the shared base; only the API uses it',
+      '^src/wallet/',
       '^(src/(store|keys|api)|indexer)/',
     ),
+    layer('wallet-for-the-api', 'of the layers, only src/api imports src/wallet', '^(src/(store|keys)|indexer)/', '^src/wallet/'),
     layer(
       'store-below-keys-api-indexer',
       'src/store imports only src/chain and the shared base',

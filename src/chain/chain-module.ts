@@ -5,6 +5,19 @@
  */
 import type { Network } from 'bitcoinjs-lib';
 
+/**
+ * The output script an extended public key's version bytes imply when it is given alone (SLIP-0132, as
+ * Blockbook and hardware wallets read it): BIP44 pkh, BIP49 sh(wpkh), BIP84 wpkh.
+ */
+export type ExtendedKeyKind = 'pkh' | 'sh-wpkh' | 'wpkh';
+
+/** One version of extended public key a network accepts: its base58 prefix, version bytes, script kind. */
+export interface ExtendedKeyVersion {
+  readonly prefix: string;
+  readonly version: number;
+  readonly kind: ExtendedKeyKind;
+}
+
 /** One network of a chain, as its module writes it (values of the node's chainparams.cpp). */
 export interface NetworkDef {
   /** bitcoinjs-lib Network; its scriptHash is the primary (encoded) P2SH version. */
@@ -19,6 +32,11 @@ export interface NetworkDef {
   readonly nodeChain: string;
   /** pchMessageStart (hex) of the `dumptxoutset` files this network accepts (Core snapshot format only). */
   readonly snapshotMagics: readonly string[];
+  /**
+   * Extended public keys of this network. The first is the node's own EXT_PUBLIC_KEY (the one its
+   * descriptors take, and the one we print); the rest are SLIP-0132 versions wallets export.
+   */
+  readonly extendedKeys: readonly ExtendedKeyVersion[];
   /**
    * `api.maxTipAgeSeconds` when unset: well above the longest gap between blocks a live network
    * plausibly shows, so only a node that stopped following its network trips it. Absent = off (test
@@ -83,11 +101,15 @@ function makeParams<C extends string, N extends string>(def: ChainModuleDef<C, N
     genesisHash: n.genesisHash,
     nodeChain: n.nodeChain,
     snapshotMagics: Object.freeze([...n.snapshotMagics]),
+    extendedKeys: Object.freeze(n.extendedKeys.map((k) => Object.freeze({ ...k }))),
     defaultMaxTipAgeSeconds: n.defaultMaxTipAgeSeconds ?? 0,
   };
   // The bitcoinjs Network and our own fields must never disagree: the shared ones are derived from it.
   if (params.scriptHashVersions[0] !== params.bitcoinjs.scriptHash) {
     throw new Error(`${params.label}: primary P2SH version must equal the bitcoinjs Network's scriptHash`);
+  }
+  if (params.extendedKeys[0]?.version !== params.bitcoinjs.bip32.public) {
+    throw new Error(`${params.label}: the first extended key version must be the bitcoinjs Network's bip32.public`);
   }
   return Object.freeze(params);
 }

@@ -15,11 +15,30 @@
  * before testnet4 was a network of its own. Signet and testnet4 (BIP94) share testnet3's versions and
  * HRP, so only the genesis hash tells them apart. Every signet shares one genesis block; a custom
  * `-signetchallenge` network indexes like the default one, but its snapshots carry another magic.
+ *
+ * Extended public keys: Core's EXT_PUBLIC_KEY (xpub 0488b21e, tpub 043587cf on every test network),
+ * then SLIP-0132's ypub 049d7cb2 / zpub 04b24746 and upub 044a5262 / vpub 045f1cf6.
  */
 import { networks } from 'bitcoinjs-lib';
-import { defineChain } from '../chain-module.js';
+import { defineChain, type ExtendedKeyVersion } from '../chain-module.js';
 
-const TESTNET_ADDRESSES = { bitcoinjs: networks.testnet, scriptHashVersions: [196], mwebHrp: null } as const;
+const MAINNET_KEYS: readonly ExtendedKeyVersion[] = [
+  { prefix: 'xpub', version: 0x0488b21e, kind: 'pkh' },
+  { prefix: 'ypub', version: 0x049d7cb2, kind: 'sh-wpkh' },
+  { prefix: 'zpub', version: 0x04b24746, kind: 'wpkh' },
+];
+const TEST_KEYS: readonly ExtendedKeyVersion[] = [
+  { prefix: 'tpub', version: 0x043587cf, kind: 'pkh' },
+  { prefix: 'upub', version: 0x044a5262, kind: 'sh-wpkh' },
+  { prefix: 'vpub', version: 0x045f1cf6, kind: 'wpkh' },
+];
+
+const TESTNET_ADDRESSES = {
+  bitcoinjs: networks.testnet,
+  scriptHashVersions: [196],
+  mwebHrp: null,
+  extendedKeys: TEST_KEYS,
+} as const;
 
 export const btc = defineChain({
   code: 'BTC',
@@ -33,6 +52,7 @@ export const btc = defineChain({
       genesisHash: '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f',
       nodeChain: 'main',
       snapshotMagics: ['f9beb4d9'],
+      extendedKeys: MAINNET_KEYS,
       // An hour without a block happens on Bitcoin; two is far out of the ordinary.
       defaultMaxTipAgeSeconds: 7200,
     },
@@ -49,6 +69,7 @@ export const btc = defineChain({
       genesisHash: '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206',
       nodeChain: 'regtest',
       snapshotMagics: ['fabfb5da'],
+      extendedKeys: TEST_KEYS,
     },
     signet: {
       ...TESTNET_ADDRESSES,

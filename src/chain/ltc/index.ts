@@ -11,9 +11,14 @@
  * encodes SCRIPT_ADDRESS2, so the first entry is the one bitcoinjs's Network carries. MWEB: stealth
  * addresses (HRP above) and witness v8/v9 programs name no balance; blocks and mempool transactions
  * carry MWEB data the shared parser walks over with ./mweb-skip.ts. Its `dumptxoutset` is the 0.21 layout.
+ *
+ * Extended public keys: Litecoin Core keeps Bitcoin's EXT_PUBLIC_KEY (xpub 0488b21e on mainnet, tpub
+ * 043587cf on testnet and regtest). Wallets export SLIP-0132's Ltub 019da462 and Mtub 01b26ef6 on
+ * mainnet and ttub 0436f6e1 on testnet, and Bitcoin's segwit versions as Blockbook and Trezor do for
+ * Litecoin: zpub 04b24746 on mainnet, upub 044a5262 / vpub 045f1cf6 on testnet and regtest.
  */
 import type { Network } from 'bitcoinjs-lib';
-import { defineChain } from '../chain-module.js';
+import { defineChain, type ExtendedKeyVersion } from '../chain-module.js';
 import { isMwebProgram } from './mweb-program.js';
 
 /** xpub/tpub BIP32 prefixes are Bitcoin's; WIF differs (176 / 239). */
@@ -35,6 +40,19 @@ const TESTNET: Network = {
 };
 const REGTEST: Network = { ...TESTNET, bech32: 'rltc' };
 
+const MAINNET_KEYS: readonly ExtendedKeyVersion[] = [
+  { prefix: 'xpub', version: 0x0488b21e, kind: 'pkh' },
+  { prefix: 'Ltub', version: 0x019da462, kind: 'pkh' },
+  { prefix: 'Mtub', version: 0x01b26ef6, kind: 'sh-wpkh' },
+  { prefix: 'zpub', version: 0x04b24746, kind: 'wpkh' },
+];
+const TEST_KEYS: readonly ExtendedKeyVersion[] = [
+  { prefix: 'tpub', version: 0x043587cf, kind: 'pkh' },
+  { prefix: 'ttub', version: 0x0436f6e1, kind: 'pkh' },
+  { prefix: 'upub', version: 0x044a5262, kind: 'sh-wpkh' },
+  { prefix: 'vpub', version: 0x045f1cf6, kind: 'wpkh' },
+];
+
 export const ltc = defineChain({
   code: 'LTC',
   name: 'Litecoin',
@@ -47,6 +65,7 @@ export const ltc = defineChain({
       genesisHash: '12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2',
       nodeChain: 'main',
       snapshotMagics: [],
+      extendedKeys: MAINNET_KEYS,
       // A quarter of Bitcoin's block interval: an hour without a block is far out of the ordinary.
       defaultMaxTipAgeSeconds: 3600,
     },
@@ -57,6 +76,7 @@ export const ltc = defineChain({
       genesisHash: '4966625a4b2851d9fdee139e56211a0d88575f59ed816ff5e6a63deb4e3e29a0',
       nodeChain: 'test',
       snapshotMagics: [],
+      extendedKeys: TEST_KEYS,
     },
     regtest: {
       bitcoinjs: REGTEST,
@@ -65,6 +85,7 @@ export const ltc = defineChain({
       genesisHash: '530827f38f93b43ed12af0b3ad25a288dc02ed74d6d7857862df51fc56c416f9',
       nodeChain: 'regtest',
       snapshotMagics: [],
+      extendedKeys: TEST_KEYS,
     },
   },
   // Litecoin Core's MAX_MONEY: the largest of any chain we serve.

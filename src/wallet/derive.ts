@@ -1,0 +1,133 @@
+/**
+ * Expands a parsed descriptor into the scripts it names: for each multipath branch, indices
+ * 0 … range-1 of a ranged descriptor (as `scantxoutset` reads `"range": [0, range-1]`), or its one
+ * script otherwise. Keys come from bip32 (public child derivation), scripts from bitcoinjs-lib's
+ * payments; each fixed part of a key's path is derived once per branch, not once per index.
+ */
+import { BIP32Factory, type BIP32Interface } from 'bip32';
+import { payments } from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+// The address codec registers the ECC backend bitcoinjs needs for p2tr; descriptor.ts imports it too.
+import '../chain/address.js';
+import { descriptorKeys, type Descriptor, type ScriptNode } from './descriptor.js';
+import { WalletError } from './errors.js';
+import { HARDENED, stepText, type KeyExpression } from './key-expression.js';
+
+const bip32 = BIP32Factory(ecc);
+
+export interface DerivedScript {
+  /** Which multipath alternative (0 without multipath). */
+  readonly branch: number;
+  /** The `*` index, or null for a descriptor without one. */
+  readonly index: number | null;
+  /**
+   * Derivation path of the descriptor's first key: from the master (`m/…`) when the key has an origin,
+   * else relative to the extended key (`0/5`); null when the descriptor has no extended key.
+   */
+  readonly path: string | null;
+  readonly script: Uint8Array;
+}
+
+export interface RangeLimits {
+  /** Indices 0 … range-1 of every branch. */
+  readonly range: number;
+  /** The operator's cap on `range`. */
+  readonly maxRange: number;
+}
+
+/** Core's ranged derivation stops below the hardened index space. */
+const MAX_INDEX = HARDENED;
+
+function checkRange(desc: Descriptor, { range, maxRange }: RangeLimits): void {
+  if (!Number.isSafeInteger(range) || range < 1) throw new WalletError('BAD_RANGE', 'range must be a whole number of at least 1');
+  if (range > maxRange || range > MAX_INDEX) throw new WalletError('RANGE_TOO_LARGE', `range is at most ${Math.min(maxRange, MAX_INDEX)}`);
+  // A bare key's two branches at the cap are the most one request derives.
+  if (desc.ranged && desc.branches * range > 2 * maxRange) {
+    throw new WalletError('RANGE_TOO_LARGE', `${desc.branches} branches × range ${range} exceeds ${2 * maxRange} scripts`);
+  }
+}
+
+/** Per key and branch: the node at the end of the fixed path, derived once. */
+class KeyDeriver {
+  private readonly bases = new Map<KeyExpression, Map<number, BIP32Interface>>();
+
+  private base(key: KeyExpression & { source: { type: 'xpub' } }, branch: number): BIP32Interface {
+    let byBranch = this.bases.get(key);
+    if (!byBranch) this.bases.set(key, (byBranch = new Map()));
+    let node = byBranch.get(branch);
+    if (!node) {
+      node = bip32.fromPublicKey(Buffer.from(key.source.key.publicKey), Buffer.from(key.source.key.chainCode));
+      for (const step of key.path) node = node.derive(typeof step === 'number' ? step : (step[branch] as number));
+      byBranch.set(branch, node);
+    }
+    return node;
+  }
+
+  publicKey(key: KeyExpression, branch: number, index: number): Uint8Array {
+    if (key.source.type === 'hex') return key.source.bytes;
+    const base = this.base(key as KeyExpression & { source: { type: 'xpub' } }, branch);
+    return key.wildcard ? base.derive(index).publicKey : base.publicKey;
+  }
+}
+
+function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: number): Uint8Array {
+  const pub = (k: KeyExpression) => keys.publicKey(k, branch, index);
+  let out: Uint8Array | undefined;
+  switch (node.fn) {
+    case 'pk':
+      out = payments.p2pk({ pubkey: pub(node.key) }).output;
+      break;
+    case 'pkh':
+      out = payments.p2pkh({ pubkey: pub(node.key) }).output;
+      break;
+    case 'wpkh':
+      out = payments.p2wpkh({ pubkey: pub(node.key) }).output;
+      break;
+    case 'tr': {
+      const key = pub(node.key);
+      out = payments.p2tr({ internalPubkey: key.length === 32 ? key : key.slice(1, 33) }).output;
+      break;
+    }
+    case 'multi':
+    case 'sortedmulti': {
+      const pubkeys = node.keys.map(pub);
+      if (node.fn === 'sortedmulti') pubkeys.sort((a, b) => Buffer.compare(a, b));
+      out = payments.p2ms({ m: node.threshold, pubkeys }).output;
+      break;
+    }
+    case 'sh':
+      out = payments.p2sh({ redeem: { output: scriptOf(node.inner, keys, branch, index) } }).output;
+      break;
+    case 'wsh':
+      out = payments.p2wsh({ redeem: { output: scriptOf(node.inner, keys, branch, index) } }).output;
+      break;
+    case 'addr':
+    case 'raw':
+      out = node.script;
+  }
+  if (!out) throw new Error(`bitcoinjs built no output for ${node.fn}()`);
+  return out;
+}
+
+function pathOf(key: KeyExpression | undefined, branch: number, index: number | null): string | null {
+  if (!key || key.source.type !== 'xpub') return null;
+  const steps = key.path.map((s) => stepText(typeof s === 'number' ? s : (s[branch] as number)));
+  if (index !== null) steps.push(String(index));
+  return key.origin ? ['m', ...key.origin.path.map(stepText), ...steps].join('/') : steps.join('/');
+}
+
+/** Every script the descriptor names over `limits.range`, branch by branch, in index order. */
+export function deriveScripts(desc: Descriptor, limits: RangeLimits): DerivedScript[] {
+  checkRange(desc, limits);
+  const keys = new KeyDeriver();
+  const first = descriptorKeys(desc).find((k) => k.source.type === 'xpub');
+  const out: DerivedScript[] = [];
+  for (let branch = 0; branch < desc.branches; branch++) {
+    const count = desc.ranged ? limits.range : 1;
+    for (let i = 0; i < count; i++) {
+      const index = desc.ranged ? i : null;
+      out.push({ branch, index, path: pathOf(first, branch, index), script: scriptOf(desc.root, keys, branch, i) });
+    }
+  }
+  return out;
+}
