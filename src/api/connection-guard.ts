@@ -155,14 +155,20 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits, 
     state.busy++;
     // Done only when both are: an answer sent early (before the body was read) must not free a
     // client that keeps trickling an unread body, which Node goes on reading on the same socket.
-    let pending = req.complete ? 1 : 2;
+    // `complete` is still false at this event even for a request without a body (the parser finishes the
+    // message after emitting it), so a body is told by its headers: without Content-Length or
+    // Transfer-Encoding an HTTP/1.1 request has none. Counting bodiless GETs would cap one client's
+    // concurrent lookups at maxBodiesPerClient.
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    const receiving = hasBody && !req.complete;
+    let pending = receiving ? 2 : 1;
     const done = (): void => {
       if (--pending > 0) return;
       state.busy--;
       // A pipelined request behind this one gets its own full window from now.
       if (state.busy > 0) state.deadline!.refresh();
     };
-    if (!req.complete) {
+    if (receiving) {
       const network = clientNetwork(socket.remoteAddress);
       const inFlight = bodiesPerNetwork.get(network) ?? 0;
       if (inFlight >= maxBodiesPerClient) {
