@@ -111,7 +111,7 @@ export function openApiDocument(): Json {
           in: 'header',
           name: 'x-api-key',
           description:
-            'A key from `npm run keys -- create`: `asum_` + 43 base62 characters. Optional only when anonymous access is enabled.',
+            'A key from `addrsum-keys create` (`npm run keys -- create` in a checkout): `asum_` + 43 base62 characters. Optional only when anonymous access is enabled.',
         },
       },
       schemas: SCHEMAS,

@@ -112,7 +112,7 @@ export const SCHEMAS: Json = {
       tipAgeSeconds: {
         type: ['integer', 'null'],
         minimum: 0,
-        description: 'Seconds since tipTime; over api.maxTipAgeSeconds (when set) the chain is not ready.',
+        description: 'Seconds since tipTime; over api.maxTipAgeSeconds (unset: the network default; 0: off) the chain is not ready.',
       },
       reason: { type: 'string', description: 'Why the chain does not answer; absent when ready.' },
     },
