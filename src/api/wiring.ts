@@ -26,6 +26,7 @@ import { perTurn } from './per-turn.js';
 import { ChainReader } from '../store/chain-reader.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/file-header.js';
+import { walMismatch } from '../store/wal-match.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
 
@@ -120,7 +121,7 @@ function servedChain(file: string, chain: ChainCode, params: ChainParams, clock:
       onReplaced: (what) => log.warn({ chain, file, what }, 'chain index file was deleted or replaced: closed the old one'),
     },
     1000,
-    truncationProblem,
+    (p) => truncationProblem(p) ?? walMismatch(p),
   );
   let held: { ok: true; source: ChainReader } | null = null;
   // The file's identity is checked once per event-loop turn, not once per request (per-turn.ts).

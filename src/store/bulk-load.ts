@@ -29,7 +29,7 @@
  * start on them (BOOTSTRAP_PENDING). A load that fails with an error (a bad file, a duplicate coin)
  * discards what it had committed, leaving the empty index.
  */
-import type { Db } from './db.js';
+import { raiseGeneration, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { formatOutpoint, TXID_BYTES } from './outpoint.js';
 import type { Totals } from './script-deltas.js';
@@ -288,5 +288,6 @@ function finish(
   meta.run('utxo_count', totals.utxos);
   meta.run('utxo_amount', totals.amount);
   meta.run('script_count', totals.scripts);
+  raiseGeneration(db);
   return totals;
 }

@@ -31,7 +31,7 @@ import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
-import { openReaderDb, openWriterDb, type Db } from './db.js';
+import { openReaderDb, openWriterDb, raiseGeneration, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
@@ -250,7 +250,6 @@ export class ChainStore {
     return this.baseHeight;
   }
 
-  /** Disconnects the tip block atomically; returns the new tip (null when the store becomes empty). */
   /**
    * Throws REPLACED when the path no longer names the file we write: an index restored or deleted under a
    * running indexer would otherwise take every write into an unlinked file, and nothing would say so.
@@ -265,6 +264,7 @@ export class ChainStore {
       );
   }
 
+  /** Disconnects the tip block atomically; returns the new tip (null when the store becomes empty). */
   rollbackTip(): Tip | null {
     this.checkFile();
     const tip = this.currentTip;
@@ -361,17 +361,18 @@ export class ChainStore {
   }
 
   private writeTip(tip: Tip | null, totals: Totals): void {
-    const set = this.stmts.metaSet;
+    const { metaSet, metaDelete } = this.stmts;
     if (tip) {
-      set.run('tip_height', tip.height);
-      set.run('tip_hash', tip.hash);
+      metaSet.run('tip_height', tip.height);
+      metaSet.run('tip_hash', tip.hash);
     } else {
-      this.stmts.metaDelete.run('tip_height');
-      this.stmts.metaDelete.run('tip_hash');
+      metaDelete.run('tip_height');
+      metaDelete.run('tip_hash');
     }
-    set.run('utxo_count', totals.utxos);
-    set.run('utxo_amount', totals.amount);
-    set.run('script_count', totals.scripts);
+    metaSet.run('utxo_count', totals.utxos);
+    metaSet.run('utxo_amount', totals.amount);
+    metaSet.run('script_count', totals.scripts);
+    raiseGeneration(this.db);
   }
 }
 

@@ -25,6 +25,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import Database, { type SqliteDatabase } from './sqlite-driver.js';
 import { StoreError } from './errors.js';
+import { walMismatch } from './wal-match.js';
 
 export type Db = SqliteDatabase;
 
@@ -38,6 +39,9 @@ export const DEFAULT_WRITER_CACHE_MIB = 256;
 export const DEFAULT_WAL_LIMIT_BYTES = 64 * 2 ** 20;
 
 export function openWriterDb(path: string, opts: WriterDbOptions = {}): Db {
+  // Before SQLite opens the file: its first checkpoint would make a stale WAL's pages the file's own.
+  const mismatch = path === ':memory:' || path === '' ? null : walMismatch(path);
+  if (mismatch !== null) throw new StoreError('WAL_MISMATCH', mismatch);
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
@@ -60,6 +64,9 @@ export interface ReaderDbOptions {
 }
 
 export function openReaderDb(path: string, opts: ReaderDbOptions = {}): Db {
+  // Before SQLite opens the file: it would read a stale WAL's pages as the file's own (wal-match.ts).
+  const mismatch = walMismatch(path);
+  if (mismatch !== null) throw new StoreError('WAL_MISMATCH', mismatch);
   let db: Db;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 5000 });
@@ -121,4 +128,15 @@ function cannotOpen(path: string, cause: unknown): StoreError | null {
     `database ${path} exists but SQLite cannot open it (is its directory readable and writable for the -shm file?)`,
     { cause },
   );
+}
+
+/**
+ * Raises the file's generation by one, inside the caller's write transaction. Every transaction that
+ * moves the tip calls it (ChainStore's writeTip, the bulk load's last step), so that walMismatch
+ * (wal-match.ts) can place the file against its WAL.
+ */
+export function raiseGeneration(db: Db): void {
+  const generation = db.pragma('user_version', { simple: true }) as number;
+  // user_version is a signed 32-bit field; 2^31 commits is centuries of blocks.
+  db.pragma(`user_version = ${(generation + 1) % 2 ** 31}`);
 }

@@ -39,17 +39,19 @@ export type StoreErrorCode =
   /** A snapshot's rows stopped ascending: the bulk load falls back to sorting (it never escapes the load). */
   | 'OUT_OF_ORDER'
   /** Writer: the path no longer names the file this process opened (deleted, renamed over, restored). */
-  | 'REPLACED';
+  | 'REPLACED'
+  /** The `-wal` beside the file was written on another file (an index restored beside a stale WAL, wal-match.ts). */
+  | 'WAL_MISMATCH';
 
 export class StoreError extends CodedError<StoreErrorCode> {}
 
 /**
  * Whether `err` says the database file cannot be used as it is: any failure SQLite reported (better-sqlite3's
  * SqliteError carries `SQLITE_*` in `code`: corrupt, not a database, I/O error, a foreign schema), or a
- * DAMAGED StoreError. A reader that gets one closes the file and reopens it later.
+ * DAMAGED or WAL_MISMATCH StoreError. A reader that gets one closes the file and reopens it later.
  */
 export function isUnusableDatabase(err: unknown): boolean {
-  if (err instanceof StoreError) return err.code === 'DAMAGED';
+  if (err instanceof StoreError) return err.code === 'DAMAGED' || err.code === 'WAL_MISMATCH';
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_') && !isBusy(err);
 }
