@@ -44,6 +44,8 @@ export interface SummarySource {
   summary(script: Uint8Array): AddressSummary | null;
   /** Several scripts (duplicates allowed) in one read, optionally with mempool deltas. */
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
+  /** views() by script key (the first 16 bytes of SHA-256(script), src/store/script-key.ts). */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
 }
 

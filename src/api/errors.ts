@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   INVALID_JSON: 400,
   INVALID_BATCH: 400,
   BODY_TOO_LARGE: 400,
+  /** Not an Electrum scripthash: 64 hex digits. */
+  INVALID_SCRIPTHASH: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   UNKNOWN_CHAIN: 404,

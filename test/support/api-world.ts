@@ -22,6 +22,7 @@ import type {
 } from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
+import { scriptKey } from '../../src/store/script-key.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
@@ -68,6 +69,15 @@ export class FakeIndex implements SummarySource {
       return mempool ? { ...found, unconfirmed: this.mempool.get(hex) ?? { balanceSats: 0, utxoCount: 0, txCount: 0 } } : { ...found };
     });
     return { ...status, items };
+  }
+
+  /** views() by script key: the stored scripts whose key (first 16 bytes of their SHA-256) matches. */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+    const byKey = new Map(
+      [...this.balances.keys(), ...this.mempool.keys()].map((hex) => [scriptKey(Buffer.from(hex, 'hex')).toString('hex'), hex]),
+    );
+    const scripts = keys.map((k) => Buffer.from(byKey.get(Buffer.from(k).toString('hex')) ?? 'ff'.repeat(40), 'hex'));
+    return this.views(scripts, mempool);
   }
 
   status(): IndexStatus | null {

@@ -124,6 +124,7 @@ describe('/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/{chain}/address/{address}',
       '/api/v1/{chain}/addresses',
+      '/api/v1/{chain}/scripthash/{hash}',
       '/health',
       '/metrics',
       '/openapi.json',

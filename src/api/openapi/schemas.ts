@@ -31,6 +31,21 @@ export const SCHEMAS: Json = {
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     },
   },
+  ScripthashSummary: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', 'scripthash', 'balanceSatoshi', 'balance', 'utxoCount', 'blockHeight', 'blockHash'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES], description: 'The chain in the path, upper case.' },
+      scripthash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The scripthash asked for, lower case.' },
+      balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS },
+      balance: { type: 'number', minimum: 0, description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals.' },
+      utxoCount: { type: 'integer', minimum: 0 },
+      unconfirmed: ref('schemas', 'Unconfirmed'),
+      blockHeight: { type: 'integer', minimum: 0 },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  },
   Unconfirmed: {
     type: 'object',
     additionalProperties: false,
@@ -70,6 +85,7 @@ export const SCHEMAS: Json = {
     },
   }),
   AddressSuccess: successSchema(ref('schemas', 'AddressSummary')),
+  ScripthashSuccess: successSchema(ref('schemas', 'ScripthashSummary')),
   ChainReadiness: {
     type: 'object',
     additionalProperties: false,
