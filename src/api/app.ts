@@ -13,6 +13,7 @@ import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
+import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 
 export function createApp(deps: AppDeps): Express {
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
   mountScripthashRoute(app, deps, limiter, metrics);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
+  app.use(xpubRouter(deps, limiter, metrics, deps.derivations));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

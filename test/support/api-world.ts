@@ -26,6 +26,7 @@ import { scriptKey } from '../../src/store/script-key.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
+import { DerivationCache } from '../../src/api/derivation-cache.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 
@@ -109,6 +110,7 @@ export interface WorldOptions {
   staleAfterSeconds?: number;
   maxTipAgeSeconds?: number;
   corsOrigins?: readonly string[];
+  xpubMaxRange?: number;
 }
 
 export class FakeClock {
@@ -125,6 +127,8 @@ export interface World {
   clock: FakeClock;
   metrics: ApiMetrics;
   logs: string[];
+  /** The xpub routes' derivation cache (its `derivations` counts wallets derived). */
+  derivations: DerivationCache;
   keyStore: KeyStore;
   keysFile: string;
   createKey(tier: Tier): { key: string; id: string };
@@ -162,6 +166,7 @@ export function buildWorld(options: WorldOptions = {}): World {
   });
   const clock = new FakeClock();
   const metrics = createApiMetrics();
+  const derivations = new DerivationCache();
   const app = createApp({
     chains,
     keys: reader,
@@ -175,9 +180,11 @@ export function buildWorld(options: WorldOptions = {}): World {
       ...(options.staleAfterSeconds !== undefined && { staleAfterSeconds: options.staleAfterSeconds }),
       ...(options.maxTipAgeSeconds !== undefined && { maxTipAgeSeconds: options.maxTipAgeSeconds }),
       ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
+      ...(options.xpubMaxRange !== undefined && { xpubMaxRange: options.xpubMaxRange }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,
+    derivations,
     ...(options.realClock ? {} : { clock }),
   });
   return {
@@ -187,6 +194,7 @@ export function buildWorld(options: WorldOptions = {}): World {
     clock,
     metrics,
     logs,
+    derivations,
     keyStore,
     keysFile,
     createKey(tier) {

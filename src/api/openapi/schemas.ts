@@ -46,6 +46,59 @@ export const SCHEMAS: Json = {
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     },
   },
+  WalletSummary: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', 'balanceSatoshi', 'balance', 'utxoCount', 'fundedAddresses', 'range', 'descriptors', 'blockHeight', 'blockHash'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES] },
+      balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS, description: 'Sum over every derived script.' },
+      balance: { type: 'number', minimum: 0, description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals.' },
+      utxoCount: { type: 'integer', minimum: 0 },
+      fundedAddresses: { type: 'integer', minimum: 0, description: 'Derived scripts holding at least one confirmed coin.' },
+      unconfirmed: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['balanceSatoshi', 'balance', 'utxoCount'],
+        description: 'Only with ?mempool=true: the sums of the scripts’ mempool deltas (no txCount: one transaction may touch several).',
+        properties: {
+          balanceSatoshi: { type: 'integer', minimum: -MAX_SATS, maximum: MAX_SATS },
+          balance: { type: 'number' },
+          utxoCount: { type: 'integer' },
+        },
+      },
+      range: { type: 'integer', minimum: 1, description: 'Indices 0 … range-1 of every branch were read.' },
+      descriptors: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description: 'The canonical descriptors read, one per branch, each with its BIP380 checksum (as getdescriptorinfo prints them).',
+      },
+      addresses: {
+        type: 'array',
+        description: 'Only with ?details=funded: every derived script holding coins, in derivation order.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['path', 'address', 'scripthash', 'balanceSatoshi', 'balance', 'utxoCount'],
+          properties: {
+            path: {
+              type: ['string', 'null'],
+              description: 'Derivation path of the first key (m/… with a key origin); null without an extended key.',
+            },
+            address: { type: ['string', 'null'], description: 'null for scripts with no address form (bare multisig, P2PK).' },
+            scripthash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Electrum scripthash (…/scripthash/{hash}).' },
+            balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS },
+            balance: { type: 'number', minimum: 0 },
+            utxoCount: { type: 'integer', minimum: 0 },
+            unconfirmed: ref('schemas', 'Unconfirmed'),
+          },
+        },
+      },
+      blockHeight: { type: 'integer', minimum: 0, description: 'The one indexed tip every script was read at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  },
   Unconfirmed: {
     type: 'object',
     additionalProperties: false,
@@ -86,6 +139,7 @@ export const SCHEMAS: Json = {
   }),
   AddressSuccess: successSchema(ref('schemas', 'AddressSummary')),
   ScripthashSuccess: successSchema(ref('schemas', 'ScripthashSummary')),
+  WalletSuccess: successSchema(ref('schemas', 'WalletSummary')),
   ChainReadiness: {
     type: 'object',
     additionalProperties: false,
