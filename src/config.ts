@@ -136,6 +136,11 @@ export const configSchema = z.strictObject({
     ),
     /** Most addresses in one POST …/addresses batch (each costs one request of the caller's limit). */
     batchMaxAddresses: int(1, 10_000),
+    /**
+     * Most indices per branch one xpub request may ask for (`?range=`, default 1000). A bare key has two
+     * branches, so a request derives at most twice this many scripts.
+     */
+    xpubMaxRange: int(1, 100_000),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
     tiers: z.strictObject({ default: tierLimits, private: tierLimits }),
     /**
@@ -227,6 +232,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_MAX_CONNECTIONS', path: ['api', 'maxConnections'], kind: 'int' },
   { name: 'ADDRSUM_REQUEST_TIMEOUT_MS', path: ['api', 'requestTimeoutMs'], kind: 'int' },
   { name: 'ADDRSUM_METRICS_ALLOW', path: ['api', 'metricsAllow'], kind: 'list' },
+  { name: 'ADDRSUM_XPUB_MAX_RANGE', path: ['api', 'xpubMaxRange'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.

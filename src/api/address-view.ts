@@ -41,11 +41,20 @@ export function summaryBody(
   tipHeight: number,
   tipHash: string,
 ): object {
+  // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
+  // so every spelling of one script gets the identical body and ETag.
+  const named = { address: scriptToAddress(handle.params, script) ?? address };
+  return { status: 'success', data: { chain, ...named, ...amounts(view), blockHeight: tipHeight, blockHash: tipHash } };
+}
+
+/** The same body for a script named by its Electrum scripthash (routes/scripthash.ts). */
+export function scripthashBody(chain: ChainCode, scripthash: string, view: ScriptView, tipHeight: number, tipHash: string): object {
+  return { status: 'success', data: { chain, scripthash, ...amounts(view), blockHeight: tipHeight, blockHash: tipHash } };
+}
+
+/** balanceSatoshi, balance, utxoCount and (when asked for) unconfirmed: what every summary says of its scripts. */
+export function amounts(view: ScriptView): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    chain,
-    // The canonical spelling: Litecoin `3…` aliases answer as `M…`, upper-case bech32 as lower case,
-    // so every spelling of one script gets the identical body and ETag.
-    address: scriptToAddress(handle.params, script) ?? address,
     balanceSatoshi: view.balanceSats,
     balance: new Coins(view.balanceSats),
     utxoCount: view.utxoCount,
@@ -58,9 +67,7 @@ export function summaryBody(
       txCount: view.unconfirmed.txCount,
     };
   }
-  data.blockHeight = tipHeight;
-  data.blockHash = tipHash;
-  return { status: 'success', data };
+  return data;
 }
 
 export function failBody(error: ApiError): object {
@@ -69,7 +76,8 @@ export function failBody(error: ApiError): object {
 
 /**
  * ETag of an address answer: a digest of chain, network, script and the tip (and, for a mempool answer,
- * the script's deltas), so it changes exactly when the body may.
+ * the script's deltas), so it changes exactly when the body may. A scripthash answer passes its script
+ * key as `script`: ETags are compared per URL, so the two kinds never meet.
  */
 export function etagOf(handle: ChainHandle, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): string {
   const { chain, network } = handle.params;

@@ -12,6 +12,8 @@ import { requestContext } from './middleware/request-context.js';
 import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
+import { mountScripthashRoute } from './routes/scripthash.js';
+import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 
 export function createApp(deps: AppDeps): Express {
@@ -35,8 +37,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(cors(deps.settings.corsOrigins ?? []));
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
+  mountScripthashRoute(app, deps, limiter, metrics);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
+  app.use(xpubRouter(deps, limiter, metrics, deps.derivations));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

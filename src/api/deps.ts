@@ -6,6 +6,7 @@ import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
+import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
 import type { MempoolDelta, ScriptView } from '../store/chain-reader.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
@@ -44,6 +45,8 @@ export interface SummarySource {
   summary(script: Uint8Array): AddressSummary | null;
   /** Several scripts (duplicates allowed) in one read, optionally with mempool deltas. */
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
+  /** views() by script key (the first 16 bytes of SHA-256(script), src/store/script-key.ts). */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
 }
 
@@ -80,6 +83,8 @@ export interface ApiSettings extends Freshness {
   readonly corsOrigins?: readonly string[];
   /** Most addresses in one batch request (default 100). */
   readonly batchMaxAddresses?: number;
+  /** Most indices per branch of one xpub request (default 10,000). */
+  readonly xpubMaxRange?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
   /** Bucket per client address (IPv6: per /64) for requests with a wrong key; checked before the key is looked up. */
   readonly invalidKeys?: TierLimits;
@@ -111,6 +116,8 @@ export interface AppDeps {
   readonly metrics?: ApiMetrics;
   /** An in-process token bucket per app when absent. */
   readonly limiter?: RateLimiter;
+  /** Derived scripts of recent wallets (xpub routes); one per app when absent. */
+  readonly derivations?: DerivationCache;
   /**
    * Why keyed requests cannot be answered now, whatever the chains' state (the keys database cannot be
    * read; limits are fail-closed and their store is unreachable); empty when they can. /ready is 503 then.

@@ -16,6 +16,15 @@ export const ERROR_STATUS = {
   INVALID_JSON: 400,
   INVALID_BATCH: 400,
   BODY_TOO_LARGE: 400,
+  /** Not an Electrum scripthash: 64 hex digits. */
+  INVALID_SCRIPTHASH: 400,
+  /** Wallet routes (src/wallet/errors.ts): each reason a key or descriptor is refused has its own code. */
+  PRIVATE_KEY_REFUSED: 400,
+  BAD_CHECKSUM: 400,
+  HARDENED_BELOW_XPUB: 400,
+  RANGE_TOO_LARGE: 400,
+  BAD_RANGE: 400,
+  MALFORMED_DESCRIPTOR: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   UNKNOWN_CHAIN: 404,

@@ -6,6 +6,7 @@
  */
 import { chainName, CHAIN_CODES } from '../chain/params.js';
 import { addressPathItem, batchPathItem } from './openapi/address-paths.js';
+import { scripthashPathItem, xpubPathItem, xpubPostPathItem } from './openapi/wallet-paths.js';
 import {
   badRequest,
   errorSchema,
@@ -39,10 +40,13 @@ export function openApiDocument(): Json {
         'API keys start with the fixed prefix `asum_`.',
     },
     servers: [{ url: '/' }],
-    tags: [{ name: 'address' }, { name: 'operations' }],
+    tags: [{ name: 'address' }, { name: 'wallet' }, { name: 'operations' }],
     paths: {
       '/api/v1/{chain}/address/{address}': addressPathItem(),
       '/api/v1/{chain}/addresses': batchPathItem(),
+      '/api/v1/{chain}/scripthash/{hash}': scripthashPathItem(),
+      '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
+      '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/health': pathItem('operations', 'Process is alive', {
         operationId: 'health',
         responses: opsResponses(

@@ -166,6 +166,17 @@ export class ChainReader {
     );
   }
 
+  /**
+   * views() by script key (script-key.ts) rather than by script: for callers that know only a hash of
+   * the script, as an Electrum scripthash is. Same read, same snapshot rules.
+   */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+    return this.readViews(
+      keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
+      mempool,
+    );
+  }
+
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {
     return this.toStatus(this.statusStmt.get()!);

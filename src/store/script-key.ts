@@ -23,3 +23,12 @@ export function scriptKey(script: Uint8Array): Buffer {
 export function writeScriptKey(buf: Buffer, at: number, script: Uint8Array): number {
   return sha256Into(script, buf, at, SCRIPT_KEY_BYTES);
 }
+
+/**
+ * The script key of a script known only by its SHA-256 (e.g. an Electrum scripthash, once un-reversed):
+ * the key is a prefix of that digest, so no mapping table is needed.
+ */
+export function scriptKeyOfDigest(sha256: Uint8Array): Buffer {
+  if (sha256.length !== 32) throw new RangeError('a SHA-256 digest is 32 bytes');
+  return Buffer.from(sha256.subarray(0, SCRIPT_KEY_BYTES));
+}

@@ -38,13 +38,19 @@ export interface RangeLimits {
 /** Core's ranged derivation stops below the hardened index space. */
 const MAX_INDEX = HARDENED;
 
-function checkRange(desc: Descriptor, { range, maxRange }: RangeLimits): void {
+/** Throws BAD_RANGE or RANGE_TOO_LARGE unless deriveScripts would accept `limits` for `desc`. */
+export function checkRange(desc: Descriptor, { range, maxRange }: RangeLimits): void {
   if (!Number.isSafeInteger(range) || range < 1) throw new WalletError('BAD_RANGE', 'range must be a whole number of at least 1');
   if (range > maxRange || range > MAX_INDEX) throw new WalletError('RANGE_TOO_LARGE', `range is at most ${Math.min(maxRange, MAX_INDEX)}`);
   // A bare key's two branches at the cap are the most one request derives.
   if (desc.ranged && desc.branches * range > 2 * maxRange) {
     throw new WalletError('RANGE_TOO_LARGE', `${desc.branches} branches × range ${range} exceeds ${2 * maxRange} scripts`);
   }
+}
+
+/** How many scripts deriveScripts names for `range`: known before any key is derived (a request's price). */
+export function scriptCount(desc: Descriptor, range: number): number {
+  return desc.ranged ? desc.branches * range : desc.branches;
 }
 
 /** Per key and branch: the node at the end of the fixed path, derived once. */

@@ -22,9 +22,11 @@ import type {
 } from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
+import { scriptKey } from '../../src/store/script-key.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
+import { DerivationCache } from '../../src/api/derivation-cache.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 
@@ -70,6 +72,15 @@ export class FakeIndex implements SummarySource {
     return { ...status, items };
   }
 
+  /** views() by script key: the stored scripts whose key (first 16 bytes of their SHA-256) matches. */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+    const byKey = new Map(
+      [...this.balances.keys(), ...this.mempool.keys()].map((hex) => [scriptKey(Buffer.from(hex, 'hex')).toString('hex'), hex]),
+    );
+    const scripts = keys.map((k) => Buffer.from(byKey.get(Buffer.from(k).toString('hex')) ?? 'ff'.repeat(40), 'hex'));
+    return this.views(scripts, mempool);
+  }
+
   status(): IndexStatus | null {
     if (this.failure) throw this.failure;
     if (this.empty) return null;
@@ -99,6 +110,7 @@ export interface WorldOptions {
   staleAfterSeconds?: number;
   maxTipAgeSeconds?: number;
   corsOrigins?: readonly string[];
+  xpubMaxRange?: number;
 }
 
 export class FakeClock {
@@ -115,6 +127,8 @@ export interface World {
   clock: FakeClock;
   metrics: ApiMetrics;
   logs: string[];
+  /** The xpub routes' derivation cache (its `derivations` counts wallets derived). */
+  derivations: DerivationCache;
   keyStore: KeyStore;
   keysFile: string;
   createKey(tier: Tier): { key: string; id: string };
@@ -152,6 +166,7 @@ export function buildWorld(options: WorldOptions = {}): World {
   });
   const clock = new FakeClock();
   const metrics = createApiMetrics();
+  const derivations = new DerivationCache();
   const app = createApp({
     chains,
     keys: reader,
@@ -165,9 +180,11 @@ export function buildWorld(options: WorldOptions = {}): World {
       ...(options.staleAfterSeconds !== undefined && { staleAfterSeconds: options.staleAfterSeconds }),
       ...(options.maxTipAgeSeconds !== undefined && { maxTipAgeSeconds: options.maxTipAgeSeconds }),
       ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
+      ...(options.xpubMaxRange !== undefined && { xpubMaxRange: options.xpubMaxRange }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,
+    derivations,
     ...(options.realClock ? {} : { clock }),
   });
   return {
@@ -177,6 +194,7 @@ export function buildWorld(options: WorldOptions = {}): World {
     clock,
     metrics,
     logs,
+    derivations,
     keyStore,
     keysFile,
     createKey(tier) {

@@ -124,6 +124,9 @@ describe('/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/{chain}/address/{address}',
       '/api/v1/{chain}/addresses',
+      '/api/v1/{chain}/scripthash/{hash}',
+      '/api/v1/{chain}/xpub',
+      '/api/v1/{chain}/xpub/{key}',
       '/health',
       '/metrics',
       '/openapi.json',
@@ -140,9 +143,10 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('documents GET, HEAD and a 405 for every other method on every path (POST only, and 405 otherwise, on the batch path)', () => {
+  it('documents GET, HEAD and a 405 for every other method on every path (POST only, and 405 otherwise, on the POST paths)', () => {
+    const postOnly = ['/api/v1/{chain}/addresses', '/api/v1/{chain}/xpub'];
     for (const [path, item] of Object.entries(doc.paths)) {
-      const served = path === '/api/v1/{chain}/addresses' ? ['post'] : ['get', 'head'];
+      const served = postOnly.includes(path) ? ['post'] : ['get', 'head'];
       for (const m of served) expect(item[m]?.responses['200'], `${m} ${path}`).toBeDefined();
       for (const m of ['get', 'head', 'put', 'post', 'delete', 'options', 'patch', 'trace'].filter((x) => !served.includes(x))) {
         expect(Object.keys(item[m]?.responses ?? {}), `${m} ${path}`).toEqual(['405']);

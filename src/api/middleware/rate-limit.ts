@@ -13,14 +13,23 @@ import type { LimitDecision, RateLimiter } from '../token-bucket.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
 
-/** `cost`: tokens this request takes (default one; a batch takes one per address). */
+/** Names a request too large for any burst, by its cost in tokens (the batch route's wording by default). */
+export type Oversize = (tokens: number) => string;
+
+const batchOversize: Oversize = (n) => `a batch of ${n} addresses`;
+
+/**
+ * `cost`: tokens this request takes (default one; a batch takes one per address, a wallet one per
+ * 200 derived scripts).
+ */
 export function rateLimit(
   limiter: RateLimiter,
   settings: ApiSettings,
   metrics: ApiMetrics,
   cost: (req: Request, res: Response) => number = () => 1,
+  oversize: Oversize = batchOversize,
 ): RequestHandler {
-  return asMiddleware(limitCheck(limiter, settings, metrics, cost));
+  return asMiddleware(limitCheck(limiter, settings, metrics, cost, oversize));
 }
 
 /** The limit check as a step (step.ts): throws its 429, or sets the RateLimit-* headers. */
@@ -29,6 +38,7 @@ export function limitCheck(
   settings: ApiSettings,
   metrics: ApiMetrics,
   cost: (req: Request, res: Response) => number = () => 1,
+  oversize: Oversize = batchOversize,
 ): Step {
   const apply = (res: Response, tier: 'default' | 'private', n: number, decision: LimitDecision): void => {
     setLimitHeaders(res, decision);
@@ -36,7 +46,7 @@ export function limitCheck(
       metrics.rateLimited.inc({ tier });
       const what =
         n > decision.limit
-          ? `a batch of ${n} addresses exceeds the ${tier} tier's burst of ${decision.limit}; split it`
+          ? `${oversize(n)} exceeds the ${tier} tier's burst of ${decision.limit}; split it`
           : `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`;
       throw new ApiError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }

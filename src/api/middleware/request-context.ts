@@ -22,6 +22,8 @@ export interface RequestContext {
   keyId: string | null;
   /** Why authentication refused the request (missing, malformed, unknown, revoked, throttled), for the log line. */
   authFailure?: string;
+  /** The wallet's fingerprint (wallet/fingerprint.ts) on xpub requests: what the log line says instead of the key. */
+  wallet?: string;
 }
 
 /** Lines per status per sampling window: a client can produce 4xx answers at will and in bulk. */
@@ -45,7 +47,8 @@ export function routeTemplate(req: Request): string {
 
 export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => number = Date.now): RequestHandler {
   const sampler = new LogSampler(linesPerWindow);
-  // Every field of the request line is ours (route template, status, key id; never a header): no secret to redact.
+  // Every field of the request line is ours (route template, status, key id, wallet fingerprint; never a
+  // header, never the raw path, which holds addresses and, on xpub routes, the extended key): no secret to redact.
   const requestLog = unredacted(logger);
   const shouldLog = (status: number): boolean => {
     const t = now();
@@ -84,6 +87,7 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
           keyId: ctx.keyId,
           tier: ctx.tier,
           ...(ctx.authFailure !== undefined && { authFailure: ctx.authFailure }),
+          ...(ctx.wallet !== undefined && { wallet: ctx.wallet }),
         },
         'request',
       );
@@ -96,6 +100,7 @@ class Context implements RequestContext {
   tier: Tier | 'none' = 'none';
   keyId: string | null = null;
   authFailure?: string;
+  wallet?: string;
   private child: Logger | null = null;
 
   constructor(

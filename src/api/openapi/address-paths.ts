@@ -6,8 +6,8 @@ import { CHAIN_CODES } from '../../chain/params.js';
 import type { ErrorCode } from '../errors.js';
 import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
 
-const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;
-const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
+export const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;
+export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
 /** POST /api/v1/{chain}/addresses; every other method answers 405 with `Allow: POST`. */
 export function batchPathItem(): Json {
@@ -95,27 +95,48 @@ export function batchPathItem(): Json {
   return item;
 }
 
-function addressResponses(): Json {
-  const addressCodes: ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'];
+export const MEMPOOL_PARAM: Json = {
+  name: 'mempool',
+  in: 'query',
+  required: false,
+  description:
+    "true (or 1) adds `unconfirmed` (the node's mempool, as followed by the indexer); the ETag then also covers it. Absent or false: the confirmed answer, unchanged. Anything else: 400 BAD_REQUEST.",
+  schema: { enum: ['true', 'false', '1', '0'] },
+};
+
+export interface SummaryAnswer {
+  readonly success: string;
+  readonly summary: string;
+  readonly codes: ErrorCode[];
+  readonly badRequest: string;
+  readonly segment: string;
+}
+
+const ADDRESS_ANSWER: SummaryAnswer = {
+  success: 'AddressSuccess',
+  summary: 'The address summary at the indexed tip (zeros for a valid address never seen).',
+  codes: ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'],
+  badRequest: 'Not an address of this chain and network (code says which way), or a malformed URL.',
+  segment: 'address',
+};
+
+/** The answers of a one-script GET route: the address route's, or the scripthash route's (`answer` says which). */
+export function summaryResponses(answer: SummaryAnswer): Json {
   return {
     200: response(
-      'The address summary at the indexed tip (zeros for a valid address never seen).',
-      ref('schemas', 'AddressSuccess'),
+      answer.summary,
+      ref('schemas', answer.success),
       headers(['ETag', ...LIMITS, 'Cache-Control'], ['X-Index-Age', 'X-Tip-Age']),
     ),
     304: response('Not modified: If-None-Match matched the current ETag. No body.', null, headers(['ETag', ...LIMITS], ['Cache-Control'])),
-    400: response(
-      'Not an address of this chain and network (code says which way), or a malformed URL.',
-      failSchema(addressCodes),
-      headers([], [...LIMITS, 'Cache-Control']),
-    ),
+    400: response(answer.badRequest, failSchema(answer.codes), headers([], [...LIMITS, 'Cache-Control'])),
     401: response(
       'MISSING_API_KEY (no x-api-key and anonymous access off) or INVALID_API_KEY (unknown, malformed or revoked).',
       failSchema(codesWithStatus(401)),
       headers(['WWW-Authenticate'], ['Cache-Control']),
     ),
     404: response(
-      `${UNKNOWN_CHAIN_TEXT} NOT_FOUND: the address segment is empty.`,
+      `${UNKNOWN_CHAIN_TEXT} NOT_FOUND: the ${answer.segment} segment is empty.`,
       failSchema(['UNKNOWN_CHAIN', 'NOT_FOUND']),
       headers([], ['Cache-Control']),
     ),
@@ -166,16 +187,9 @@ export function addressPathItem(): Json {
           description: 'An ETag from an earlier answer.',
           schema: { type: 'string' },
         },
-        {
-          name: 'mempool',
-          in: 'query',
-          required: false,
-          description:
-            "true (or 1) adds `unconfirmed` (the node's mempool, as followed by the indexer); the ETag then also covers it. Absent or false: the confirmed answer, unchanged. Anything else: 400 BAD_REQUEST.",
-          schema: { enum: ['true', 'false', '1', '0'] },
-        },
+        MEMPOOL_PARAM,
       ],
-      responses: addressResponses(),
+      responses: summaryResponses(ADDRESS_ANSWER),
     },
     [{ ApiKey: [] }, {}],
   );

@@ -1,0 +1,69 @@
+/**
+ * GET/HEAD /api/v1/{chain}/scripthash/{hash}: the address route's summary for a script named by its
+ * Electrum scripthash (SHA-256 of the scriptPubKey, hex, byte-reversed), with `scripthash` in place of
+ * `address`. This is how outputs with no address (P2PK, bare multisig, non-standard) are asked for.
+ *
+ * The index keys a script by the first 16 bytes of its SHA-256 (store/script-key.ts), so the key is
+ * read straight off the un-reversed hash: no mapping table, no scan. Checks run in the address route's
+ * order (chain → key → limits → hash → one read → index state), and `?mempool=true` works as there.
+ */
+import type { Express, Request, Response } from 'express';
+import { scriptKeyOfDigest } from '../../store/script-key.js';
+import { etagOf, mempoolRequested, scripthashBody } from '../address-view.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError, methodNotAllowed } from '../errors.js';
+import type { ApiMetrics } from '../metrics.js';
+import { keyCheck } from '../middleware/auth.js';
+import { limitCheck } from '../middleware/rate-limit.js';
+import { inSequence } from '../middleware/step.js';
+import { sendJson } from '../respond.js';
+import type { RateLimiter } from '../token-bucket.js';
+import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+
+export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';
+
+const ELECTRUM_HASH = /^[0-9a-fA-F]{64}$/;
+
+/** The script key an Electrum scripthash names; INVALID_SCRIPTHASH unless it is 64 hex digits. */
+export function parseScripthash(text: string): { hash: string; key: Buffer } {
+  if (!ELECTRUM_HASH.test(text)) {
+    throw new ApiError('INVALID_SCRIPTHASH', 'a scripthash is the SHA-256 of the scriptPubKey as 64 hex digits, byte-reversed (Electrum)');
+  }
+  const digest = Buffer.from(text, 'hex').reverse();
+  return { hash: text.toLowerCase(), key: scriptKeyOfDigest(digest) };
+}
+
+function answer(deps: AppDeps, req: Request, res: Response): void {
+  const chain = parseChain(String(req.params.chain));
+  const handle = deps.chains.get(chain);
+  if (!handle) throw unavailable(chain, 'this service is not configured for it');
+  const { hash, key } = parseScripthash(String(req.params.hash));
+  const mempool = mempoolRequested(req);
+  const views = readIndex(chain, handle, (source) => source.keyViews([key], mempool));
+  checkAnswering(deps, chain, views, res);
+  const view = views.items[0];
+  if (!view) throw new Error('the index answered no script');
+  res.setHeader('ETag', etagOf(handle, key, view, views.tipHeight, views.tipHash));
+  res.setHeader('Cache-Control', 'no-cache');
+  if (req.headers['if-none-match'] !== undefined && req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  sendJson(res, 200, scripthashBody(chain, hash, view, views.tipHeight, views.tipHash));
+}
+
+export function mountScripthashRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  app
+    .route(SCRIPTHASH_ROUTE)
+    .get(
+      inSequence(
+        chainCheck,
+        keyCheck(deps.keys, deps.settings, limiter, metrics),
+        limitCheck(limiter, deps.settings, metrics),
+        (req: Request, res: Response) => answer(deps, req, res),
+      ),
+    )
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
+}

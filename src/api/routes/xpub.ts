@@ -1,0 +1,216 @@
+/**
+ * GET /api/v1/{chain}/xpub/{key}  (`?range=N`, `?details=funded`, `?mempool=true`)
+ * POST /api/v1/{chain}/xpub       {"key": "…", "range": N}  (the same query options; keeps the key out of URLs)
+ *
+ * `key` is an extended public key (both branches, script kind by prefix) or an output descriptor,
+ * URL-encoded in the path. Checks, in order: chain → API key → wallet input (parsed, not derived; a
+ * refused input costs one token) → limits (one token per SCRIPTS_PER_TOKEN derived scripts) → index
+ * state → derivation (cached per wallet) → one read of every script (the batch route's read) → answer.
+ *
+ * The range is explicit, as in `scantxoutset`: indices 0 … range-1 of every branch. The index holds
+ * unspent outputs only, so it cannot tell an emptied address from a never-used one, and a gap limit
+ * would silently miss coins.
+ *
+ * Privacy: no message quotes the input, and the request's log line carries the wallet's fingerprint
+ * (ctx.wallet) and the route template, never the path.
+ */
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { WalletError } from '../../wallet/errors.js';
+import { canonicalDescriptors, type Descriptor } from '../../wallet/descriptor.js';
+import { checkRange, scriptCount } from '../../wallet/derive.js';
+import { walletFingerprint } from '../../wallet/fingerprint.js';
+import { parseWalletInput } from '../../wallet/wallet-input.js';
+import { mempoolRequested } from '../address-view.js';
+import type { AppDeps, ChainHandle } from '../deps.js';
+import { DerivationCache } from '../derivation-cache.js';
+import { ApiError, methodNotAllowed, quote } from '../errors.js';
+import type { ApiMetrics } from '../metrics.js';
+import { authenticate } from '../middleware/auth.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { context } from '../middleware/request-context.js';
+import { asMiddleware } from '../middleware/step.js';
+import { sendJson } from '../respond.js';
+import type { RateLimiter } from '../token-bucket.js';
+import { walletBody } from '../wallet-view.js';
+import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+
+export const XPUB_GET_ROUTE = '/api/v1/:chain/xpub/*key';
+export const XPUB_POST_ROUTE = '/api/v1/:chain/xpub';
+export const DEFAULT_XPUB_RANGE = 1000;
+export const DEFAULT_XPUB_MAX_RANGE = 10_000;
+/**
+ * The price of a wallet request: one token per 200 derived scripts, rounded up, at least one. A bare key
+ * at the default range (2×1000 scripts) costs 10 tokens, the default tier's whole burst; the batch route
+ * charges one token per address, which costs far more to answer than one derived script's lookup.
+ */
+export const SCRIPTS_PER_TOKEN = 200;
+/** A descriptor is at most 4096 characters (wallet/descriptor.ts); leave room for JSON. */
+const BODY_LIMIT = 16 * 1024;
+
+interface Wallet {
+  readonly desc: Descriptor;
+  readonly fingerprint: string;
+  readonly range: number;
+  readonly maxRange: number;
+  readonly scripts: number;
+  readonly funded: boolean;
+  readonly mempool: boolean;
+}
+
+type Parsed = { readonly ok: true; readonly wallet: Wallet } | { readonly ok: false; readonly error: ApiError };
+
+/** Never 5xx for what a caller sent: a parser failure that is not a WalletError is still a malformed input. */
+function refused(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WalletError) return new ApiError(err.code, err.message);
+  return new ApiError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
+}
+
+function query(req: Request): URLSearchParams {
+  const at = req.originalUrl.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : req.originalUrl.slice(at + 1));
+}
+
+function oneValue(params: URLSearchParams, name: string): string | null {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
+  return values[0] ?? null;
+}
+
+function rangeOf(value: unknown): number {
+  if (value === null || value === undefined) return DEFAULT_XPUB_RANGE;
+  const n = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new WalletError('BAD_RANGE', 'range must be a whole number of at least 1');
+  return n;
+}
+
+/** The request's wallet, parsed and priced but not derived; or why it is refused. */
+function parseWallet(handle: ChainHandle, input: unknown, bodyRange: unknown, req: Request, maxRange: number): Parsed {
+  try {
+    const params = query(req);
+    const details = oneValue(params, 'details');
+    if (details !== null && details !== 'funded') throw new ApiError('BAD_REQUEST', 'the details parameter must be funded');
+    const mempool = mempoolRequested(req);
+    const queryRange = oneValue(params, 'range');
+    if (queryRange !== null && bodyRange !== undefined)
+      throw new WalletError('BAD_RANGE', 'range is given both in the body and in the query');
+    const range = rangeOf(bodyRange ?? queryRange);
+    if (typeof input !== 'string' || input.trim() === '')
+      throw new WalletError('MALFORMED_DESCRIPTOR', 'no extended key or descriptor given');
+    const desc = parseWalletInput(handle.params, input);
+    checkRange(desc, { range, maxRange });
+    const wallet = { desc, fingerprint: walletFingerprint(desc), range, maxRange, scripts: scriptCount(desc, range) };
+    return { ok: true, wallet: { ...wallet, funded: details === 'funded', mempool } };
+  } catch (err) {
+    return { ok: false, error: refused(err) };
+  }
+}
+
+function handleOf(deps: AppDeps, req: Request): ChainHandle {
+  const chain = parseChain(String(req.params.chain));
+  const handle = deps.chains.get(chain);
+  if (!handle) throw unavailable(chain, 'this service is not configured for it');
+  return handle;
+}
+
+/** Parses the wallet into res.locals (answered after the limiter) and names it in the log line by its fingerprint. */
+function keep(res: Response, parsed: Parsed): void {
+  res.locals.wallet = parsed;
+  if (parsed.ok) context(res).wallet = parsed.wallet.fingerprint;
+}
+
+function bodyError(err: unknown): ApiError {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return new ApiError('BODY_TOO_LARGE', `the body is larger than ${BODY_LIMIT} bytes`);
+  return new ApiError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"key": "…", "range": N}');
+}
+
+function fromBody(body: unknown): { key: unknown; range: unknown } | ApiError {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return new ApiError('BAD_REQUEST', 'the body must be a JSON object: {"key": "…", "range": N}');
+  }
+  const extra = Object.keys(body).filter((k) => k !== 'key' && k !== 'range');
+  if (extra.length > 0) return new ApiError('BAD_REQUEST', `unknown member ${quote(extra[0]!, 20)}; the body is {"key": "…", "range": N}`);
+  const { key, range } = body as { key?: unknown; range?: unknown };
+  return { key, range };
+}
+
+function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): void {
+  const chain = parseChain(String(req.params.chain));
+  const handle = handleOf(deps, req);
+  const parsed = res.locals.wallet as Parsed;
+  if (!parsed.ok) throw parsed.error;
+  const { desc, fingerprint, range, maxRange, funded, mempool } = parsed.wallet;
+  let scripts;
+  try {
+    scripts = cache.scripts(fingerprint, desc, { range, maxRange });
+  } catch (err) {
+    throw refused(err);
+  }
+  const views = readIndex(chain, handle, (source) =>
+    source.views(
+      scripts.map((s) => s.script),
+      mempool,
+    ),
+  );
+  checkAnswering(deps, chain, views, res);
+  // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
+  res.setHeader('Cache-Control', 'no-store');
+  sendJson(res, 200, walletBody(chain, handle, { range, descriptors: canonicalDescriptors(desc), funded }, scripts, views));
+}
+
+export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics, cache = new DerivationCache()): Router {
+  const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
+  const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+  const price = rateLimit(
+    limiter,
+    deps.settings,
+    metrics,
+    (_req, res) => {
+      const parsed = res.locals.wallet as Parsed;
+      return parsed.ok ? Math.max(1, Math.ceil(parsed.wallet.scripts / SCRIPTS_PER_TOKEN)) : 1;
+    },
+    (n) => `a wallet request of ${n} tokens (one per ${SCRIPTS_PER_TOKEN} derived scripts)`,
+  );
+  const router = Router({ caseSensitive: true });
+  router
+    .route(XPUB_GET_ROUTE)
+    .get(
+      asMiddleware(chainCheck),
+      authenticate(deps.keys, deps.settings, limiter, metrics),
+      asMiddleware((req, res) => {
+        // `*key` collects the path's segments: an unencoded descriptor's `/` arrive split, an encoded one's whole.
+        const segments = req.params.key as unknown as string[];
+        keep(res, parseWallet(handleOf(deps, req), segments.join('/'), undefined, req, maxRange));
+      }),
+      price,
+      (req: Request, res: Response) => answer(deps, cache, req, res),
+    )
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
+  router
+    .route(XPUB_POST_ROUTE)
+    .post(
+      asMiddleware(chainCheck),
+      authenticate(deps.keys, deps.settings, limiter, metrics),
+      (req: Request, res: Response, next: NextFunction) => {
+        json(req, res, (err?: unknown) => {
+          const body = err === undefined ? fromBody(req.body) : bodyError(err);
+          keep(
+            res,
+            body instanceof ApiError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
+          );
+          next();
+        });
+      },
+      price,
+      (req: Request, res: Response) => answer(deps, cache, req, res),
+    )
+    .all((req: Request) => {
+      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
+        Allow: 'POST',
+      });
+    });
+  return router;
+}

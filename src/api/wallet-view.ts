@@ -1,0 +1,82 @@
+/**
+ * The JSend body of a wallet (xpub) answer: the sums over its derived scripts, read in one snapshot,
+ * and with `?details=funded` one entry per script that holds coins. Every amount is written by the
+ * address route's own amounts() (address-view.ts), so a wallet entry reads exactly like an address
+ * summary.
+ */
+import { CoinDelta, Coins } from '../chain/amount.js';
+import { scriptToAddress } from '../chain/address.js';
+import { sha256Into, toDisplayHex } from '../chain/hash.js';
+import type { ChainCode } from '../chain/params.js';
+import type { DerivedScript } from '../wallet/derive.js';
+import { amounts } from './address-view.js';
+import type { ChainHandle, ScriptView, ScriptViews } from './deps.js';
+
+export interface WalletAnswer {
+  readonly range: number;
+  readonly descriptors: readonly string[];
+  /** `?details=funded`: list the scripts holding coins. */
+  readonly funded: boolean;
+}
+
+/** Electrum's name for a script (routes/scripthash.ts reads it back): SHA-256, byte-reversed, hex. */
+function electrumHash(script: Uint8Array): string {
+  const digest = Buffer.allocUnsafe(32);
+  sha256Into(script, digest, 0);
+  return toDisplayHex(digest);
+}
+
+/**
+ * A script is listed when it holds confirmed coins or, with `?mempool=true`, when the mempool touches
+ * it; `fundedAddresses` counts the first kind only, as `scantxoutset` would.
+ */
+function listed(view: ScriptView): boolean {
+  return view.utxoCount > 0 || (view.unconfirmed !== undefined && view.unconfirmed.txCount > 0);
+}
+
+export function walletBody(
+  chain: ChainCode,
+  handle: ChainHandle,
+  answer: WalletAnswer,
+  scripts: readonly DerivedScript[],
+  views: ScriptViews,
+): object {
+  if (views.items.length !== scripts.length) throw new Error('the index answered another number of scripts than asked');
+  let balance = 0;
+  let utxoCount = 0;
+  let fundedAddresses = 0;
+  const pending = { balance: 0, utxoCount: 0 };
+  const addresses: object[] = [];
+  views.items.forEach((view, i) => {
+    balance += view.balanceSats;
+    utxoCount += view.utxoCount;
+    if (view.utxoCount > 0) fundedAddresses += 1;
+    if (view.unconfirmed) {
+      pending.balance += view.unconfirmed.balanceSats;
+      pending.utxoCount += view.unconfirmed.utxoCount;
+    }
+    if (answer.funded && listed(view)) {
+      const { path, script } = scripts[i]!;
+      // Bare multisig and P2PK have no address form: null, and the scripthash names them instead.
+      addresses.push({ path, address: scriptToAddress(handle.params, script), scripthash: electrumHash(script), ...amounts(view) });
+    }
+  });
+  const mempool = views.items[0]?.unconfirmed !== undefined;
+  const data: Record<string, unknown> = {
+    chain,
+    balanceSatoshi: balance,
+    balance: new Coins(balance),
+    utxoCount,
+    fundedAddresses,
+    ...(mempool && {
+      // No txCount: one transaction may touch several scripts of the wallet, and the per-script counts cannot say.
+      unconfirmed: { balanceSatoshi: pending.balance, balance: new CoinDelta(pending.balance), utxoCount: pending.utxoCount },
+    }),
+    range: answer.range,
+    descriptors: answer.descriptors,
+    ...(answer.funded && { addresses }),
+    blockHeight: views.tipHeight,
+    blockHash: views.tipHash,
+  };
+  return { status: 'success', data };
+}

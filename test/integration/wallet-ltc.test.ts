@@ -1,0 +1,207 @@
+/**
+ * The wallet routes against a real `litecoind -regtest` (issue 26), with the node's own
+ * `scantxoutset` as the oracle: coins are sent to addresses the node derives (`deriveaddresses`) from a
+ * tpub, the real indexer indexes them, and every answer of the real API must equal what `scantxoutset`
+ * finds over the same descriptors and range: the total, the number of unspents, the funded scripts.
+ * The scripthash route must equal the address route for address scripts, and `scantxoutset raw(…)` for
+ * a P2PK and a bare multisig output. litecoind 0.21 reads neither tr() nor multipath; vectors cover those.
+ */
+import { createHash } from 'node:crypto';
+import { BIP32Factory } from 'bip32';
+import { networks } from 'bitcoinjs-lib';
+import * as ecc from 'tiny-secp256k1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiProcess } from '../../harness/api-process.js';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import type { Litecoind } from '../../harness/litecoind.js';
+import { sendSpecialOutputs } from '../../harness/regtest-special.js';
+
+const bip32 = BIP32Factory(ecc);
+// Two wallets' account keys (tpub: what litecoind 0.21 reads on regtest), from fixed seeds.
+const TPUB = bip32.fromSeed(Buffer.alloc(32, 0x26), networks.testnet).neutered().toBase58();
+const TPUB2 = bip32.fromSeed(Buffer.alloc(32, 0x62), networks.testnet).neutered().toBase58();
+const UNLIMITED = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
+
+const WPKH = `wpkh(${TPUB}/0/*)`;
+const PKH_0 = `pkh(${TPUB}/0/*)`;
+const PKH_1 = `pkh(${TPUB}/1/*)`;
+const SH_WPKH = `sh(wpkh(${TPUB}/2/*))`;
+const WSH_MULTI = `wsh(sortedmulti(1,${TPUB}/3/*,${TPUB2}/3/*))`;
+const SH_MULTI = `sh(multi(1,${TPUB2}/4/*,${TPUB}/4/*))`;
+
+/** Coins sent: descriptor, index, amount in LTC (text, as the node reads it). Index 150 sits between range 100 and 200. */
+const FUNDING: Array<[string, number, string]> = [
+  [WPKH, 0, '1.5'],
+  [WPKH, 150, '0.25'],
+  [PKH_0, 2, '0.75'],
+  [PKH_1, 3, '0.125'],
+  [PKH_1, 150, '0.5'],
+  [SH_WPKH, 999, '2'],
+  [SH_WPKH, 5, '0.0001'],
+  [WSH_MULTI, 7, '0.3'],
+  [SH_MULTI, 150, '0.4'],
+];
+
+interface Scan {
+  sats: number;
+  unspents: number;
+  /** Electrum scripthash → sats, for every script holding coins. */
+  scripts: Map<string, number>;
+  bestblock: string;
+}
+
+interface WalletData {
+  balanceSatoshi: number;
+  utxoCount: number;
+  fundedAddresses: number;
+  range: number;
+  descriptors: string[];
+  blockHash: string;
+  addresses?: Array<{ path: string | null; address: string | null; scripthash: string; balanceSatoshi: number; utxoCount: number }>;
+}
+
+/** Decimal coin text (as cliExact keeps it) to satoshis, without floating point. */
+function sats(text: string | number): number {
+  const [whole = '0', frac = ''] = String(text).split('.');
+  return Number(whole) * 100_000_000 + Number(frac.padEnd(8, '0').slice(0, 8));
+}
+
+const electrum = (scriptHex: string) => createHash('sha256').update(Buffer.from(scriptHex, 'hex')).digest().reverse().toString('hex');
+
+describe('wallet routes against scantxoutset on a real litecoind (issue 26)', () => {
+  let lw: LitecoindWorld;
+  let node: Litecoind;
+  let api: ApiProcess;
+  let apiKey: string;
+  let special: { kind: string; script: string; sats: number }[];
+
+  async function scan(descs: readonly string[], range: number): Promise<Scan> {
+    const objects = descs.map((desc) => ({ desc, range: [0, range - 1] }));
+    const r = await node.cliExact<{
+      total_amount: string;
+      bestblock: string;
+      unspents: Array<{ scriptPubKey: string; amount: string }>;
+    }>('scantxoutset', 'start', objects);
+    const scripts = new Map<string, number>();
+    for (const u of r.unspents) scripts.set(electrum(u.scriptPubKey), (scripts.get(electrum(u.scriptPubKey)) ?? 0) + sats(u.amount));
+    return { sats: sats(r.total_amount), unspents: r.unspents.length, scripts, bestblock: r.bestblock };
+  }
+
+  async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: { data: Record<string, unknown> } }> {
+    const res = await fetch(`${api.url}${path}`, {
+      ...init,
+      headers: { 'x-api-key': apiKey, ...(init.headers as Record<string, string>) },
+    });
+    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+  }
+
+  async function wallet(key: string, query: string): Promise<WalletData> {
+    const a = await call(`/api/v1/ltc/xpub/${encodeURIComponent(key)}${query}`);
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    return a.body.data as unknown as WalletData;
+  }
+
+  function expectEqual(answer: WalletData, oracle: Scan, what: string): void {
+    expect({ sats: answer.balanceSatoshi, utxos: answer.utxoCount, funded: answer.fundedAddresses, tip: answer.blockHash }, what).toEqual({
+      sats: oracle.sats,
+      utxos: oracle.unspents,
+      funded: oracle.scripts.size,
+      tip: oracle.bestblock,
+    });
+  }
+
+  beforeAll(async () => {
+    lw = await LitecoindWorld.start();
+    node = lw.node;
+    const miner = await node.cli<string>('getnewaddress');
+    await node.cli('generatetoaddress', 110, miner);
+    const outputs: Record<string, string> = {};
+    for (const [desc, index, amount] of FUNDING) {
+      const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', desc);
+      const [address] = await node.cli<string[]>('deriveaddresses', descriptor, [index, index]);
+      outputs[address!] = amount;
+    }
+    await node.cli('sendmany', '', outputs);
+    // A second coin on one script: utxoCount counts coins, fundedAddresses scripts.
+    const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', WPKH);
+    const [first] = await node.cli<string[]>('deriveaddresses', descriptor, [0, 0]);
+    await node.cli('sendtoaddress', first, '0.01');
+    special = (await sendSpecialOutputs(node, 26)).special.filter((s) => s.kind === 'p2pk' || s.kind === 'bare-multisig');
+    await node.cli('generatetoaddress', 1, miner);
+    await lw.world.startIndexer();
+    await lw.world.waitForTip();
+    apiKey = lw.world.createKey('wallet');
+    api = await lw.world.startApi(UNLIMITED);
+  }, 240_000);
+
+  afterAll(async () => {
+    await lw?.close();
+  });
+
+  it('each descriptor at range 100, 200 and the default (1000) equals scantxoutset over the same range', async () => {
+    for (const desc of [WPKH, PKH_0, PKH_1, SH_WPKH, WSH_MULTI, SH_MULTI]) {
+      for (const range of [100, 200, 1000]) {
+        const query = range === 1000 ? '' : `?range=${range}`;
+        const answer = await wallet(desc, query);
+        expect(answer.range).toBe(range);
+        expectEqual(answer, await scan([desc], range), `${desc.slice(0, 8)} range ${range}`);
+      }
+    }
+    // The coin at index 150 is what the two ranges disagree on.
+    const [at100, at200] = [await wallet(WPKH, '?range=100'), await wallet(WPKH, '?range=200')];
+    expect(at200.balanceSatoshi - at100.balanceSatoshi).toBe(25_000_000);
+  });
+
+  it('a bare tpub is pkh() over /0/* and /1/*: equal to scantxoutset over both, by GET and by POST', async () => {
+    const oracle = await scan([PKH_0, PKH_1], 1000);
+    expect(oracle.unspents).toBeGreaterThan(2);
+    const answer = await wallet(TPUB, '');
+    expectEqual(answer, oracle, 'bare tpub');
+    expect(answer.descriptors).toHaveLength(2);
+    const posted = await call('/api/v1/ltc/xpub', { method: 'POST', body: JSON.stringify({ key: TPUB, range: 1000 }) });
+    expect(posted.body.data).toEqual(answer);
+  });
+
+  it('?details=funded lists exactly the scripts scantxoutset finds, each with its amount', async () => {
+    for (const [desc, range] of [
+      [WPKH, 200],
+      [SH_WPKH, 1000],
+      [WSH_MULTI, 100],
+      [PKH_1, 100],
+    ] as const) {
+      const answer = await wallet(desc, `?range=${range}&details=funded`);
+      const oracle = await scan([desc], range);
+      const listed = new Map((answer.addresses ?? []).map((a) => [a.scripthash, a.balanceSatoshi]));
+      expect(listed, `${desc.slice(0, 8)} range ${range}`).toEqual(oracle.scripts);
+      for (const a of answer.addresses ?? []) expect(a.address).toMatch(/^(rltc1|[mnQ2])/);
+    }
+    const paths = (await wallet(WPKH, '?range=200&details=funded')).addresses?.map((a) => a.path);
+    expect(paths).toEqual(['0/0', '0/150']);
+  });
+
+  it('scripthash answers equal the address route for address scripts, and scantxoutset raw() for P2PK and bare multisig', async () => {
+    const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', WPKH);
+    const [address] = await node.cli<string[]>('deriveaddresses', descriptor, [0, 0]);
+    const info = await node.cli<{ scriptPubKey: string }>('getaddressinfo', address);
+    const byAddress = await call(`/api/v1/ltc/address/${address}`);
+    const byHash = await call(`/api/v1/ltc/scripthash/${electrum(info.scriptPubKey)}`);
+    expect(byHash.status).toBe(200);
+    const { address: _a, ...restA } = byAddress.body.data;
+    const { scripthash, ...restH } = byHash.body.data;
+    expect(scripthash).toBe(electrum(info.scriptPubKey));
+    expect(restH).toEqual(restA);
+    expect(restH.utxoCount).toBe(2);
+
+    expect(special.map((s) => s.kind).sort()).toEqual(['bare-multisig', 'p2pk']);
+    for (const s of special) {
+      const oracle = await scan([`raw(${s.script})`], 1);
+      const answer = (await call(`/api/v1/ltc/scripthash/${electrum(s.script)}`)).body.data;
+      expect({ sats: answer.balanceSatoshi, utxos: answer.utxoCount, tip: answer.blockHash }, s.kind).toEqual({
+        sats: oracle.sats,
+        utxos: oracle.unspents,
+        tip: oracle.bestblock,
+      });
+      expect(oracle.unspents).toBeGreaterThan(0);
+    }
+  });
+});
