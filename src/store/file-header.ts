@@ -6,8 +6,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-/** Why the file at `path` is not a whole SQLite database, or null when its size agrees with its header (or it is gone). */
-export function truncationProblem(path: string): string | null {
+/** The first `bytes` of the file (fewer when it is shorter) and its size; null when it cannot be opened. */
+export function readHead(path: string, bytes: number): { head: Buffer; size: number } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -15,21 +15,32 @@ export function truncationProblem(path: string): string | null {
     return null;
   }
   try {
-    const size = fstatSync(fd).size;
-    // 0 bytes: a database the indexer has not written yet, not a damaged one.
-    if (size === 0) return null;
-    const header = Buffer.alloc(100);
-    const got = readSync(fd, header, 0, 100, 0);
-    if (got < 100) return `${path} is ${size} bytes, shorter than an SQLite header`;
-    if (header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return `${path} is not an SQLite database (bad header)`;
-    const raw = header.readUInt16BE(16);
-    const pageSize = raw === 1 ? 65536 : raw;
-    const pages = header.readUInt32BE(28);
-    // The page count is only meaningful when "version-valid-for" matches the change counter.
-    if (header.readUInt32BE(92) !== header.readUInt32BE(24) || pages === 0) return null;
-    if (size < pages * pageSize) return `${path} is truncated: ${size} bytes, but its header records ${pages} pages of ${pageSize} bytes`;
-    return null;
+    const head = Buffer.alloc(bytes);
+    const got = readSync(fd, head, 0, bytes, 0);
+    return { head: head.subarray(0, got), size: fstatSync(fd).size };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether `head` starts like an SQLite database file. */
+export function isSqliteHeader(head: Buffer): boolean {
+  return head.length >= 100 && head.toString('latin1', 0, 16) === 'SQLite format 3\0';
+}
+
+/** Why the file at `path` is not a whole SQLite database, or null when its size agrees with its header (or it is gone). */
+export function truncationProblem(path: string): string | null {
+  const read = readHead(path, 100);
+  // 0 bytes: a database the indexer has not written yet, not a damaged one.
+  if (read === null || read.size === 0) return null;
+  const { head: header, size } = read;
+  if (header.length < 100) return `${path} is ${size} bytes, shorter than an SQLite header`;
+  if (!isSqliteHeader(header)) return `${path} is not an SQLite database (bad header)`;
+  const raw = header.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  const pages = header.readUInt32BE(28);
+  // The page count is only meaningful when "version-valid-for" matches the change counter.
+  if (header.readUInt32BE(92) !== header.readUInt32BE(24) || pages === 0) return null;
+  if (size < pages * pageSize) return `${path} is truncated: ${size} bytes, but its header records ${pages} pages of ${pageSize} bytes`;
+  return null;
 }

@@ -17,6 +17,7 @@
  * that saw the header change is made again.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { isSqliteHeader, readHead } from './file-header.js';
 
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
@@ -111,18 +112,8 @@ class WalFrames {
 }
 
 function fileGeneration(path: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const h = readAt(fd, 100, 0);
-    return h && h.toString('latin1', 0, 16) === 'SQLite format 3\0' ? h.readUInt32BE(USER_VERSION_OFFSET) : null;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readHead(path, 100);
+  return read && isSqliteHeader(read.head) ? read.head.readUInt32BE(USER_VERSION_OFFSET) : null;
 }
 
 type Reading = { stable: false } | { stable: true; generations: WalGenerations | null };

@@ -26,6 +26,18 @@ export interface DataDir {
   remove(): void;
 }
 
+/** Environment for startApi serving `dir` (LTC regtest, no node, no Redis, one process). */
+export function apiEnv(dir: string): Record<string, string> {
+  return {
+    ADDRSUM_DATA_DIR: dir,
+    ADDRSUM_LTC_NETWORK: 'regtest',
+    ADDRSUM_LTC_RPC_URL: 'http://user:pass@127.0.0.1:1',
+    ADDRSUM_CONFIG: '',
+    ADDRSUM_REDIS_URL: '',
+    ADDRSUM_API_WORKERS: '',
+  };
+}
+
 export function makeDataDir(prefix: string): DataDir {
   const dir = mkdtempSync(path.join(tmpdir(), `addrsum-${prefix}-`));
   const chain = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest' });
@@ -37,14 +49,7 @@ export function makeDataDir(prefix: string): DataDir {
   chain.close();
   return {
     dir,
-    env: {
-      ADDRSUM_DATA_DIR: dir,
-      ADDRSUM_LTC_NETWORK: 'regtest',
-      ADDRSUM_LTC_RPC_URL: 'http://user:pass@127.0.0.1:1',
-      ADDRSUM_CONFIG: '',
-      ADDRSUM_REDIS_URL: '',
-      ADDRSUM_API_WORKERS: '',
-    },
+    env: apiEnv(dir),
     createKey(tier) {
       const store = KeyStore.open(path.join(dir, 'keys.sqlite'));
       try {

@@ -16,7 +16,7 @@ import { ChainReader } from '../../src/store/chain-reader.js';
 import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
 import { walGenerations, walMismatch } from '../../src/store/wal-match.js';
 import { KeyStore } from '../../src/keys/key-store.js';
-import { ADDRESS, request, ROUTE } from '../support/limits-world.js';
+import { ADDRESS, apiEnv, request, ROUTE } from '../support/limits-world.js';
 
 const decoded = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
 if (!decoded.ok) throw new Error('test address does not decode');
@@ -172,14 +172,7 @@ it('the API never labels the restored file with the stale WAL tip: it answers 50
   const keys = KeyStore.open(path.join(dir, 'keys.sqlite'));
   const { key } = keys.create('private', 'wal-match test');
   keys.close();
-  const api = await startApi({
-    ADDRSUM_DATA_DIR: dir,
-    ADDRSUM_LTC_NETWORK: 'regtest',
-    ADDRSUM_LTC_RPC_URL: 'http://user:pass@127.0.0.1:1',
-    ADDRSUM_CONFIG: '',
-    ADDRSUM_REDIS_URL: '',
-    ADDRSUM_API_WORKERS: '',
-  });
+  const api = await startApi(apiEnv(dir));
   try {
     const answer = async () => {
       const a = await request(api.url + ROUTE, { 'x-api-key': key });

@@ -9,6 +9,12 @@ import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMIT
 export const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;
 export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
+/** The 401 and 404 answers of every keyed chain route. */
+export const KEY_AND_CHAIN_FAILURES: Json = {
+  401: response('MISSING_API_KEY or INVALID_API_KEY.', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
+  404: response(UNKNOWN_CHAIN_TEXT, failSchema(['UNKNOWN_CHAIN']), headers([], ['Cache-Control'])),
+};
+
 /** POST /api/v1/{chain}/addresses; every other method answers 405 with `Allow: POST`. */
 export function batchPathItem(): Json {
   const base = { tags: ['address'], security: [{ ApiKey: [] }, {}] };
@@ -68,12 +74,7 @@ export function batchPathItem(): Json {
           failSchema(['INVALID_JSON', 'INVALID_BATCH', 'BODY_TOO_LARGE', 'BAD_REQUEST']),
           headers([], [...LIMITS, 'Cache-Control']),
         ),
-        401: response(
-          'MISSING_API_KEY or INVALID_API_KEY.',
-          failSchema(codesWithStatus(401)),
-          headers(['WWW-Authenticate'], ['Cache-Control']),
-        ),
-        404: response(UNKNOWN_CHAIN_TEXT, failSchema(['UNKNOWN_CHAIN']), headers([], ['Cache-Control'])),
+        ...KEY_AND_CHAIN_FAILURES,
         429: response(
           "The batch does not fit in the caller's bucket (one token per address).",
           failSchema(['RATE_LIMITED']),
@@ -94,6 +95,14 @@ export function batchPathItem(): Json {
   }
   return item;
 }
+
+export const IF_NONE_MATCH_PARAM: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag from an earlier answer.',
+  schema: { type: 'string' },
+};
 
 export const MEMPOOL_PARAM: Json = {
   name: 'mempool',
@@ -180,13 +189,7 @@ export function addressPathItem(): Json {
           description: 'An address of that chain (Litecoin 3… and M… name the same script).',
           schema: { type: 'string' },
         },
-        {
-          name: 'If-None-Match',
-          in: 'header',
-          required: false,
-          description: 'An ETag from an earlier answer.',
-          schema: { type: 'string' },
-        },
+        IF_NONE_MATCH_PARAM,
         MEMPOOL_PARAM,
       ],
       responses: summaryResponses(ADDRESS_ANSWER),

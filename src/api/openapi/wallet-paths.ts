@@ -3,8 +3,8 @@
  * the xpub routes (a wallet's derived scripts summed in one read).
  */
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PARAM_TEXT, MEMPOOL_PARAM, summaryResponses, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
-import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
+import { CHAIN_PARAM_TEXT, IF_NONE_MATCH_PARAM, KEY_AND_CHAIN_FAILURES, MEMPOOL_PARAM, summaryResponses } from './address-paths.js';
+import { errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
 
 /** GET (and HEAD) /api/v1/{chain}/scripthash/{hash}; other methods answer 405. */
 export function scripthashPathItem(): Json {
@@ -25,13 +25,7 @@ export function scripthashPathItem(): Json {
           description: 'SHA-256 of the scriptPubKey, byte-reversed, as 64 hex digits (Electrum protocol).',
           schema: { type: 'string' },
         },
-        {
-          name: 'If-None-Match',
-          in: 'header',
-          required: false,
-          description: 'An ETag from an earlier answer.',
-          schema: { type: 'string' },
-        },
+        IF_NONE_MATCH_PARAM,
         MEMPOOL_PARAM,
       ],
       responses: summaryResponses({
@@ -94,12 +88,7 @@ function walletResponses(): Json {
       failSchema([...WALLET_CODES, 'INVALID_JSON', 'BODY_TOO_LARGE']),
       headers([], [...LIMITS, 'Cache-Control']),
     ),
-    401: response(
-      'MISSING_API_KEY or INVALID_API_KEY.',
-      failSchema(codesWithStatus(401)),
-      headers(['WWW-Authenticate'], ['Cache-Control']),
-    ),
-    404: response(UNKNOWN_CHAIN_TEXT, failSchema(['UNKNOWN_CHAIN']), headers([], ['Cache-Control'])),
+    ...KEY_AND_CHAIN_FAILURES,
     429: response(
       "Over the tier's limit: a wallet request takes one token per 200 derived scripts (at least one).",
       failSchema(['RATE_LIMITED']),

@@ -126,23 +126,38 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
       })
     : readIndex(chain, handle, (source) => source.summary(script));
   checkAnswering(deps, chain, view, res);
-  res.setHeader('ETag', etagOf(handle, script, view, view.tipHeight, view.tipHash));
+  sendSummary(req, res, etagOf(handle, script, view, view.tipHeight, view.tipHash), () =>
+    summaryBody(chain, handle, address, script, view, view.tipHeight, view.tipHash),
+  );
+}
+
+/** Sends a one-script summary with its ETag, or a 304 when the client holds it already (address and scripthash routes). */
+export function sendSummary(req: Request, res: Response, etag: string, body: () => object): void {
+  res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', 'no-cache');
   // Express's freshness check, only when the client has a validator to compare (most requests do not).
   if (req.headers['if-none-match'] !== undefined && req.fresh) {
     res.status(304).end();
     return;
   }
-  sendJson(res, 200, summaryBody(chain, handle, address, script, view, view.tipHeight, view.tipHash));
+  sendJson(res, 200, body());
 }
 
 /**
- * Mounts the route on the app itself, not through a Router of its own: it takes nearly every request,
- * and each nesting level and handler hop in Express costs. The app routes case-sensitively (app.ts).
+ * Mounts a one-script summary route (GET/HEAD; chain → key → limits → `answer`; other methods 405) on
+ * the app itself, not through a Router of its own: the address route takes nearly every request, and
+ * each nesting level and handler hop in Express costs. The app routes case-sensitively (app.ts).
  */
-export function mountAddressRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+export function mountSummaryRoute(
+  app: Express,
+  route: string,
+  deps: AppDeps,
+  limiter: RateLimiter,
+  metrics: ApiMetrics,
+  answer: (deps: AppDeps, req: Request, res: Response) => void,
+): void {
   app
-    .route(ADDRESS_ROUTE)
+    .route(route)
     .get(
       inSequence(
         chainCheck,
@@ -154,4 +169,8 @@ export function mountAddressRoute(app: Express, deps: AppDeps, limiter: RateLimi
     .all((req: Request) => {
       throw methodNotAllowed(req.method);
     });
+}
+
+export function mountAddressRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  mountSummaryRoute(app, ADDRESS_ROUTE, deps, limiter, metrics, answer);
 }

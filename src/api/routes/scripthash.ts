@@ -11,14 +11,10 @@ import type { Express, Request, Response } from 'express';
 import { scriptKeyOfDigest } from '../../store/script-key.js';
 import { etagOf, mempoolRequested, scripthashBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError, methodNotAllowed } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
-import { keyCheck } from '../middleware/auth.js';
-import { limitCheck } from '../middleware/rate-limit.js';
-import { inSequence } from '../middleware/step.js';
-import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+import { checkAnswering, mountSummaryRoute, parseChain, readIndex, sendSummary, unavailable } from './address.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';
 
@@ -43,27 +39,11 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   checkAnswering(deps, chain, views, res);
   const view = views.items[0];
   if (!view) throw new Error('the index answered no script');
-  res.setHeader('ETag', etagOf(handle, key, view, views.tipHeight, views.tipHash));
-  res.setHeader('Cache-Control', 'no-cache');
-  if (req.headers['if-none-match'] !== undefined && req.fresh) {
-    res.status(304).end();
-    return;
-  }
-  sendJson(res, 200, scripthashBody(chain, hash, view, views.tipHeight, views.tipHash));
+  sendSummary(req, res, etagOf(handle, key, view, views.tipHeight, views.tipHash), () =>
+    scripthashBody(chain, hash, view, views.tipHeight, views.tipHash),
+  );
 }
 
 export function mountScripthashRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  app
-    .route(SCRIPTHASH_ROUTE)
-    .get(
-      inSequence(
-        chainCheck,
-        keyCheck(deps.keys, deps.settings, limiter, metrics),
-        limitCheck(limiter, deps.settings, metrics),
-        (req: Request, res: Response) => answer(deps, req, res),
-      ),
-    )
-    .all((req: Request) => {
-      throw methodNotAllowed(req.method);
-    });
+  mountSummaryRoute(app, SCRIPTHASH_ROUTE, deps, limiter, metrics, answer);
 }
