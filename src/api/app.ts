@@ -13,8 +13,17 @@ import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { TokenBucketLimiter } from './token-bucket.js';
+import type { LiveHub } from './live/hub.js';
+import type { LiveLimits } from './live/limits.js';
+import { mountEventsRoute } from './live/sse-route.js';
 
-export function createApp(deps: AppDeps): Express {
+/** Live pushes (src/api/live/): absent, the events route is not mounted. */
+export interface LiveWiring {
+  readonly hub: LiveHub;
+  readonly limits: LiveLimits;
+}
+
+export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   const clock = deps.clock ?? systemClock;
   const metrics = deps.metrics ?? createApiMetrics();
   const limiter = deps.limiter ?? new TokenBucketLimiter(() => clock.now());
@@ -35,6 +44,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(cors(deps.settings.corsOrigins ?? []));
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
+  if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
   app.use(unmatched);

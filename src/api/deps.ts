@@ -8,6 +8,7 @@ import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from './metrics.js';
 import type { MempoolDelta, ScriptView } from '../store/chain-reader.js';
+import type { FeedBounds, FeedEntry } from '../store/change-feed.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
 
 export type { TierLimits };
@@ -45,6 +46,13 @@ export interface SummarySource {
   /** Several scripts (duplicates allowed) in one read, optionally with mempool deltas. */
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
+  /** The index's change feed (src/store/change-feed.ts) for live pushes; absent: nothing is pushed. */
+  readonly feed?: FeedSource;
+}
+
+export interface FeedSource {
+  bounds(): FeedBounds | null;
+  since(after: number, limit: number): readonly FeedEntry[];
 }
 
 export type SourceState =

@@ -6,6 +6,7 @@
  */
 import { chainName, CHAIN_CODES } from '../chain/params.js';
 import { addressPathItem, batchPathItem } from './openapi/address-paths.js';
+import { eventsPathItem, wsPathItem } from './openapi/live-paths.js';
 import {
   badRequest,
   errorSchema,
@@ -43,6 +44,8 @@ export function openApiDocument(): Json {
     paths: {
       '/api/v1/{chain}/address/{address}': addressPathItem(),
       '/api/v1/{chain}/addresses': batchPathItem(),
+      '/api/v1/{chain}/address/{address}/events': eventsPathItem(),
+      '/api/v1/ws': wsPathItem(),
       '/health': pathItem('operations', 'Process is alive', {
         operationId: 'health',
         responses: opsResponses(

@@ -95,7 +95,7 @@ export function batchPathItem(): Json {
   return item;
 }
 
-function addressResponses(): Json {
+export function addressResponses(): Json {
   const addressCodes: ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'];
   return {
     200: response(
