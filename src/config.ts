@@ -178,6 +178,17 @@ export const configSchema = z.strictObject({
      * address, never X-Forwarded-For.
      */
     metricsAllow: z.array(z.string().refine(isAddressOrRange, { error: 'expected IP addresses or CIDR ranges' })).optional(),
+    /** Live pushes (WebSocket /api/v1/ws and …/address/{address}/events); src/api/live/limits.ts. */
+    live: z.strictObject({
+      /** How often each API process reads the change feed while anyone listens. */
+      pollMs: int(50, 10_000),
+      /** Unsent bytes a client may leave unread before it is disconnected (slow consumer). */
+      maxBufferedBytes: int(16_384, 64 * 1024 * 1024),
+      /** Addresses one WebSocket connection may watch, per tier. */
+      subscriptionsPerConnection: z.strictObject({ default: int(1, 1_000_000), private: int(1, 1_000_000) }),
+      /** Addresses one key (anonymous: one client network) may watch in one API process, per tier. */
+      subscriptionsPerKey: z.strictObject({ default: int(1, 10_000_000), private: int(1, 10_000_000) }),
+    }),
   }),
   /** One entry per chain of the registry (src/chain/registry.ts), keyed by its code. */
   chains: z.strictObject(Object.fromEntries(CHAIN_CODES.map((c) => [c, chainConfig(c)])) as Record<ChainCode, ChainConfigSchema>),

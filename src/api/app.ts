@@ -15,8 +15,17 @@ import { opsRouter } from './routes/ops.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
+import type { LiveHub } from './live/hub.js';
+import type { LiveLimits } from './live/limits.js';
+import { mountEventsRoute } from './live/sse-route.js';
 
-export function createApp(deps: AppDeps): Express {
+/** Live pushes (src/api/live/): absent, the events route is not mounted. */
+export interface LiveWiring {
+  readonly hub: LiveHub;
+  readonly limits: LiveLimits;
+}
+
+export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   const clock = deps.clock ?? systemClock;
   const metrics = deps.metrics ?? createApiMetrics();
   const limiter = deps.limiter ?? new TokenBucketLimiter(() => clock.now());
@@ -38,6 +47,7 @@ export function createApp(deps: AppDeps): Express {
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
+  if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
   app.use(xpubRouter(deps, limiter, metrics, deps.derivations));

@@ -11,11 +11,32 @@
  *     `maxBodiesPerClient` bodies in flight. The guard runs before authentication, so this holds for
  *     keyed and keyless callers alike.
  *   - Every request must be answered within `requestTimeoutMs` of its arrival, however slowly the
- *     client sends or reads; past it the socket is destroyed.
+ *     client sends or reads; past it the socket is destroyed. Except live streams: an event stream
+ *     (holdOpen) and an upgraded WebSocket stay open, counted as busy (never evicted as idle); they
+ *     bound what a slow reader holds themselves (api.live.maxBufferedBytes).
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { clientNetwork } from './caller-buckets.js';
+
+/** Per guarded server: what to do when one of its connections is upgraded (upgraded() below). */
+const upgradeHooks = new WeakMap<http.Server, (req: http.IncomingMessage) => void>();
+
+/** Tells the server's connection guard, if any, that `req`'s connection is now a WebSocket. */
+export function upgraded(server: http.Server, req: http.IncomingMessage): void {
+  upgradeHooks.get(server)?.(req);
+}
+
+/** Sockets answering a live stream now: the request deadline does not apply to them. */
+const streaming = new WeakSet<Socket>();
+
+/** Exempts a response that streams on purpose (Server-Sent Events) from the request deadline while it lasts. */
+export function holdOpen(res: http.ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  streaming.add(socket);
+  res.once('close', () => streaming.delete(socket));
+}
 
 export interface ConnectionLimits {
   readonly maxConnections: number;
@@ -144,7 +165,7 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits, 
     // connection answering millions of requests holds one timer and one listener, not one per request.
     if (state.deadline === null) {
       state.deadline = setTimeout(() => {
-        if (state.busy === 0) return;
+        if (state.busy === 0 || streaming.has(socket)) return;
         counts.deadline++;
         socket.destroy();
       }, limits.requestTimeoutMs);
@@ -184,6 +205,17 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits, 
       req.once('end', done);
     }
     res.once('close', done);
+  });
+
+  // An upgraded connection (WebSocket) is busy for its whole life: no idle timer, no request deadline.
+  // Told by the WebSocket endpoint, not by an 'upgrade' listener of the guard's own: while a server has
+  // one, Node hands it every request that asks for an upgrade, and without an endpoint none is answered.
+  upgradeHooks.set(server, (req: http.IncomingMessage) => {
+    const state = sockets.get(req.socket);
+    if (state === undefined) return;
+    clearTimeout(state.silent ?? undefined);
+    state.silent = null;
+    state.busy++;
   });
 
   return { open: () => sockets.size, counts, stop: () => clearInterval(checker) };

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
 import type { MempoolDelta, ScriptView } from '../store/chain-reader.js';
+import type { FeedBounds, FeedEntry } from '../store/change-feed.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
 
 export type { TierLimits };
@@ -48,6 +49,13 @@ export interface SummarySource {
   /** views() by script key (the first 16 bytes of SHA-256(script), src/store/script-key.ts). */
   keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
+  /** The index's change feed (src/store/change-feed.ts) for live pushes; absent: nothing is pushed. */
+  readonly feed?: FeedSource;
+}
+
+export interface FeedSource {
+  bounds(): FeedBounds | null;
+  since(after: number, limit: number): readonly FeedEntry[];
 }
 
 export type SourceState =

@@ -27,11 +27,15 @@ export const ERROR_STATUS = {
   MALFORMED_DESCRIPTOR: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
+  /** A browser page from an origin not in api.corsOrigins opened a WebSocket. */
+  ORIGIN_NOT_ALLOWED: 403,
   UNKNOWN_CHAIN: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
+  /** Live subscriptions past the tier's cap per connection or per key (api.live). */
+  TOO_MANY_SUBSCRIPTIONS: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   CHAIN_SYNCING: 503,

@@ -15,13 +15,20 @@ import type { Logger } from '../logger.js';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
   405: 'Method Not Allowed',
   408: 'Request Timeout',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
 };
 
-function rawAnswer(socket: Duplex, code: ErrorCode, message: string, extra: Record<string, string> = {}): void {
-  const err = new ApiError(code, message);
+/** An answer written on the socket itself (no Express): parser errors, refused WebSocket upgrades. */
+export function rawAnswer(socket: Duplex, code: ErrorCode | ApiError, message = '', extra: Record<string, string> = {}): void {
+  const err = code instanceof ApiError ? code : new ApiError(code, message);
+  extra = { ...err.headers, ...extra };
   const body = JSON.stringify(jsendBody(err));
   const lines = [
     `HTTP/1.1 ${err.status} ${REASONS[err.status] ?? 'Error'}`,

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { connectionMetrics } from './metrics.js';
 import { createHttpServer } from './http-server.js';
 import { wireApi } from './wiring.js';
+import { attachLiveSockets } from './live/ws-server.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -29,6 +30,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     maxConnections: config.api.maxConnections,
     requestTimeoutMs: config.api.requestTimeoutMs,
   });
+  const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => {
       wired.close();
@@ -49,6 +51,9 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
         log.info('stopping: finishing in-flight requests');
+        // Live streams never finish on their own: end them first.
+        sockets.close();
+        wired.live.hub.close();
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         force.unref();
         server.close(() => {

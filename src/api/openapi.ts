@@ -7,6 +7,7 @@
 import { chainName, CHAIN_CODES } from '../chain/params.js';
 import { addressPathItem, batchPathItem } from './openapi/address-paths.js';
 import { scripthashPathItem, xpubPathItem, xpubPostPathItem } from './openapi/wallet-paths.js';
+import { eventsPathItem, wsPathItem } from './openapi/live-paths.js';
 import {
   badRequest,
   errorSchema,
@@ -47,6 +48,8 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/scripthash/{hash}': scripthashPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
+      '/api/v1/{chain}/address/{address}/events': eventsPathItem(),
+      '/api/v1/ws': wsPathItem(),
       '/health': pathItem('operations', 'Process is alive', {
         operationId: 'health',
         responses: opsResponses(

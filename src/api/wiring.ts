@@ -8,13 +8,15 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Express } from 'express';
-import { createApp } from './app.js';
+import { createApp, type LiveWiring } from './app.js';
+import { LiveHub } from './live/hub.js';
 import { workerMetrics } from './cluster-metrics.js';
 import { systemClock, type AppDeps, type ChainHandle, type Clock } from './deps.js';
 import { readiness } from './routes/ops.js';
 import { ApiError } from './errors.js';
 import { WatchedFile } from './watched-file.js';
 import { createLimiter } from './shared-limiter.js';
+import { TokenBucketLimiter } from './token-bucket.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type ChainParams, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../keys/key-cache.js';
@@ -34,6 +36,8 @@ export interface WiredApi {
   readonly app: Express;
   readonly deps: AppDeps;
   readonly metrics: ApiMetrics;
+  /** Live pushes: main.ts attaches the WebSocket endpoint with it. */
+  readonly live: LiveWiring;
   /** Closes the chain indexes, the keys database and the limiter's connection. */
   close(): void;
 }
@@ -79,7 +83,8 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
     logger,
     clock,
     metrics,
-    limiter: limits.limiter,
+    // One in-process limiter for the app and the WebSocket endpoint alike (Redis, when set, is shared anyway).
+    limiter: limits.limiter ?? new TokenBucketLimiter(() => clock.now()),
     keyedProblems,
   };
   // One of several workers: a scrape answers for all of them (cluster-metrics.ts).
@@ -89,10 +94,15 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
         return metrics.registry.getMetricsAsJSON();
       })
     : undefined;
+  const { subscriptionsPerConnection: perConnection, subscriptionsPerKey: perKey, ...liveRest } = config.api.live;
+  const liveLimits = { ...liveRest, perConnection, perKey };
+  const live: LiveWiring = { hub: new LiveHub(deps, liveLimits, log), limits: liveLimits };
+  closers.unshift(() => live.hub.close());
   return {
-    app: createApp({ ...deps, clusterMetrics }),
+    app: createApp({ ...deps, clusterMetrics }, live),
     deps,
     metrics,
+    live,
     close: () => {
       for (const close of closers) close();
     },

@@ -10,6 +10,7 @@
  */
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
+import { FeedReader } from './change-feed.js';
 import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from './errors.js';
 import { checkSchemaVersion } from './migrate.js';
@@ -90,6 +91,8 @@ export class ChainReader {
   private readonly confirmedStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly withMempoolStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
+  /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
+  readonly feed: FeedReader;
 
   private constructor(
     readonly db: Db,
@@ -97,6 +100,7 @@ export class ChainReader {
     readonly chain: ChainCode,
     readonly network: NetworkName,
   ) {
+    this.feed = new FeedReader(db);
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,

@@ -9,6 +9,7 @@
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
+ * | changes | seq                          | kind, tip, touched scripts (change-feed.ts) | one row per commit that moves the tip or the mempool; only the newest FEED_KEEP |
  *
  * An index bootstrapped from a UTXO snapshot (bulk-load.ts) has meta base_height = the snapshot's base
  * block: its blocks rows run base_height..tip instead of 0..tip, and nothing at or below the base can be
@@ -30,8 +31,9 @@ import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
+import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
-import { openReaderDb, openWriterDb, raiseGeneration, type Db } from './db.js';
+import { openWriterDb, raiseGeneration, type Db } from './db.js';
 import { StoreError } from './errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
@@ -39,7 +41,7 @@ import { warmPageCache, type WarmResult } from './page-cache.js';
 import { ScriptDeltas, type Totals } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from './undo.js';
-import { WriterLock } from './writer-lock.js';
+import { describeWriter, WriterLock } from './writer-lock.js';
 
 export { StoreError, type StoreErrorCode } from './errors.js';
 
@@ -80,6 +82,8 @@ type MetaRow = { key: string; value: unknown };
 export class ChainStore {
   /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
   readonly mempool: MempoolStore;
+  /** What each commit touched, for the API's live pushes (change-feed.ts). */
+  private readonly feed: ChangeFeed;
   private readonly stmts: WriteStatements;
   private currentTip: Tip | null;
   private currentTotals: Totals;
@@ -96,7 +100,8 @@ export class ChainStore {
     private readonly file: { path: string; opened: FileIdentity | null } | null = null,
   ) {
     this.stmts = prepareWriteStatements(db);
-    this.mempool = new MempoolStore(db);
+    this.feed = new ChangeFeed(db);
+    this.mempool = new MempoolStore(db, this.feed);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
     const base = meta.get(BASE_HEIGHT_KEY);
@@ -209,6 +214,7 @@ export class ChainStore {
           if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
           else this.stmts.metaSet.run('tip_time', last.time);
           if (node) this.writeNodeSeen(node.height, node.at);
+          this.feed.record('block', last.height, deltas.changedKeys());
           return after;
         })
         .immediate(),
@@ -300,6 +306,7 @@ export class ChainStore {
           this.writeTip(below, after);
           // The blocks table keeps no header times: unknown until the next block is applied.
           this.stmts.metaDelete.run('tip_time');
+          this.feed.record('disconnect', below?.height ?? null, deltas.changedKeys());
           return { newTip: below, totals: after };
         })
         .immediate(),
@@ -379,22 +386,4 @@ export class ChainStore {
 export function readMeta(db: Db): Map<string, unknown> {
   const rows = db.prepare('SELECT key, value FROM meta').all() as MetaRow[];
   return new Map(rows.map((r) => [r.key, r.value]));
-}
-
-/** "pid 1234, since …" from the holder's meta row, for the LOCKED message; best effort. */
-function describeWriter(path: string): string {
-  try {
-    const db = openReaderDb(path, { busyTimeoutMs: 200 });
-    try {
-      const meta = readMeta(db);
-      const pid = meta.get('writer_pid');
-      const since = meta.get('writer_started_at');
-      if (typeof pid !== 'number') return '';
-      return `pid ${pid}${typeof since === 'number' ? `, since ${new Date(since).toISOString()}` : ''}`;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return '';
-  }
 }

@@ -21,6 +21,7 @@
  */
 import type { ParsedTx } from '../chain/block-parser.js';
 import { isUnspendable } from '../chain/script.js';
+import { FEED_MAX_SCRIPTS, type ChangeFeed } from './change-feed.js';
 import type { Db } from './db.js';
 import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from './mempool-effect.js';
 import { outpointKey } from './outpoint.js';
@@ -56,6 +57,8 @@ interface Statements {
   spendDelete: Database.Statement<[Buffer]>;
   scriptAdd: Database.Statement<[Buffer, number, number, number]>;
   scriptPrune: Database.Statement<[Buffer]>;
+  /** Keys of mempool_scripts, one past the feed's cap at most (what a clear touches). */
+  scriptKeys: Database.Statement<[number], Buffer>;
   clear: Array<Database.Statement<[]>>;
 }
 
@@ -80,6 +83,7 @@ function prepare(db: Db): Statements {
         'utxo_count = utxo_count + excluded.utxo_count, tx_count = tx_count + excluded.tx_count',
     ),
     scriptPrune: db.prepare('DELETE FROM mempool_scripts WHERE script_key = ? AND tx_count <= 0'),
+    scriptKeys: db.prepare<[number], Buffer>('SELECT script_key FROM mempool_scripts LIMIT ?').pluck(),
     clear: ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts'].map((t) => db.prepare(`DELETE FROM ${t}`)),
   };
 }
@@ -90,7 +94,11 @@ export class MempoolStore {
   private count: number;
   private clearCount = 0;
 
-  constructor(private readonly db: Db) {
+  /** `feed`: where add/remove record the scripts they touch; block hooks leave that to ChainStore's record. */
+  constructor(
+    private readonly db: Db,
+    private readonly feed: ChangeFeed | null = null,
+  ) {
     this.s = prepare(db);
     this.count = this.s.txCount.get() ?? 0;
   }
@@ -139,6 +147,7 @@ export class MempoolStore {
             }
             pending = retry;
           }
+          this.feed?.record('mempool', null);
           return result;
         })
         .immediate(),
@@ -152,6 +161,7 @@ export class MempoolStore {
         .transaction(() => {
           let removed = 0;
           for (const txid of txids) removed += this.removeWithDescendants(txid);
+          this.feed?.record('mempool', null);
           return removed;
         })
         .immediate(),
@@ -164,6 +174,7 @@ export class MempoolStore {
       return fn();
     } catch (err) {
       this.count = this.s.txCount.get() ?? 0;
+      this.feed?.discard();
       throw err;
     }
   }
@@ -188,6 +199,11 @@ export class MempoolStore {
 
   /** Inside ChainStore's rollback transaction: the view is rebuilt from the node's mempool afterwards. */
   clear(): void {
+    if (this.feed && this.count > 0) {
+      const keys = this.s.scriptKeys.all(FEED_MAX_SCRIPTS + 1);
+      if (keys.length > FEED_MAX_SCRIPTS) this.feed.touchEverything();
+      else for (const key of keys) this.feed.touch(key);
+    }
     for (const stmt of this.s.clear) stmt.run();
     this.count = 0;
     this.clearCount++;
@@ -267,6 +283,7 @@ export class MempoolStore {
 
   private applyScripts(effect: TxEffect, sign: 1 | -1): void {
     for (const s of effect.scripts) {
+      this.feed?.touch(s.key);
       this.s.scriptAdd.run(s.key, sign * s.balance, sign * s.count, sign);
       if (sign < 0) this.s.scriptPrune.run(s.key);
     }

@@ -40,6 +40,11 @@ export class ScriptDeltas {
     this.amount += value;
   }
 
+  /** Scripts whose aggregate this transaction changes (for the change feed). */
+  *changedKeys(): Generator<Buffer> {
+    for (const d of this.byScript.values()) if (d.balance !== 0 || d.count !== 0) yield d.key;
+  }
+
   /**
    * Writes every non-zero delta, in key order, CHUNK scripts per statement, and returns the totals after
    * it. Two passes per chunk: create the missing rows as (0, 0) — the number created is how the script

@@ -11,6 +11,7 @@
  * Do not delete `<db>.lock` while an indexer runs: a new file would be a new, unlocked inode.
  */
 import Database, { type SqliteDatabase } from './sqlite-driver.js';
+import { openReaderDb } from './db.js';
 import { StoreError } from './errors.js';
 
 export class WriterLock {
@@ -47,5 +48,27 @@ export class WriterLock {
 
   release(): void {
     if (this.conn.open) this.conn.close();
+  }
+}
+
+/** "pid 1234, since …" from the holder's meta rows, for the LOCKED message; best effort. */
+export function describeWriter(path: string): string {
+  try {
+    const db = openReaderDb(path, { busyTimeoutMs: 200 });
+    try {
+      const rows = db.prepare("SELECT key, value FROM meta WHERE key IN ('writer_pid', 'writer_started_at')").all() as {
+        key: string;
+        value: unknown;
+      }[];
+      const meta = new Map(rows.map((r) => [r.key, r.value]));
+      const pid = meta.get('writer_pid');
+      const since = meta.get('writer_started_at');
+      if (typeof pid !== 'number') return '';
+      return `pid ${pid}${typeof since === 'number' ? `, since ${new Date(since).toISOString()}` : ''}`;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return '';
   }
 }

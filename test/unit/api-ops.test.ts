@@ -122,7 +122,9 @@ describe('/openapi.json', () => {
     expect(a.body).toEqual(JSON.parse(JSON.stringify(doc)));
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/ws',
       '/api/v1/{chain}/address/{address}',
+      '/api/v1/{chain}/address/{address}/events',
       '/api/v1/{chain}/addresses',
       '/api/v1/{chain}/scripthash/{hash}',
       '/api/v1/{chain}/xpub',
@@ -146,6 +148,11 @@ describe('/openapi.json', () => {
   it('documents GET, HEAD and a 405 for every other method on every path (POST only, and 405 otherwise, on the POST paths)', () => {
     const postOnly = ['/api/v1/{chain}/addresses', '/api/v1/{chain}/xpub'];
     for (const [path, item] of Object.entries(doc.paths)) {
+      // Live streams (a GET that stays open, a WebSocket upgrade) document their GET only.
+      if (path.endsWith('/events') || path === '/api/v1/ws') {
+        expect(Object.keys(item).sort(), path).toEqual(['get']);
+        continue;
+      }
       const served = postOnly.includes(path) ? ['post'] : ['get', 'head'];
       for (const m of served) expect(item[m]?.responses['200'], `${m} ${path}`).toBeDefined();
       for (const m of ['get', 'head', 'put', 'post', 'delete', 'options', 'patch', 'trace'].filter((x) => !served.includes(x))) {

@@ -39,6 +39,7 @@ describe('migrations', () => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual([
       'blocks',
+      'changes',
       'mempool_outputs',
       'mempool_scripts',
       'mempool_spends',

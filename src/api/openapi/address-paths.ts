@@ -121,7 +121,7 @@ export interface SummaryAnswer {
   readonly segment: string;
 }
 
-const ADDRESS_ANSWER: SummaryAnswer = {
+export const ADDRESS_ANSWER: SummaryAnswer = {
   success: 'AddressSuccess',
   summary: 'The address summary at the indexed tip (zeros for a valid address never seen).',
   codes: ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS', 'BAD_REQUEST'],

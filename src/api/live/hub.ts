@@ -1,0 +1,231 @@
+/**
+ * Live pushes in one API process: who watches which script, and the tail of each chain's change feed.
+ *
+ * Every process tails the feed on its own (no messages between workers): while anyone listens, a timer
+ * reads the feed's bounds every `pollMs` (one primary-key read), and the rows after its cursor name the
+ * scripts that changed. Only watches of those scripts are read again, all in one snapshot through the
+ * GET route's read path (summaries.ts), and a summary is pushed only when its amounts differ from the
+ * last one that watch was sent. A feed that went backwards (index replaced), pruned past the cursor, a
+ * row that lists no scripts, a tip that moved without a block row (a bootstrap), or a read that failed
+ * all re-read every watch of the chain instead. Nothing is read or timed while nobody listens.
+ */
+import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
+import type { Logger } from '../../logger.js';
+import type { AppDeps, FeedSource, SummarySource } from '../deps.js';
+import { readSummaries, type Summary, type Watch } from './summaries.js';
+
+/** Feed rows read per query while catching up. */
+const PAGE = 500;
+
+export interface Subscriber {
+  readonly watch: Watch;
+  /** Fingerprint of the last summary pushed; null before the first. */
+  last: string | null;
+  /** Sends a summary that changed; `seq` is the feed position it is true at (SSE's id). */
+  push(summary: Summary, seq: number): void;
+  /** Ends the subscriber's stream (the process is stopping). */
+  close(): void;
+}
+
+export interface Tip {
+  readonly chain: ChainCode;
+  readonly blockHeight: number;
+  readonly blockHash: string;
+}
+
+export type TipListener = (tip: Tip) => void;
+
+export interface LiveSettings {
+  /** How often the change feed is read while anyone listens. */
+  readonly pollMs: number;
+}
+
+interface ChainTail {
+  /** Feed seq read up to; null until the first listener arrives. */
+  cursor: number | null;
+  /** `height:hash` of the tip last seen; undefined until first read. */
+  tip: string | null | undefined;
+  /** A read failed: re-read every watch at the next poll. */
+  retryAll: boolean;
+  readonly watchers: Map<string, Set<Subscriber>>;
+}
+
+export class LiveHub {
+  private readonly tails = new Map<ChainCode, ChainTail>();
+  private readonly tipListeners = new Set<TipListener>();
+  private readonly owners = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly settings: LiveSettings,
+    private readonly log: Logger,
+  ) {
+    for (const chain of CHAIN_CODES) this.tails.set(chain, { cursor: null, tip: undefined, retryAll: false, watchers: new Map() });
+  }
+
+  /** Starts the chain's tail if needed and returns its position: anything committed after it will be pushed. */
+  position(chain: ChainCode): number {
+    const tail = this.tails.get(chain)!;
+    if (tail.cursor === null) this.poll(chain);
+    return tail.cursor ?? 0;
+  }
+
+  /** Current summaries for new watches (one read); throws the GET route's ApiError when the chain cannot answer. */
+  current(chain: ChainCode, watches: readonly Watch[]): Summary[] {
+    this.position(chain);
+    return readSummaries(this.deps, chain, watches);
+  }
+
+  add(sub: Subscriber): void {
+    const tail = this.tails.get(sub.watch.chain)!;
+    let set = tail.watchers.get(sub.watch.key);
+    if (!set) tail.watchers.set(sub.watch.key, (set = new Set()));
+    set.add(sub);
+    this.arm();
+  }
+
+  remove(sub: Subscriber): void {
+    const tail = this.tails.get(sub.watch.chain)!;
+    const set = tail.watchers.get(sub.watch.key);
+    if (set?.delete(sub) && set.size === 0) tail.watchers.delete(sub.watch.key);
+    this.arm();
+  }
+
+  onTip(listener: TipListener): () => void {
+    this.tipListeners.add(listener);
+    this.arm();
+    return () => {
+      this.tipListeners.delete(listener);
+      this.arm();
+    };
+  }
+
+  /** Counts `n` more watches against `owner` (a key id or client network); false, and nothing counted, past `cap`. */
+  reserve(owner: string, n: number, cap: number): boolean {
+    const held = this.owners.get(owner) ?? 0;
+    if (held + n > cap) return false;
+    this.owners.set(owner, held + n);
+    return true;
+  }
+
+  release(owner: string, n: number): void {
+    const left = (this.owners.get(owner) ?? 0) - n;
+    if (left > 0) this.owners.set(owner, left);
+    else this.owners.delete(owner);
+  }
+
+  /** Whether `key` may have changed after feed position `seq` (SSE resume); true when the feed cannot tell. */
+  changedSince(chain: ChainCode, seq: number, key: string): boolean {
+    const feed = this.feedOf(chain);
+    const bounds = feed?.bounds() ?? null;
+    if (!feed || bounds === null || seq > bounds.last || bounds.first > seq + 1) return bounds?.last !== seq;
+    for (let after = seq; after < bounds.last;) {
+      const rows = feed.since(after, PAGE);
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        if (row.scripts === null || row.scripts.some((k) => k.toString('latin1') === key)) return true;
+        after = row.seq;
+      }
+    }
+    return false;
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.tipListeners.clear();
+    for (const tail of this.tails.values()) {
+      const subs = [...tail.watchers.values()].flatMap((set) => [...set]);
+      tail.watchers.clear();
+      for (const sub of subs) sub.close();
+    }
+  }
+
+  /** The timer runs only while someone listens. */
+  private arm(): void {
+    const listening = this.tipListeners.size > 0 || [...this.tails.values()].some((t) => t.watchers.size > 0);
+    if (listening && this.timer === null) {
+      this.timer = setInterval(() => {
+        for (const chain of CHAIN_CODES) this.poll(chain);
+      }, this.settings.pollMs);
+      this.timer.unref();
+    } else if (!listening && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+      // Nobody listens: the next listener starts from the feed's head, not from here.
+      for (const tail of this.tails.values()) tail.cursor = null;
+    }
+  }
+
+  private feedOf(chain: ChainCode): FeedSource | null {
+    return sourceOf(this.deps, chain)?.feed ?? null;
+  }
+
+  private poll(chain: ChainCode): void {
+    const tail = this.tails.get(chain)!;
+    const source = sourceOf(this.deps, chain);
+    if (!source?.feed) return;
+    try {
+      const status = source.status();
+      const bounds = source.feed.bounds();
+      const head = bounds?.last ?? 0;
+      let all = tail.retryAll;
+      let moved = false;
+      const touched = new Set<string>();
+      if (tail.cursor === null) {
+        tail.cursor = head;
+      } else if (head < tail.cursor || (bounds !== null && bounds.first > tail.cursor + 1)) {
+        all = true;
+        tail.cursor = head;
+      } else {
+        while (tail.cursor < head) {
+          const rows = source.feed.since(tail.cursor, PAGE);
+          if (rows.length === 0) break;
+          for (const row of rows) {
+            if (row.kind !== 'mempool') moved = true;
+            if (row.scripts === null) all = true;
+            else for (const k of row.scripts) touched.add(k.toString('latin1'));
+            tail.cursor = row.seq;
+          }
+        }
+      }
+      const tipKey = status ? `${status.tipHeight}:${status.tipHash}` : null;
+      if (tail.tip !== undefined && tipKey !== tail.tip) {
+        if (!moved) all = true;
+        if (status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
+      }
+      tail.tip = tipKey;
+      tail.retryAll = false;
+      const due = all ? [...tail.watchers.values()] : [...touched].flatMap((k) => (tail.watchers.has(k) ? [tail.watchers.get(k)!] : []));
+      const subs = due.flatMap((set) => [...set]);
+      if (subs.length > 0) this.pushChanged(chain, subs, tail.cursor ?? head);
+    } catch (err) {
+      tail.retryAll = true;
+      this.log.debug({ chain, err: err instanceof Error ? err.message : String(err) }, 'live: feed not readable now');
+    }
+  }
+
+  private pushChanged(chain: ChainCode, subs: readonly Subscriber[], seq: number): void {
+    const summaries = readSummaries(
+      this.deps,
+      chain,
+      subs.map((s) => s.watch),
+    );
+    subs.forEach((sub, i) => {
+      const summary = summaries[i]!;
+      if (summary.fingerprint === sub.last) return;
+      sub.last = summary.fingerprint;
+      sub.push(summary, seq);
+    });
+  }
+
+  private emitTip(tip: Tip): void {
+    for (const listener of this.tipListeners) listener(tip);
+  }
+}
+
+function sourceOf(deps: AppDeps, chain: ChainCode): SummarySource | null {
+  const acquired = deps.chains.get(chain)?.acquire();
+  return acquired?.ok ? acquired.source : null;
+}

@@ -1,0 +1,21 @@
+/**
+ * Live subscription limits (config api.live): per tier, how many addresses one WebSocket connection may
+ * watch and how many one key (anonymous callers: one client network) may watch over all its
+ * connections and event streams in one API process; and the unsent bytes after which a client that
+ * does not read is disconnected.
+ */
+import type { Tier } from '../../keys/tier.js';
+
+export interface LiveLimits {
+  readonly pollMs: number;
+  readonly maxBufferedBytes: number;
+  readonly perConnection: Readonly<Record<Tier, number>>;
+  readonly perKey: Readonly<Record<Tier, number>>;
+}
+
+export const DEFAULT_LIVE_LIMITS: LiveLimits = {
+  pollMs: 250,
+  maxBufferedBytes: 1024 * 1024,
+  perConnection: { default: 100, private: 1000 },
+  perKey: { default: 200, private: 10_000 },
+};

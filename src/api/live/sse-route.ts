@@ -1,0 +1,95 @@
+/**
+ * GET /api/v1/{chain}/address/{address}/events: Server-Sent Events of the address's summary.
+ *
+ * The same checks as the GET route, in the same order (chain, key, limits, address, index state), answer
+ * before the stream starts, with the same JSend errors (401 without a key where one is required). Then
+ * `event: summary` frames whose `data` is the GET route's body `data`, each with `id:` = the change-feed
+ * position it is true at. A client that reconnects with Last-Event-ID gets no first frame when the feed
+ * shows its script untouched since then; otherwise the current summary at once. A client that does not
+ * read (its unsent bytes pass api.live.maxBufferedBytes) is disconnected.
+ */
+import type { Express, Request, Response } from 'express';
+import { clientNetwork } from '../caller-buckets.js';
+import { holdOpen } from '../connection-guard.js';
+import type { AppDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { checkAddress, mempoolRequested } from '../address-view.js';
+import type { ApiMetrics } from '../metrics.js';
+import { keyCheck } from '../middleware/auth.js';
+import { limitCheck } from '../middleware/rate-limit.js';
+import { context } from '../middleware/request-context.js';
+import { inSequence } from '../middleware/step.js';
+import { chainCheck, parseChain, unavailable } from '../routes/address.js';
+import type { RateLimiter } from '../token-bucket.js';
+import type { LiveHub, Subscriber } from './hub.js';
+import type { LiveLimits } from './limits.js';
+import { watchOf } from './watch.js';
+
+export const EVENTS_ROUTE = '/api/v1/:chain/address/:address/events';
+
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const KEEPALIVE_MS = 30_000;
+
+function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res: Response): void {
+  const chain = parseChain(String(req.params.chain));
+  const handle = deps.chains.get(chain);
+  if (!handle) throw unavailable(chain, 'this service is not configured for it');
+  const address = String(req.params.address);
+  const checked = checkAddress(handle, address);
+  if (!checked.ok) throw checked.error;
+  const watch = watchOf(chain, address, checked.script, mempoolRequested(req));
+  const ctx = context(res);
+  const tier = ctx.tier === 'none' ? 'default' : ctx.tier;
+  const owner = ctx.keyId ?? clientNetwork(req.ip);
+  const seq = hub.position(chain);
+  const [summary] = hub.current(chain, [watch]);
+  if (!hub.reserve(owner, 1, limits.perKey[tier])) {
+    throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
+  }
+  const lastId = Number(req.headers['last-event-id']);
+  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.key);
+
+  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  holdOpen(res);
+  let closed = false;
+  const frame = (text: string): void => {
+    if (closed) return;
+    res.write(text);
+    if (res.writableLength > limits.maxBufferedBytes) res.destroy();
+  };
+  const sub: Subscriber = {
+    watch,
+    last: summary!.fingerprint,
+    push: (s, at) => frame(`id: ${at}\nevent: summary\ndata: ${JSON.stringify(s.data)}\n\n`),
+    close: () => res.end(),
+  };
+  const keepalive = setInterval(() => frame(': keep-alive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  res.once('close', () => {
+    closed = true;
+    clearInterval(keepalive);
+    hub.remove(sub);
+    hub.release(owner, 1);
+  });
+  hub.add(sub);
+  frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${JSON.stringify(summary!.data)}\n\n`);
+}
+
+export function mountEventsRoute(
+  app: Express,
+  deps: AppDeps,
+  limiter: RateLimiter,
+  metrics: ApiMetrics,
+  hub: LiveHub,
+  limits: LiveLimits,
+): void {
+  app.get(
+    EVENTS_ROUTE,
+    inSequence(
+      chainCheck,
+      keyCheck(deps.keys, deps.settings, limiter, metrics),
+      limitCheck(limiter, deps.settings, metrics),
+      (req: Request, res: Response) => open(deps, hub, limits, req, res),
+    ),
+  );
+}

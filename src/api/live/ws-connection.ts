@@ -1,0 +1,223 @@
+/**
+ * One WebSocket client of /api/v1/ws (ws-server.ts accepts it): its caller, its watches, its timers.
+ *
+ * Ops: `auth` {key}; `subscribe` and `unsubscribe` {id, chain, addresses, mempool}. Each op gets one
+ * reply {id, status: "success"|"fail", data}; a subscribe whose items are partly bad subscribes the
+ * good ones and answers "fail" with a code per bad item. Then one {event: "summary", data} per
+ * subscribed item at once (the GET route's body data), again whenever that summary changes, and
+ * {event: "tip", data: {chain, blockHeight, blockHash}} on every new tip of a chain the client watches.
+ */
+import type { RawData, WebSocket } from 'ws';
+import { checkAddress } from '../address-view.js';
+import type { ChainCode } from '../../chain/params.js';
+import { ApiError } from '../errors.js';
+import { buckets } from '../caller-buckets.js';
+import { parseChain } from '../routes/address.js';
+import type { LiveHub, Subscriber, Tip } from './hub.js';
+import type { LiveLimits } from './limits.js';
+import type { Summary } from './summaries.js';
+import { watchOf } from './watch.js';
+import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
+import { AUTH_TIMEOUT_MS, CLOSE, failData, parseMessage } from './ws-protocol.js';
+
+export type { Caller };
+
+export interface ConnectionOptions extends KeyCheckDeps {
+  readonly hub: LiveHub;
+  readonly limits: LiveLimits;
+  readonly ip: string | undefined;
+  /** Authenticated by the upgrade's header; null: not yet (auth message, or anonymous). */
+  readonly caller: Caller | null;
+  readonly pingMs: number;
+}
+
+type Op = Record<string, unknown>;
+
+export class LiveConnection {
+  private caller: Caller | null;
+  private readonly subs = new Map<string, Subscriber>();
+  private readonly chains = new Set<ChainCode>();
+  private owner: string;
+  private alive = true;
+  private closed = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly stopTips: () => void;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly opts: ConnectionOptions,
+  ) {
+    const anonymous = opts.deps.settings.allowAnonymous ? { tier: 'default' as const, keyId: null } : null;
+    this.caller = opts.caller ?? anonymous;
+    this.owner = this.ownerOf(this.caller);
+    if (opts.caller === null) {
+      const t = setTimeout(() => {
+        if (this.caller === null) this.close(CLOSE.authTimeout, 'no auth message in time');
+      }, AUTH_TIMEOUT_MS);
+      t.unref();
+      this.timers.push(t);
+    }
+    const ping = setInterval(() => {
+      if (!this.alive) return void ws.terminate();
+      this.alive = false;
+      ws.ping();
+    }, opts.pingMs);
+    ping.unref();
+    this.timers.push(ping);
+    ws.on('pong', () => (this.alive = true));
+    this.stopTips = opts.hub.onTip((tip: Tip) => {
+      if (this.chains.has(tip.chain)) this.send({ event: 'tip', data: tip });
+    });
+    ws.on('message', (data: RawData) => void this.onMessage(data));
+    ws.once('close', () => this.cleanup());
+    ws.on('error', () => ws.terminate());
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.ws.close(code, reason);
+    // A peer that reads nothing never sees the close frame: do not wait for it.
+    const t = setTimeout(() => this.ws.terminate(), 1000);
+    t.unref();
+    this.cleanup();
+  }
+
+  private ownerOf(caller: Caller | null): string {
+    return caller?.keyId != null ? buckets.key(caller.keyId) : buckets.anonymous(this.opts.ip);
+  }
+
+  private send(message: object): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > this.opts.limits.maxBufferedBytes) {
+      this.close(CLOSE.slowConsumer, 'slow consumer: messages are not being read');
+      return;
+    }
+    this.ws.send(JSON.stringify(message));
+  }
+
+  private reply(id: unknown, status: 'success' | 'fail', data: object): void {
+    this.send({ id: id ?? null, status, data });
+  }
+
+  private async onMessage(raw: RawData): Promise<void> {
+    const op = parseMessage(raw);
+    if (op === null) return this.reply(null, 'fail', failData(new ApiError('BAD_REQUEST', 'messages are JSON objects with an op')));
+    try {
+      if (op.op === 'auth') return await this.auth(op);
+      if (this.caller === null) throw new ApiError('MISSING_API_KEY', 'send {"op":"auth","key":…} first');
+      if (op.op === 'subscribe') return this.subscribe(op);
+      if (op.op === 'unsubscribe') return this.unsubscribe(op);
+      throw new ApiError('BAD_REQUEST', 'op must be auth, subscribe or unsubscribe');
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      this.reply(op.id, 'fail', failData(err));
+    }
+  }
+
+  private async auth(op: Op): Promise<void> {
+    if (typeof op.key !== 'string' || op.key === '') throw new ApiError('MISSING_API_KEY', 'auth needs a key');
+    if (this.subs.size > 0) throw new ApiError('BAD_REQUEST', 'authenticate before subscribing');
+    try {
+      this.caller = await checkKey(this.opts, op.key, this.opts.ip);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        this.reply(op.id, 'fail', failData(err));
+        this.close(err.code === 'RATE_LIMITED' ? CLOSE.throttled : CLOSE.authFailed, err.code);
+        return;
+      }
+      throw err;
+    }
+    this.owner = this.ownerOf(this.caller);
+    this.reply(op.id, 'success', { tier: this.caller.tier });
+  }
+
+  private items(op: Op): { chain: ChainCode; addresses: string[]; mempool: boolean } {
+    const chain = parseChain(typeof op.chain === 'string' ? op.chain : '');
+    if (!Array.isArray(op.addresses) || op.addresses.some((a) => typeof a !== 'string')) {
+      throw new ApiError('BAD_REQUEST', 'addresses must be an array of strings');
+    }
+    if (op.mempool !== undefined && typeof op.mempool !== 'boolean') throw new ApiError('BAD_REQUEST', 'mempool must be true or false');
+    return { chain, addresses: op.addresses as string[], mempool: op.mempool === true };
+  }
+
+  private subscribe(op: Op): void {
+    const { chain, addresses, mempool } = this.items(op);
+    const handle = this.opts.deps.chains.get(chain);
+    if (!handle) throw new ApiError('CHAIN_UNAVAILABLE', `${chain} is not served here`);
+    const tier = this.caller!.tier;
+    const bad: object[] = [];
+    const fresh = new Map<string, Subscriber>();
+    for (const address of addresses) {
+      const checked = checkAddress(handle, address);
+      if (!checked.ok) {
+        bad.push({ address, ...failData(checked.error) });
+        continue;
+      }
+      const watch = watchOf(chain, address, checked.script, mempool);
+      const id = `${chain}|${watch.key}|${mempool}`;
+      if (this.subs.has(id) || fresh.has(id)) continue;
+      fresh.set(id, { watch, last: null, push: (s: Summary) => this.send({ event: 'summary', data: s.data }), close: () => undefined });
+    }
+    const perConnection = this.opts.limits.perConnection[tier];
+    if (this.subs.size + fresh.size > perConnection) {
+      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${tier} tier`);
+    }
+    if (!this.opts.hub.reserve(this.owner, fresh.size, this.opts.limits.perKey[tier])) {
+      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${this.opts.limits.perKey[tier]} subscriptions per key for the ${tier} tier`);
+    }
+    const subs = [...fresh.values()];
+    let summaries: Summary[];
+    try {
+      summaries =
+        subs.length > 0
+          ? this.opts.hub.current(
+              chain,
+              subs.map((s) => s.watch),
+            )
+          : [];
+    } catch (err) {
+      this.opts.hub.release(this.owner, fresh.size);
+      throw err;
+    }
+    for (const [id, sub] of fresh) {
+      this.subs.set(id, sub);
+      this.opts.hub.add(sub);
+    }
+    this.chains.add(chain);
+    const data = { chain, mempool, subscribed: summaries.map((s) => (s.data as { address: string }).address) };
+    if (bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
+    else this.reply(op.id, 'success', data);
+    subs.forEach((sub, i) => {
+      sub.last = summaries[i]!.fingerprint;
+      sub.push(summaries[i]!, 0);
+    });
+  }
+
+  private unsubscribe(op: Op): void {
+    const { chain, addresses, mempool } = this.items(op);
+    const handle = this.opts.deps.chains.get(chain);
+    let removed = 0;
+    for (const address of addresses) {
+      const checked = handle ? checkAddress(handle, address) : null;
+      if (!checked?.ok) continue;
+      const id = `${chain}|${watchOf(chain, address, checked.script, mempool).key}|${mempool}`;
+      const sub = this.subs.get(id);
+      if (!sub) continue;
+      this.subs.delete(id);
+      this.opts.hub.remove(sub);
+      removed++;
+    }
+    this.opts.hub.release(this.owner, removed);
+    this.reply(op.id, 'success', { chain, unsubscribed: removed });
+  }
+
+  private cleanup(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.stopTips();
+    for (const sub of this.subs.values()) this.opts.hub.remove(sub);
+    this.opts.hub.release(this.owner, this.subs.size);
+    this.subs.clear();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * WebSocket /api/v1/ws (the `ws` library): live summaries and tips, protocol in docs/api.md.
+ *
+ * The upgrade is checked before it is accepted, and refused with a JSend HTTP answer: the path, the
+ * Origin (a browser's page must come from this service itself or from api.corsOrigins), and an
+ * x-api-key header when one is sent (through the address route's own key check: the invalid-key
+ * throttle included). Browsers cannot send headers: they send `{"op":"auth","key":…}` within
+ * AUTH_TIMEOUT_MS instead; an anonymous-serving API lets them subscribe at the default tier meanwhile.
+ * The connection guard counts upgraded sockets (connection-guard.ts). Every PING_MS a ping; a peer that
+ * did not answer the previous one is cut. A peer that does not read (unsent bytes past
+ * api.live.maxBufferedBytes) is closed with CLOSE.slowConsumer and sent nothing more.
+ */
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AppDeps } from '../deps.js';
+import { upgraded } from '../connection-guard.js';
+import { ApiError } from '../errors.js';
+import { rawAnswer } from '../http-server.js';
+import type { ApiMetrics } from '../metrics.js';
+import type { RateLimiter } from '../token-bucket.js';
+import type { LiveHub } from './hub.js';
+import type { LiveLimits } from './limits.js';
+import { LiveConnection, type Caller } from './ws-connection.js';
+import { checkKey } from './ws-auth.js';
+import { CLOSE, PING_MS, WS_PATH } from './ws-protocol.js';
+
+/** Largest client message: a subscribe op of a tier's addresses fits easily. */
+const MAX_PAYLOAD = 256 * 1024;
+
+export interface LiveSockets {
+  /** Closes every connection (the process is stopping). */
+  close(): void;
+}
+
+export interface LiveSocketOptions {
+  readonly deps: AppDeps;
+  readonly hub: LiveHub;
+  readonly limits: LiveLimits;
+  readonly limiter: RateLimiter;
+  readonly metrics: ApiMetrics;
+  readonly pingMs?: number;
+}
+
+export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions): LiveSockets {
+  const { deps } = opts;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false });
+  const connections = new Set<LiveConnection>();
+  const origins = new Set(deps.settings.corsOrigins ?? []);
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (err: ApiError): void => {
+      try {
+        rawAnswer(socket, err);
+      } catch {
+        socket.destroy();
+      }
+    };
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== WS_PATH) return refuse(new ApiError('NOT_FOUND', `no WebSocket here; connect to ${WS_PATH}`));
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host)) {
+      return refuse(new ApiError('ORIGIN_NOT_ALLOWED', 'this origin may not open a WebSocket here (api.corsOrigins)'));
+    }
+    const ip = clientIp(req, deps.settings.trustProxyHops);
+    const presented = req.headers['x-api-key'];
+    const accept = (caller: Caller | null): void => {
+      upgraded(server, req);
+      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        const conn = new LiveConnection(ws, { ...opts, ip, caller, pingMs: opts.pingMs ?? PING_MS });
+        connections.add(conn);
+        ws.once('close', () => connections.delete(conn));
+      });
+    };
+    if (presented === undefined || presented === '') return accept(null);
+    checkKey(opts, Array.isArray(presented) ? presented.join(', ') : presented, ip).then(
+      (caller) => accept(caller),
+      (err: unknown) => refuse(err instanceof ApiError ? err : new ApiError('INTERNAL', 'the key could not be checked')),
+    );
+  });
+
+  return {
+    close: () => {
+      for (const conn of connections) conn.close(CLOSE.goingAway, 'server stopping');
+      wss.close();
+    },
+  };
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+/** The client address as the HTTP routes see it (Express's trust proxy with a hop count). */
+function clientIp(req: http.IncomingMessage, hops: number): string | undefined {
+  const peer = req.socket.remoteAddress;
+  if (hops <= 0) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const chain = [...(typeof header === 'string' ? header.split(',').map((s) => s.trim()) : []), peer];
+  return chain[Math.max(0, chain.length - 1 - hops)];
+}
