@@ -170,6 +170,8 @@ interface Breakdown {
   /** deriveScripts(): keys and their scripts, what the API does on a miss. */
   deriveMs: number;
   readMs: number;
+  /** Of readMs: hashing the 2,000 scripts into script keys (repeated on every query: the cache keeps scripts). */
+  hashMs: number;
   serialiseMs: number;
 }
 
@@ -177,7 +179,14 @@ interface Breakdown {
 function breakdown(reader: ChainReader, wallets: readonly Wallet[]): Breakdown {
   const params = chainParams('BTC', 'regtest');
   const handle = { params, configured: true, acquire: () => ({ ok: false }) } as unknown as ChainHandle;
-  const t: Record<keyof Breakdown, number[]> = { parseMs: [], bip32Ms: [], deriveMs: [], readMs: [], serialiseMs: [] };
+  const t: Record<keyof Breakdown, number[]> = {
+    parseMs: [],
+    bip32Ms: [],
+    deriveMs: [],
+    readMs: [],
+    hashMs: [],
+    serialiseMs: [],
+  };
   for (const w of wallets) {
     let s = performance.now();
     const desc = parseWalletInput(params, w.tpub);
@@ -201,6 +210,9 @@ function breakdown(reader: ChainReader, wallets: readonly Wallet[]): Breakdown {
     )!;
     t.readMs.push(performance.now() - s);
     s = performance.now();
+    for (const x of scripts) scriptKey(x.script);
+    t.hashMs.push(performance.now() - s);
+    s = performance.now();
     const text = stringifyWithCoins(
       walletBody('BTC', handle, { range: RANGE, descriptors: canonicalDescriptors(desc), funded: false }, scripts, views),
     );
@@ -212,6 +224,7 @@ function breakdown(reader: ChainReader, wallets: readonly Wallet[]): Breakdown {
     bip32Ms: median(t.bip32Ms),
     deriveMs: median(t.deriveMs),
     readMs: median(t.readMs),
+    hashMs: median(t.hashMs),
     serialiseMs: median(t.serialiseMs),
   };
 }
@@ -308,6 +321,8 @@ function statementCompare(reader: ChainReader, keySets: readonly Buffer[][]): { 
 
 interface LargeResult {
   coins: number;
+  /** 1-minute load averages at the start and end of the HTTP measurement (the machine is shared). */
+  load: [number, number];
   scripts: number;
   buildSeconds: number;
   firstMs: number[];
@@ -360,6 +375,8 @@ async function runLarge(coins: number, dir: string): Promise<LargeResult> {
   const api = await client(dir, 'regtest', 'http://bench:bench@127.0.0.1:9', 'BTC');
   const firstMs: number[] = [];
   const repeatMs: number[] = [];
+  const loadBefore = loadavg()[0]!;
+  let loadAfter = Number.NaN;
   try {
     const repeated = wallets[0]!;
     for (let i = 0; i < WARMUP; i++) {
@@ -378,6 +395,7 @@ async function runLarge(coins: number, dir: string): Promise<LargeResult> {
       }
     }
     check(repeated, (await api.get(xpubPath('BTC', repeated))).data, FUNDED, 'repeated key');
+    loadAfter = loadavg()[0]!;
     say(`first query of a new key: median ${median(firstMs).toFixed(1)} ms; repeated: p99 ${p99(repeatMs).toFixed(2)} ms`);
   } finally {
     await api.stop();
@@ -393,7 +411,17 @@ async function runLarge(coins: number, dir: string): Promise<LargeResult> {
       .map((w) => deriveScripts(parseWalletInput(params, w.tpub), LIMITS).map((s) => scriptKey(s.script)));
     const cmp = statementCompare(reader, keySets);
     for (const r of cmp.rows) say(`  ${r.name}: median ${r.medianMs.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms`);
-    return { coins, scripts, buildSeconds, firstMs, repeatMs, breakdown: parts, statements: cmp.rows, jsonPlan: cmp.plan };
+    return {
+      coins,
+      load: [loadBefore, loadAfter],
+      scripts,
+      buildSeconds,
+      firstMs,
+      repeatMs,
+      breakdown: parts,
+      statements: cmp.rows,
+      jsonPlan: cmp.plan,
+    };
   } finally {
     reader.close();
   }
@@ -401,6 +429,8 @@ async function runLarge(coins: number, dir: string): Promise<LargeResult> {
 
 interface NodeResult {
   utxos: number;
+  /** 1-minute load average when the scans and queries were timed. */
+  load: number;
   height: number;
   scanMs: number[];
   /** scantxoutset over one script (range [0, 0]): the walk of the UTXO set with next to no derivation. */
@@ -464,9 +494,11 @@ async function runNode(): Promise<NodeResult> {
         }
         for (let i = 0; i < NODE_REPEAT_SAMPLES / SCAN_SAMPLES; i++) repeatMs.push((await api.get(xpubPath('LTC', w))).ms);
       }
+      const load = loadavg()[0]!;
       const info = await node.cli<{ txouts: number }>('gettxoutsetinfo');
       return {
         utxos: info.txouts,
+        load,
         height,
         scanMs,
         scanOneMs,
@@ -606,6 +638,7 @@ the HTTP part; on a loaded machine these can be slower than the API process's ow
 | — of which bip32 public derivation alone (2 + 2,000 children, tiny-secp256k1 WASM) | ${ms(b.bip32Ms)} (${ms((1000 * b.bip32Ms) / (2 * RANGE), 0)} µs per child) | ${share(b.bip32Ms)} |
 | — of which building the 2,000 scripts (bitcoinjs \`payments\`, paths) | ${ms(b.deriveMs - b.bip32Ms)} | ${share(b.deriveMs - b.bip32Ms)} |
 | read 2,000 scripts in one read transaction (\`ChainReader.views\`, script keys hashed) | ${ms(b.readMs, 2)} | ${share(b.readMs)} |
+| — of which hashing the 2,000 scripts into script keys (SHA-256, again on every repeated query) | ${ms(b.hashMs, 2)} | ${share(b.hashMs)} |
 | build the body and its JSON (\`walletBody\` + \`stringifyWithCoins\`) | ${ms(b.serialiseMs, 2)} | ${share(b.serialiseMs)} |
 
 Over HTTP the first query took ${ms(r.firstMedianMs)} ms (median); a repeated one, which is everything but the derivation
@@ -648,7 +681,9 @@ WASM; on a chain this small the node's walk of the whole set is short, so the de
 query (derivation cached) is ${ratio(r.scanSpeedupRepeat)}× faster; the gap grows linearly with the UTXO set.`
   }
 
-Measured on a shared 2-core machine (other sessions' jobs may run beside it), ${machineLine()}, ${today_}. Command:
+Measured on a shared 2-core machine: other sessions' jobs ran beside it (1-minute load average
+${ms(L.load[0], 1)} → ${ms(L.load[1], 1)} during the large index's HTTP part, ${ms(N.load, 1)} at the end of the node part), so absolute times
+are inflated, and the ratios are what was measured side by side. ${machineLine()}, ${today_}. Command:
 \`npm run bench -- xpub\` (\`ADDRSUM_BENCH_XPUB_COINS\` sets N, default 10,000,000).`;
 }
 
