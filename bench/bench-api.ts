@@ -61,13 +61,14 @@ export function timedRequest(
 }
 
 /**
- * The API on `dataDir` serving LTC `network` (the RPC URL only makes the chain served), and a private-tier
- * key whose limits are raised to 1,000,000/s.
+ * The API on `dataDir` serving `chain` (LTC unless named) on `network` (the RPC URL only makes the chain
+ * served), and a private-tier key whose limits are raised to 1,000,000/s.
  */
 export async function startRaisedApi(
   dataDir: string,
   network: 'mainnet' | 'regtest',
   rpcUrl: string,
+  chain: 'BTC' | 'LTC' = 'LTC',
 ): Promise<{ api: ApiProcess; key: string }> {
   const keys = KeyStore.open(`${dataDir}/keys.sqlite`);
   const key = keys.create('private', 'bench').key;
@@ -77,8 +78,8 @@ export async function startRaisedApi(
   const api = await startApi({
     ADDRSUM_CONFIG: config,
     ADDRSUM_DATA_DIR: dataDir,
-    ADDRSUM_LTC_NETWORK: network,
-    ADDRSUM_LTC_RPC_URL: rpcUrl,
+    [`ADDRSUM_${chain}_NETWORK`]: network,
+    [`ADDRSUM_${chain}_RPC_URL`]: rpcUrl,
   });
   trackChild(api.child);
   return { api, key };
