@@ -14,7 +14,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# Install scripts must run (better-sqlite3, zeromq and esbuild need theirs: package.json `allowScripts`).
+# Install scripts must run (better-sqlite3, zeromq and esbuild need theirs: package.json `allowScripts`;
+# secp256k1 ships prebuilds for linux x64 only, and compiles libsecp256k1 elsewhere, e.g. on arm64).
 RUN npm ci --no-audit --no-fund
 COPY tsconfig*.json ./
 COPY src ./src

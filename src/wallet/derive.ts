@@ -1,15 +1,16 @@
 /**
  * Expands a parsed descriptor into the scripts it names: for each multipath branch, indices
  * 0 … range-1 of a ranged descriptor (as `scantxoutset` reads `"range": [0, range-1]`), or its one
- * script otherwise. Keys come from bip32 (public child derivation), scripts from bitcoinjs-lib's
- * payments; each fixed part of a key's path is derived once per branch, not once per index.
+ * script otherwise. Keys come from bip32 (public child derivation, on ecc.ts's curve backend), scripts
+ * from bitcoinjs-lib's payments; each fixed part of a key's path is derived once per branch, not once per
+ * index.
  */
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import { payments } from 'bitcoinjs-lib';
-import * as ecc from 'tiny-secp256k1';
 // The address codec registers the ECC backend bitcoinjs needs for p2tr; descriptor.ts imports it too.
 import '../chain/address.js';
 import { descriptorKeys, type Descriptor, type ScriptNode } from './descriptor.js';
+import { ecc } from './ecc.js';
 import { WalletError } from './errors.js';
 import { HARDENED, stepText, type KeyExpression } from './key-expression.js';
 
