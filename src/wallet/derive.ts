@@ -6,7 +6,7 @@
  * index.
  */
 import { BIP32Factory, type BIP32Interface } from 'bip32';
-import { payments } from 'bitcoinjs-lib';
+import { crypto, payments } from 'bitcoinjs-lib';
 // The address codec registers the ECC backend bitcoinjs needs for p2tr; descriptor.ts imports it too.
 import '../chain/address.js';
 import { descriptorKeys, type Descriptor, type ScriptNode } from './descriptor.js';
@@ -77,6 +77,13 @@ class KeyDeriver {
   }
 }
 
+/**
+ * bitcoinjs builds each script. Where a template holds a hash, it is given the hash, not the key or the
+ * inner script: given those, payments re-checks what we already know (that a key is a point, that a
+ * script decompiles), ≈ 6–17 µs a script (BENCHMARKS.md, `## xpub`). The keys are points by
+ * construction (bip32 derives them on libsecp256k1, and key-expression.ts checks a hex key and refuses an
+ * uncompressed one inside a witness script), and the inner scripts come from payments itself.
+ */
 function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: number): Uint8Array {
   const pub = (k: KeyExpression) => keys.publicKey(k, branch, index);
   let out: Uint8Array | undefined;
@@ -85,10 +92,10 @@ function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: num
       out = payments.p2pk({ pubkey: pub(node.key) }).output;
       break;
     case 'pkh':
-      out = payments.p2pkh({ pubkey: pub(node.key) }).output;
+      out = payments.p2pkh({ hash: crypto.hash160(pub(node.key)) }).output;
       break;
     case 'wpkh':
-      out = payments.p2wpkh({ pubkey: pub(node.key) }).output;
+      out = payments.p2wpkh({ hash: crypto.hash160(pub(node.key)) }).output;
       break;
     case 'tr': {
       const key = pub(node.key);
@@ -103,10 +110,10 @@ function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: num
       break;
     }
     case 'sh':
-      out = payments.p2sh({ redeem: { output: scriptOf(node.inner, keys, branch, index) } }).output;
+      out = payments.p2sh({ hash: crypto.hash160(scriptOf(node.inner, keys, branch, index)) }).output;
       break;
     case 'wsh':
-      out = payments.p2wsh({ redeem: { output: scriptOf(node.inner, keys, branch, index) } }).output;
+      out = payments.p2wsh({ hash: crypto.sha256(scriptOf(node.inner, keys, branch, index)) }).output;
       break;
     case 'addr':
     case 'raw':

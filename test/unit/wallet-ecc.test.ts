@@ -49,6 +49,8 @@ const CASES: Record<string, (branch: number, i: number) => Uint8Array | undefine
   [`tr(${B}/<0;1>/*)`]: (b, i) => payments.p2tr({ internalPubkey: child(B, b, i).slice(1, 33) }).output,
   [`wsh(multi(2,${A}/<0;1>/*,${B}/<0;1>/*))`]: (b, i) =>
     payments.p2wsh({ redeem: payments.p2ms({ m: 2, pubkeys: [child(A, b, i), child(B, b, i)] }) }).output,
+  [`sh(multi(1,${B}/<0;1>/*,${A}/<0;1>/*))`]: (b, i) =>
+    payments.p2sh({ redeem: payments.p2ms({ m: 1, pubkeys: [child(B, b, i), child(A, b, i)] }) }).output,
 };
 
 function expected(desc: string): string[] {
