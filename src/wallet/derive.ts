@@ -65,6 +65,9 @@ class KeyDeriver {
     if (!node) {
       node = bip32.fromPublicKey(Buffer.from(key.source.key.publicKey), Buffer.from(key.source.key.chainCode));
       for (const step of key.path) node = node.derive(typeof step === 'number' ? step : (step[branch] as number));
+      // bip32 hashes a parent's key into its fingerprint again for every child it derives (a getter, not
+      // cached); a base has up to `range` children, so it is hashed once here (≈ 77 → 63 µs a child).
+      Object.defineProperty(node, 'fingerprint', { value: node.fingerprint });
       byBranch.set(branch, node);
     }
     return node;
