@@ -83,9 +83,9 @@ class KeyDeriver {
 /**
  * bitcoinjs builds each script. Where a template holds a hash, it is given the hash, not the key or the
  * inner script: given those, payments re-checks what we already know (that a key is a point, that a
- * script decompiles), ≈ 6–17 µs a script (BENCHMARKS.md, `## xpub`). The keys are points by
- * construction (bip32 derives them on libsecp256k1, and key-expression.ts checks a hex key and refuses an
- * uncompressed one inside a witness script), and the inner scripts come from payments itself.
+ * script decompiles), ≈ 6–17 µs a script (BENCHMARKS.md, figures behind design choices). The keys are
+ * points by construction (bip32 derives them on libsecp256k1, and key-expression.ts checks a hex key and
+ * refuses an uncompressed one inside a witness script), and the inner scripts come from payments itself.
  */
 function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: number): Uint8Array {
   const pub = (k: KeyExpression) => keys.publicKey(k, branch, index);

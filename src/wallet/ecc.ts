@@ -5,9 +5,10 @@
  * Why: a public child costs one `pointAddScalar` (a point addition, after decompressing the parent) and one
  * `isPoint` (bip32 checks every child it builds). In tiny-secp256k1's WASM these took ≈ 210 µs and ≈ 30 µs
  * a child on the bench machine; the native `publicKeyTweakAdd` and `publicKeyVerify` ≈ 50 µs and ≈ 8 µs
- * (BENCHMARKS.md, `## xpub`). Both libraries run libsecp256k1's own code, so they agree by construction;
- * everything else (and every input the native call refuses, such as an x-only key, a tweak ≥ n or a sum at
- * infinity) goes to tiny-secp256k1, whose answers and errors are the ones bip32 was written against.
+ * (BENCHMARKS.md, figures behind design choices). Both libraries run libsecp256k1's own code, so they
+ * agree by construction; everything else (and every input the native call refuses, such as an x-only key,
+ * a tweak ≥ n or a sum at infinity) goes to tiny-secp256k1, whose answers and errors are the ones bip32
+ * was written against.
  *
  * The package's `index.js` falls back to pure-JS `elliptic` when the binding cannot load, which is slower
  * than WASM; we load `bindings.js` ourselves and fall back to tiny-secp256k1 entirely instead, quietly:
