@@ -53,6 +53,7 @@ interface ChainTail {
 export class LiveHub {
   private readonly tails = new Map<ChainCode, ChainTail>();
   private readonly tipListeners = new Set<TipListener>();
+  private readonly closers = new Set<() => void>();
   private readonly owners = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -101,6 +102,12 @@ export class LiveHub {
     };
   }
 
+  /** Calls `fn` when the hub closes (the process is stopping): streams that only listen to tips end then. */
+  onClose(fn: () => void): () => void {
+    this.closers.add(fn);
+    return () => this.closers.delete(fn);
+  }
+
   /** Counts `n` more watches against `owner` (a key id or client network); false, and nothing counted, past `cap`. */
   reserve(owner: string, n: number, cap: number): boolean {
     const held = this.owners.get(owner) ?? 0;
@@ -135,6 +142,8 @@ export class LiveHub {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.tipListeners.clear();
+    for (const fn of [...this.closers]) fn();
+    this.closers.clear();
     for (const tail of this.tails.values()) {
       const subs = [...tail.watchers.values()].flatMap((set) => [...set]);
       tail.watchers.clear();
