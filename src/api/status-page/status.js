@@ -17,6 +17,8 @@ function coins(sats) {
   return `${negative ? '-' : ''}${whole}.${frac}`;
 }
 
+const plural = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function duration(seconds) {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return 'unknown';
   const s = Math.max(0, Math.round(seconds));
@@ -70,7 +72,7 @@ function renderChain(row) {
     ['Node height', row.nodeHeight === null ? '—' : String(row.nodeHeight)],
     ['Lag', row.lag === null ? '—' : `${row.lag} blocks`],
     ['Tip age', duration(row.tipAgeSeconds)],
-    ['Mempool', row.mempoolTxs === null || row.mempoolTxs === undefined ? '—' : `${row.mempoolTxs} transactions`],
+    ['Mempool', row.mempoolTxs === null || row.mempoolTxs === undefined ? '—' : plural(row.mempoolTxs, 'transaction')],
   ];
   const list = el('dl', {});
   list.append(el('dt', {}, 'State'), el('dd', { class: state.cls, 'data-field': 'state' }, state.text));
@@ -123,7 +125,7 @@ function renderSummary(data) {
   $('result-balance').textContent = `${coins(data.balanceSatoshi)} ${data.chain}`;
   $('result-utxos').textContent = String(data.utxoCount);
   $('result-unconfirmed').textContent = data.unconfirmed
-    ? `${coins(data.unconfirmed.balanceSatoshi)} ${data.chain} in ${data.unconfirmed.txCount} transactions`
+    ? `${coins(data.unconfirmed.balanceSatoshi)} ${data.chain} in ${plural(data.unconfirmed.txCount, 'transaction')}`
     : '—';
   $('result-height').textContent = String(data.blockHeight);
   $('lookup-result').hidden = false;
