@@ -200,15 +200,16 @@ export class LiveHub {
         }
       }
       const tipKey = status ? `${status.tipHeight}:${status.tipHash}` : null;
-      if (tail.tip !== undefined && tipKey !== tail.tip) {
-        if (!moved) all = true;
-        if (status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
-      }
-      tail.tip = tipKey;
-      tail.retryAll = false;
+      const tipMoved = tail.tip !== undefined && tipKey !== tail.tip;
+      if (tipMoved && !moved) all = true;
       const due = all ? [...tail.watchers.values()] : [...touched].flatMap((k) => (tail.watchers.has(k) ? [tail.watchers.get(k)!] : []));
       const subs = due.flatMap((set) => [...set]);
       if (subs.length > 0) this.pushChanged(chain, subs, tail.cursor ?? head);
+      // Summaries first: they are what clients wait for, and a tip goes to every connection of the chain.
+      // A failed read above leaves the tip unseen, so the next poll re-reads everything and sends it then.
+      if (tipMoved && status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
+      tail.tip = tipKey;
+      tail.retryAll = false;
     } catch (err) {
       tail.retryAll = true;
       this.log.debug({ chain, err: err instanceof Error ? err.message : String(err) }, 'live: feed not readable now');
