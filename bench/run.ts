@@ -12,6 +12,7 @@ import { runHeavyBench } from './heavy.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
+import { runPushBench } from './push.js';
 import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   batch: () => runBatchBench(),
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
+  push: () => runPushBench(),
 };
 
 async function main(): Promise<void> {
