@@ -128,7 +128,13 @@ async function run(workers: number): Promise<Figures> {
   trackChild(api.child);
   const clients: Client[] = [];
   try {
-    if (workers > 1) await sleep(3000); // the start waits for the first worker only
+    // The start waits for the first worker only.
+    const listening = () =>
+      api
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"listening"') && l.includes('"worker":')).length;
+    if (workers > 1) await waitFor('every worker listening', () => listening() >= workers, 60_000);
     const before = processTree(api.child.pid!).rssBytes;
     const wsUrl = `${api.url.replace(/^http/, 'ws')}/api/v1/ws`;
     for (let c = 0; c < CONNECTIONS; c += 50) {
