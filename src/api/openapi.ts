@@ -54,7 +54,11 @@ export function openApiDocument(): Json {
         operationId: 'statusPage',
         description:
           'Per chain: indexed height and hash, node height, lag, tip age, sync state, mempool size; an address lookup. Sent with a Content-Security-Policy.',
-        responses: opsResponses({ description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } }),
+        // 404: a build that did not copy the page's files (tsc alone, not `npm run build`).
+        responses: opsResponses(
+          { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          { 404: response('NOT_FOUND: this build has no status page.', failSchema(['NOT_FOUND']), headers([], ['Cache-Control'])) },
+        ),
       }),
       '/status/events': {
         get: {

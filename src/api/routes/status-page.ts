@@ -7,7 +7,7 @@
  * this origin, so it works offline and nothing injected into it can call elsewhere.
  */
 import { readFileSync } from 'node:fs';
-import { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { holdOpen } from '../connection-guard.js';
 import type { AppDeps, Clock } from '../deps.js';
 import { methodNotAllowed, notFound } from '../errors.js';
@@ -39,6 +39,8 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
   for (const [path, asset] of Object.entries(ASSETS)) {
     router
       .route(path)
+      // Only the path itself: Express also routes `//` (a protocol-relative URL to a URL parser) here.
+      .all((req: Request, _res: Response, next: NextFunction) => next(req.originalUrl.split(/[?#]/)[0] === path ? undefined : 'router'))
       .get((_req: Request, res: Response) => {
         let body = cache.get(asset.file);
         if (!body) {
@@ -50,8 +52,14 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
           }
           cache.set(asset.file, body);
         }
-        res.set({ 'Content-Type': asset.type, 'Content-Security-Policy': STATUS_PAGE_CSP, 'Cache-Control': 'no-cache' });
-        res.send(body);
+        res.set({
+          'Content-Type': asset.type,
+          'Content-Length': String(body.length),
+          'Content-Security-Policy': STATUS_PAGE_CSP,
+          'Cache-Control': 'no-cache',
+        });
+        // end(), not send(): no conditional-request handling (send answers If-None-Match: * with 304).
+        res.end(body);
       })
       .all((req: Request) => {
         throw methodNotAllowed(req.method);
