@@ -12,6 +12,7 @@ import { runHeavyBench } from './heavy.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
+import { runPushBench } from './push.js';
 import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
@@ -32,6 +33,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
   xpub: () => runXpubBench(),
+  push: () => runPushBench(),
 };
 
 async function main(): Promise<void> {

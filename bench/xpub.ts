@@ -690,7 +690,7 @@ same 2,000 keys with native libsecp256k1 inside its scan, while our first query 
 query (derivation cached) is ${ratio(r.scanSpeedupRepeat)}× faster; the gap grows linearly with the UTXO set.`
   }
 
-Measured on a shared 2-core machine: other sessions' jobs ran beside it (1-minute load average
+Measured on a shared 2-core machine: other jobs ran beside it (1-minute load average
 ${ms(L.load[0], 1)} → ${ms(L.load[1], 1)} during the large index's HTTP part, ${ms(N.load, 1)} at the end of the node part), so absolute times
 are inflated, and the ratios are what was measured side by side. ${machineLine()}, ${today_}. Command:
 \`npm run bench -- xpub\` (\`ADDRSUM_BENCH_XPUB_COINS\` sets N, default 10,000,000).`;

@@ -2,7 +2,8 @@
 # Installs what `npm test` (`ensure-deps.sh`, or `ensure-deps.sh test`) or `npm run demo`
 # (`ensure-deps.sh demo`) needs on a bare machine. Both: the npm packages and Debian's litecoind. Tests
 # also: redis-server (shared limits), prometheus (promtool, for the alert rules), docker-compose (Compose
-# v1's parser, for docker-compose.yml) and python3 (Bitcoin Core's snapshot reader). Packages come from
+# v1's parser, for docker-compose.yml), python3 (Bitcoin Core's snapshot reader) and chromium (the status
+# page's browser tests, driven by playwright-core; no browser is ever downloaded). Packages come from
 # apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
 purpose="${1:-test}"
@@ -43,3 +44,4 @@ ensure_command redis-server redis-server
 ensure_command promtool prometheus
 ensure_command docker-compose docker-compose
 ensure_command python3 python3
+ensure_command chromium chromium

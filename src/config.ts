@@ -184,6 +184,8 @@ export const configSchema = z.strictObject({
       pollMs: int(50, 10_000),
       /** Unsent bytes a client may leave unread before it is disconnected (slow consumer). */
       maxBufferedBytes: int(16_384, 64 * 1024 * 1024),
+      /** A WebSocket opened without a key must send its auth message within this (anonymous-serving APIs: or stay anonymous). */
+      authTimeoutMs: int(100, 600_000),
       /** Addresses one WebSocket connection may watch, per tier. */
       subscriptionsPerConnection: z.strictObject({ default: int(1, 1_000_000), private: int(1, 1_000_000) }),
       /** Addresses one key (anonymous: one client network) may watch in one API process, per tier. */

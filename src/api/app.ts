@@ -12,6 +12,7 @@ import { requestContext } from './middleware/request-context.js';
 import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
+import { statusPageRouter } from './routes/status-page.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
+  app.use(statusPageRouter(deps, metrics, clock, live?.hub));
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
   app.use(xpubRouter(deps, limiter, metrics, deps.derivations));

@@ -49,6 +49,8 @@ export interface SummarySource {
   /** views() by script key (the first 16 bytes of SHA-256(script), src/store/script-key.ts). */
   keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
   status(): IndexStatus | null;
+  /** Mempool transactions the index holds; absent: unknown. */
+  mempoolTxs?(): number;
   /** The index's change feed (src/store/change-feed.ts) for live pushes; absent: nothing is pushed. */
   readonly feed?: FeedSource;
 }

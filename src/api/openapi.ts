@@ -50,6 +50,27 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),
       '/api/v1/ws': wsPathItem(),
+      '/': pathItem('operations', 'Status page (HTML; its script and style are under /status-page/)', {
+        operationId: 'statusPage',
+        description:
+          'Per chain: indexed height and hash, node height, lag, tip age, sync state, mempool size; an address lookup. Sent with a Content-Security-Policy.',
+        // 404: a build that did not copy the page's files (tsc alone, not `npm run build`).
+        responses: opsResponses(
+          { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          { 404: response('NOT_FOUND: this build has no status page.', failSchema(['NOT_FOUND']), headers([], ['Cache-Control'])) },
+        ),
+      }),
+      '/status/events': {
+        get: {
+          tags: ['operations'],
+          security: [],
+          summary: 'Status as Server-Sent Events',
+          operationId: 'statusEvents',
+          description:
+            '`event: status` frames whose data is `{version, chains}` (chains: the /ready rows of the chains served), at once, on every new tip and every 5 s.',
+          responses: opsResponses({ description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }),
+        },
+      },
       '/health': pathItem('operations', 'Process is alive', {
         operationId: 'health',
         responses: opsResponses(
@@ -59,7 +80,11 @@ export function openApiDocument(): Json {
               type: 'object',
               additionalProperties: false,
               required: ['status', 'uptimeSeconds'],
-              properties: { status: { const: 'ok' }, uptimeSeconds: { type: 'integer', minimum: 0 } },
+              properties: {
+                status: { const: 'ok' },
+                uptimeSeconds: { type: 'integer', minimum: 0 },
+                version: { type: 'string', description: 'The addrsum release this process runs.' },
+              },
             }),
             headers([], ['Cache-Control']),
           ),

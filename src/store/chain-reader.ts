@@ -88,6 +88,7 @@ const STATUS_COLUMNS =
 export class ChainReader {
   private readonly summaryStmt: Database.Statement<[Buffer], SummaryRow>;
   private readonly statusStmt: Database.Statement<[], StatusRow>;
+  private readonly mempoolCountStmt: Database.Statement<[], { n: number }>;
   private readonly confirmedStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly withMempoolStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
@@ -106,6 +107,7 @@ export class ChainReader {
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
     );
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
+    this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
     this.confirmedStmt = db.prepare(
       'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
         'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k',
@@ -179,6 +181,11 @@ export class ChainReader {
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
     );
+  }
+
+  /** Transactions of the node's mempool the index holds now (the status page shows it). */
+  mempoolTxs(): number {
+    return this.mempoolCountStmt.get()!.n;
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

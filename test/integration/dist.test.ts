@@ -20,6 +20,7 @@ const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
   version: string;
   bin: Record<string, string>;
   dependencies: Record<string, string>;
+  scripts: Record<string, string>;
 };
 const SCRIPT = Buffer.concat([Buffer.from([0x00, 0x14]), Buffer.alloc(20, 0x11)]);
 const ADDRESS = scriptToAddress(chainParams('LTC', 'regtest'), SCRIPT)!;
@@ -34,6 +35,9 @@ beforeAll(() => {
     [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(pack, 'dist')],
     { cwd: ROOT },
   );
+  // The status page's static files, copied beside the compiled code as `npm run build` does.
+  expect(pkg.scripts.build).toContain('cp -r src/api/status-page dist/src/api/');
+  cpSync(path.join(ROOT, 'src/api/status-page'), path.join(pack, 'dist/src/api/status-page'), { recursive: true });
   for (const item of ['package.json', 'migrations', 'config']) cpSync(path.join(ROOT, item), path.join(pack, item), { recursive: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(pack, 'node_modules'));
   const store = ChainStore.open(path.join(data, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest', undoDepth: 10 });
@@ -126,6 +130,11 @@ describe('the production build', () => {
       const body = await res.text();
       expect(body, body).toMatch(/"balanceSatoshi":123,"balance":0\.00000123,"utxoCount":1,"blockHeight":1,/);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(await page.text()).toContain('/status-page/status.js');
+      expect((await fetch(`http://127.0.0.1:${port}/status-page/status.js`)).status).toBe(200);
       expect(metrics).toContain(`addrsum_build_info{version="${pkg.version}",node="${process.version}"} 1`);
     } finally {
       child.kill('SIGTERM');

@@ -11,96 +11,7 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain } from '../../harness/regtest-chain.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
-
-interface Data {
-  address: string;
-  balanceSatoshi: number;
-  utxoCount: number;
-}
-
-/** A WebSocket client that keeps every message and the last summary per address. */
-class WsClient {
-  readonly messages: Record<string, unknown>[] = [];
-  readonly last = new Map<string, Data>();
-  closed: number | null = null;
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw: Buffer) => {
-      const m = JSON.parse(raw.toString()) as Record<string, unknown>;
-      this.messages.push(m);
-      if (m.event === 'summary') {
-        const d = m.data as Data;
-        this.last.set(d.address, d);
-      }
-    });
-    ws.on('close', (code) => (this.closed = code));
-  }
-
-  static async open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/ws`, { headers });
-    const client = new WsClient(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => reject(new Error(`upgrade refused ${res.statusCode}: ${body}`)));
-      });
-    });
-    return client;
-  }
-
-  reply(id: number): Record<string, unknown> | undefined {
-    return this.messages.find((m) => m.id === id);
-  }
-}
-
-/** One SSE stream; its last summary. */
-class SseClient {
-  last: Data | null = null;
-  ids: string[] = [];
-  private readonly abort = new AbortController();
-  constructor(
-    readonly status: number,
-    body: ReadableStream<Uint8Array> | null,
-  ) {
-    if (!body) return;
-    void (async () => {
-      const decoder = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of body) {
-          buf += decoder.decode(chunk, { stream: true });
-          let at: number;
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            const data = /^data: (.*)$/m.exec(frame);
-            const id = /^id: (.*)$/m.exec(frame);
-            if (id) this.ids.push(id[1]!);
-            if (data && /^event: summary$/m.test(frame)) this.last = JSON.parse(data[1]!) as Data;
-          }
-        }
-      } catch {
-        // aborted
-      }
-    })();
-  }
-
-  static async open(url: string, chain: string, address: string, key?: string): Promise<SseClient> {
-    const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
-    const abort = new AbortController();
-    const res = await fetch(`${url}/api/v1/${chain}/address/${address}/events`, { headers, signal: abort.signal });
-    const client = new SseClient(res.status, res.status === 200 ? res.body : null);
-    Object.assign(client, { abort });
-    if (res.status !== 200) await res.text();
-    return client;
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-}
+import { SseClient, WsClient } from '../support/live-clients.js';
 
 describe('live pushes against a real litecoind', () => {
   let lw: LitecoindWorld;
@@ -155,7 +66,7 @@ describe('live pushes against a real litecoind', () => {
     expect(reply.data.items).toEqual([expect.objectContaining({ address: 'not-an-address', code: 'INVALID_ADDRESS' })]);
     expect(reply.data.subscribed).toHaveLength(addresses.length);
     addresses.forEach((a, i) => canonical.set(a, reply.data.subscribed[i]!));
-    for (const a of addresses) sse.push(await SseClient.open(api.url, 'LTC', a, key));
+    for (const a of addresses) sse.push(await SseClient.open(api.url, 'LTC', a, { 'x-api-key': key }));
     expect(sse.every((s) => s.status === 200)).toBe(true);
     await waitFor('first summaries equal to the node', allEqualNode, 30_000);
   }, 120_000);
@@ -200,5 +111,11 @@ describe('live pushes against a real litecoind', () => {
     await node.cli('generatetoaddress', 1, await node.cli<string>('getnewaddress'));
     await waitFor('the others after the slow one left', allEqualNode, 60_000);
     expect(ws.closed).toBeNull();
+    // It never reads the close frame; the server says which close it sent.
+    const closes = api
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"live: connection closed"'));
+    expect(closes.some((l) => l.includes('"code":4008'))).toBe(true);
   }, 120_000);
 });

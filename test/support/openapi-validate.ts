@@ -38,6 +38,8 @@ function pointer(tokens: readonly string[]): string {
 }
 
 function templateRegex(template: string): RegExp {
+  // The root is only itself: `//` is not `/` with a trailing slash.
+  if (template === '/') return /^\/$/;
   const parts = template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('[^/]+')}/?$`);
 }

@@ -211,7 +211,7 @@ describe('routing (404, 405)', () => {
   });
 
   it.each([
-    '/',
+    '/status-page/none.js',
     '/api',
     '/api/v1/BTC',
     '/api/v1/BTC/address',

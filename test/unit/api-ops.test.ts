@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../../src/api/errors.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { worldPerTest } from '../support/api-world.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
+import { PACKAGE_VERSION } from '../../src/package-root.js';
 
 const world = worldPerTest();
 
@@ -14,7 +15,7 @@ describe('/health', () => {
     w.clock.t += 5_500;
     const a = await c.send('GET', '/health');
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ status: 'success', data: { status: 'ok', uptimeSeconds: 5 } });
+    expect(a.body).toEqual({ status: 'success', data: { status: 'ok', uptimeSeconds: 5, version: PACKAGE_VERSION } });
     expect(c.problems).toEqual([]);
   });
 });
@@ -122,6 +123,7 @@ describe('/openapi.json', () => {
     expect(a.body).toEqual(JSON.parse(JSON.stringify(doc)));
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/',
       '/api/v1/ws',
       '/api/v1/{chain}/address/{address}',
       '/api/v1/{chain}/address/{address}/events',
@@ -133,6 +135,7 @@ describe('/openapi.json', () => {
       '/metrics',
       '/openapi.json',
       '/ready',
+      '/status/events',
     ]);
   });
 

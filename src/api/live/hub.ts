@@ -53,6 +53,7 @@ interface ChainTail {
 export class LiveHub {
   private readonly tails = new Map<ChainCode, ChainTail>();
   private readonly tipListeners = new Set<TipListener>();
+  private readonly closers = new Set<() => void>();
   private readonly owners = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -101,6 +102,12 @@ export class LiveHub {
     };
   }
 
+  /** Calls `fn` when the hub closes (the process is stopping): streams that only listen to tips end then. */
+  onClose(fn: () => void): () => void {
+    this.closers.add(fn);
+    return () => this.closers.delete(fn);
+  }
+
   /** Counts `n` more watches against `owner` (a key id or client network); false, and nothing counted, past `cap`. */
   reserve(owner: string, n: number, cap: number): boolean {
     const held = this.owners.get(owner) ?? 0;
@@ -135,6 +142,8 @@ export class LiveHub {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.tipListeners.clear();
+    for (const fn of [...this.closers]) fn();
+    this.closers.clear();
     for (const tail of this.tails.values()) {
       const subs = [...tail.watchers.values()].flatMap((set) => [...set]);
       tail.watchers.clear();
@@ -191,15 +200,16 @@ export class LiveHub {
         }
       }
       const tipKey = status ? `${status.tipHeight}:${status.tipHash}` : null;
-      if (tail.tip !== undefined && tipKey !== tail.tip) {
-        if (!moved) all = true;
-        if (status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
-      }
-      tail.tip = tipKey;
-      tail.retryAll = false;
+      const tipMoved = tail.tip !== undefined && tipKey !== tail.tip;
+      if (tipMoved && !moved) all = true;
       const due = all ? [...tail.watchers.values()] : [...touched].flatMap((k) => (tail.watchers.has(k) ? [tail.watchers.get(k)!] : []));
       const subs = due.flatMap((set) => [...set]);
       if (subs.length > 0) this.pushChanged(chain, subs, tail.cursor ?? head);
+      // Summaries first: they are what clients wait for, and a tip goes to every connection of the chain.
+      // A failed read above leaves the tip unseen, so the next poll re-reads everything and sends it then.
+      if (tipMoved && status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
+      tail.tip = tipKey;
+      tail.retryAll = false;
     } catch (err) {
       tail.retryAll = true;
       this.log.debug({ chain, err: err instanceof Error ? err.message : String(err) }, 'live: feed not readable now');

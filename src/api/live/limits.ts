@@ -5,10 +5,13 @@
  * does not read is disconnected.
  */
 import type { Tier } from '../../keys/tier.js';
+import { buckets } from '../caller-buckets.js';
 
 export interface LiveLimits {
   readonly pollMs: number;
   readonly maxBufferedBytes: number;
+  /** A connection without a key must authenticate within this. */
+  readonly authTimeoutMs: number;
   readonly perConnection: Readonly<Record<Tier, number>>;
   readonly perKey: Readonly<Record<Tier, number>>;
 }
@@ -16,6 +19,15 @@ export interface LiveLimits {
 export const DEFAULT_LIVE_LIMITS: LiveLimits = {
   pollMs: 250,
   maxBufferedBytes: 1024 * 1024,
+  authTimeoutMs: 10_000,
   perConnection: { default: 100, private: 1000 },
   perKey: { default: 200, private: 10_000 },
 };
+
+/**
+ * Whose count a subscription joins (LiveHub.reserve): its key, or the client network of an anonymous
+ * caller. WebSockets and event streams name owners alike, so one cap covers both.
+ */
+export function subscriptionOwner(keyId: string | null, ip: string | undefined): string {
+  return keyId !== null ? buckets.key(keyId) : buckets.anonymous(ip);
+}

@@ -9,7 +9,6 @@
  * read (its unsent bytes pass api.live.maxBufferedBytes) is disconnected.
  */
 import type { Express, Request, Response } from 'express';
-import { clientNetwork } from '../caller-buckets.js';
 import { holdOpen } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -22,7 +21,7 @@ import { inSequence } from '../middleware/step.js';
 import { chainCheck, parseChain, unavailable } from '../routes/address.js';
 import type { RateLimiter } from '../token-bucket.js';
 import type { LiveHub, Subscriber } from './hub.js';
-import type { LiveLimits } from './limits.js';
+import { subscriptionOwner, type LiveLimits } from './limits.js';
 import { watchOf } from './watch.js';
 
 export const EVENTS_ROUTE = '/api/v1/:chain/address/:address/events';
@@ -40,7 +39,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   const watch = watchOf(chain, address, checked.script, mempoolRequested(req));
   const ctx = context(res);
   const tier = ctx.tier === 'none' ? 'default' : ctx.tier;
-  const owner = ctx.keyId ?? clientNetwork(req.ip);
+  const owner = subscriptionOwner(ctx.keyId, req.ip);
   const seq = hub.position(chain);
   const [summary] = hub.current(chain, [watch]);
   if (!hub.reserve(owner, 1, limits.perKey[tier])) {

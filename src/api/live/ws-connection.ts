@@ -11,14 +11,13 @@ import type { RawData, WebSocket } from 'ws';
 import { checkAddress } from '../address-view.js';
 import type { ChainCode } from '../../chain/params.js';
 import { ApiError } from '../errors.js';
-import { buckets } from '../caller-buckets.js';
 import { parseChain } from '../routes/address.js';
 import type { LiveHub, Subscriber, Tip } from './hub.js';
-import type { LiveLimits } from './limits.js';
+import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary } from './summaries.js';
 import { watchOf } from './watch.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
-import { AUTH_TIMEOUT_MS, CLOSE, failData, parseMessage } from './ws-protocol.js';
+import { CLOSE, failData, parseMessage } from './ws-protocol.js';
 
 export type { Caller };
 
@@ -53,7 +52,7 @@ export class LiveConnection {
     if (opts.caller === null) {
       const t = setTimeout(() => {
         if (this.caller === null) this.close(CLOSE.authTimeout, 'no auth message in time');
-      }, AUTH_TIMEOUT_MS);
+      }, opts.limits.authTimeoutMs);
       t.unref();
       this.timers.push(t);
     }
@@ -75,6 +74,9 @@ export class LiveConnection {
 
   close(code: number, reason: string): void {
     if (this.closed) return;
+    // The peer may never read the close frame (a slow consumer): the log says why it was cut.
+    if (code !== CLOSE.goingAway)
+      this.opts.deps.logger.info({ keyId: this.caller?.keyId ?? null, code, reason }, 'live: connection closed');
     this.ws.close(code, reason);
     // A peer that reads nothing never sees the close frame: do not wait for it.
     const t = setTimeout(() => this.ws.terminate(), 1000);
@@ -83,7 +85,7 @@ export class LiveConnection {
   }
 
   private ownerOf(caller: Caller | null): string {
-    return caller?.keyId != null ? buckets.key(caller.keyId) : buckets.anonymous(this.opts.ip);
+    return subscriptionOwner(caller?.keyId ?? null, this.opts.ip);
   }
 
   private send(message: object): void {

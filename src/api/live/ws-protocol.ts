@@ -7,8 +7,6 @@ export const WS_PATH = '/api/v1/ws';
 /** Close codes (4000–4999 are the application's; 4xxx mirrors the HTTP status where there is one). */
 export const CLOSE = { authFailed: 4401, authTimeout: 4408, throttled: 4429, slowConsumer: 4008, goingAway: 1001 } as const;
 
-/** A connection without a key must authenticate within this. */
-export const AUTH_TIMEOUT_MS = 10_000;
 /** Ping interval; a peer that missed the previous pong is cut. */
 export const PING_MS = 30_000;
 

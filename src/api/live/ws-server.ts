@@ -5,7 +5,7 @@
  * Origin (a browser's page must come from this service itself or from api.corsOrigins), and an
  * x-api-key header when one is sent (through the address route's own key check: the invalid-key
  * throttle included). Browsers cannot send headers: they send `{"op":"auth","key":…}` within
- * AUTH_TIMEOUT_MS instead; an anonymous-serving API lets them subscribe at the default tier meanwhile.
+ * api.live.authTimeoutMs instead; an anonymous-serving API lets them subscribe at the default tier meanwhile.
  * The connection guard counts upgraded sockets (connection-guard.ts). Every PING_MS a ping; a peer that
  * did not answer the previous one is cut. A peer that does not read (unsent bytes past
  * api.live.maxBufferedBytes) is closed with CLOSE.slowConsumer and sent nothing more.

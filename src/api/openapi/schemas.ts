@@ -162,6 +162,8 @@ export const SCHEMAS: Json = {
       configured: { type: 'boolean' },
       ready: { type: 'boolean' },
       indexedHeight: { type: ['integer', 'null'], minimum: 0 },
+      indexedHash: { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$', description: "The indexed tip's block hash." },
+      mempoolTxs: { type: ['integer', 'null'], minimum: 0, description: "Transactions of the node's mempool the index holds." },
       nodeHeight: {
         type: ['integer', 'null'],
         minimum: 0,

@@ -15,6 +15,7 @@ import type { AppDeps, ChainHandle, Clock } from '../deps.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { sendError, sendJson } from '../respond.js';
+import { PACKAGE_VERSION } from '../../package-root.js';
 
 export interface ChainReadiness {
   chain: string;
@@ -22,6 +23,10 @@ export interface ChainReadiness {
   configured: boolean;
   ready: boolean;
   indexedHeight: number | null;
+  /** The indexed tip's block hash. */
+  indexedHash: string | null;
+  /** Mempool transactions the index holds (null: unknown). */
+  mempoolTxs: number | null;
   nodeHeight: number | null;
   lag: number | null;
   nodeSeenAt: string | null;
@@ -38,6 +43,8 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
   const base = { chain: handle.params.chain, network: handle.params.network, configured: handle.configured };
   const none = {
     indexedHeight: null,
+    indexedHash: null,
+    mempoolTxs: null,
     nodeHeight: null,
     lag: null,
     nodeSeenAt: null,
@@ -58,6 +65,8 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
         ...base,
         ready: state.kind === 'ready',
         indexedHeight: s.tipHeight,
+        indexedHash: s.tipHash,
+        mempoolTxs: mempoolTxsOf(handle),
         nodeHeight: s.nodeHeight,
         lag: lagOf(s),
         nodeSeenAt: s.nodeSeenAt ? s.nodeSeenAt.toISOString() : null,
@@ -68,6 +77,15 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
       if (state.kind === 'ready') return row;
       return { ...row, reason: state.kind === 'stale' ? state.reason : `the index is ${state.lag} blocks behind the node` };
     }
+  }
+}
+
+function mempoolTxsOf(handle: ChainHandle): number | null {
+  try {
+    const acquired = handle.acquire();
+    return acquired.ok ? (acquired.source.mempoolTxs?.() ?? null) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -112,7 +130,10 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
 
   only(router, '/health', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    sendJson(res, 200, { status: 'success', data: { status: 'ok', uptimeSeconds: Math.floor((clock.now() - startedAt) / 1000) } });
+    sendJson(res, 200, {
+      status: 'success',
+      data: { status: 'ok', uptimeSeconds: Math.floor((clock.now() - startedAt) / 1000), version: PACKAGE_VERSION },
+    });
   });
 
   only(router, '/ready', (_req, res) => {

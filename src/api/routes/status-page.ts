@@ -1,0 +1,96 @@
+/**
+ * The status page: `/` (HTML), its script and style (src/api/status-page/, which `npm run build` copies
+ * beside the compiled code), and `GET /status/events`, the Server-Sent Events it renders: `event: status`
+ * frames of `{version, chains}` (the /ready rows of the chains served) at once, on every new tip, and
+ * every STATUS_EVERY_MS (ages grow, the node moves). No key, like /ready: it names nothing secret — no
+ * node URL, credential or key. A Content-Security-Policy lets the page load and connect to nothing but
+ * this origin, so it works offline and nothing injected into it can call elsewhere.
+ */
+import { readFileSync } from 'node:fs';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { holdOpen } from '../connection-guard.js';
+import type { AppDeps, Clock } from '../deps.js';
+import { methodNotAllowed, notFound } from '../errors.js';
+import type { LiveHub } from '../live/hub.js';
+import type { ApiMetrics } from '../metrics.js';
+import { PACKAGE_VERSION } from '../../package-root.js';
+import { readiness } from './ops.js';
+
+export const STATUS_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** Status frames this often besides those of new tips. */
+const STATUS_EVERY_MS = 5_000;
+
+const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/status-page/status.js': { file: 'status.js', type: 'text/javascript; charset=utf-8' },
+  '/status-page/status.css': { file: 'status.css', type: 'text/css; charset=utf-8' },
+  '/status-page/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+};
+
+const ASSET_DIR = new URL('../status-page/', import.meta.url);
+
+export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock, hub: LiveHub | undefined): Router {
+  const router = Router({ caseSensitive: true });
+  const cache = new Map<string, Buffer>();
+
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    router
+      .route(path)
+      // Only the path itself: Express also routes `//` (a protocol-relative URL to a URL parser) here.
+      .all((req: Request, _res: Response, next: NextFunction) => next(req.originalUrl.split(/[?#]/)[0] === path ? undefined : 'router'))
+      .get((_req: Request, res: Response) => {
+        let body = cache.get(asset.file);
+        if (!body) {
+          try {
+            body = readFileSync(new URL(asset.file, ASSET_DIR));
+          } catch {
+            // A build that did not copy the page (tsc alone) serves the API without it.
+            throw notFound();
+          }
+          cache.set(asset.file, body);
+        }
+        res.set({
+          'Content-Type': asset.type,
+          'Content-Length': String(body.length),
+          'Content-Security-Policy': STATUS_PAGE_CSP,
+          'Cache-Control': 'no-cache',
+        });
+        // end(), not send(): no conditional-request handling (send answers If-None-Match: * with 304).
+        res.end(body);
+      })
+      .all((req: Request) => {
+        throw methodNotAllowed(req.method);
+      });
+  }
+
+  const snapshot = (): string => {
+    const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
+    return `event: status\ndata: ${JSON.stringify({ version: PACKAGE_VERSION, chains })}\n\n`;
+  };
+  router
+    .route('/status/events')
+    .get((_req: Request, res: Response) => {
+      res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+      holdOpen(res);
+      const send = (): void => {
+        res.write(snapshot());
+      };
+      const timer = setInterval(send, STATUS_EVERY_MS);
+      timer.unref();
+      const stopTips = hub?.onTip(send) ?? (() => undefined);
+      const stopClose = hub?.onClose(() => res.end()) ?? (() => undefined);
+      res.once('close', () => {
+        clearInterval(timer);
+        stopTips();
+        stopClose();
+      });
+      send();
+    })
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
+  return router;
+}
