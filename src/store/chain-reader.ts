@@ -15,6 +15,7 @@ import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from './errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from './script-key.js';
+import { UtxoPager, type UtxoPageRequest, type UtxoPageResult } from './utxo-page.js';
 import type Database from 'better-sqlite3';
 
 export { StoreError, type StoreErrorCode } from './errors.js';
@@ -93,6 +94,7 @@ export class ChainReader {
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
+  private readonly pager: UtxoPager;
 
   private constructor(
     readonly db: Db,
@@ -101,6 +103,7 @@ export class ChainReader {
     readonly network: NetworkName,
   ) {
     this.feed = new FeedReader(db);
+    this.pager = new UtxoPager(db);
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
@@ -179,6 +182,11 @@ export class ChainReader {
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
     );
+  }
+
+  /** One page of the opt-in UTXO listing (utxo-page.ts), read in one snapshot with the tip it names. */
+  utxoPage(req: UtxoPageRequest): UtxoPageResult {
+    return this.pager.page(req);
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
