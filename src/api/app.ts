@@ -13,6 +13,7 @@ import { mountAddressRoute } from './routes/address.js';
 import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
+import { mountUtxoRoutes } from './routes/utxos.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 import type { LiveHub } from './live/hub.js';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
+  mountUtxoRoutes(app, deps, limiter, metrics);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));

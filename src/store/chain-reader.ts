@@ -36,6 +36,11 @@ export interface MempoolDelta {
   txCount: number;
 }
 
+/** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
+export interface UtxoListing extends ChainStatus {
+  listing: UtxoPageResult;
+}
+
 /** One script's aggregate, as the API answers it. */
 export interface ScriptView {
   balanceSats: number;
@@ -94,7 +99,7 @@ export class ChainReader {
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
-  private readonly pager: UtxoPager;
+  private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
 
   private constructor(
     readonly db: Db,
@@ -103,7 +108,12 @@ export class ChainReader {
     readonly network: NetworkName,
   ) {
     this.feed = new FeedReader(db);
-    this.pager = new UtxoPager(db);
+    const pager = new UtxoPager(db);
+    // One read transaction: the status (freshness checks), the cursor check and the rows share a snapshot.
+    this.readPage = db.transaction((req: UtxoPageRequest): UtxoListing | null => {
+      const status = this.toStatus(this.statusStmt.get()!);
+      return status && { ...status, listing: pager.read(req) };
+    });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
@@ -185,8 +195,8 @@ export class ChainReader {
   }
 
   /** One page of the opt-in UTXO listing (utxo-page.ts), read in one snapshot with the tip it names. */
-  utxoPage(req: UtxoPageRequest): UtxoPageResult {
-    return this.pager.page(req);
+  utxoPage(req: UtxoPageRequest): UtxoListing | null {
+    return this.readPage(req);
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

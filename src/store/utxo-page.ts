@@ -50,6 +50,8 @@ export type UtxoPageResult =
       readonly kind: 'page';
       readonly tipHeight: number;
       readonly tipHash: Buffer;
+      /** The index's cursor key (meta utxo_list_secret), to seal the next cursor. */
+      readonly secret: Buffer;
       readonly rows: readonly UtxoRow[];
       /** The position after the last row when more rows follow; null on the last page. */
       readonly next: UtxoPosition | null;
@@ -81,7 +83,6 @@ export class UtxoPager {
   private confirmedStmt: Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | null = null;
   private readonly mempoolStmt: Database.Statement<[Buffer, Buffer, number], { outpoint: Buffer; value: number }>;
   private readonly spentStmt: Database.Statement<[Buffer], number>;
-  readonly page: (req: UtxoPageRequest) => UtxoPageResult;
 
   constructor(private readonly db: Db) {
     this.stateStmt = db.prepare(
@@ -91,8 +92,6 @@ export class UtxoPager {
       'SELECT outpoint, value FROM mempool_outputs WHERE script_key = ? AND outpoint > ? ORDER BY outpoint LIMIT ?',
     );
     this.spentStmt = db.prepare<[Buffer], number>('SELECT 1 FROM mempool_spends WHERE outpoint = ?').pluck();
-    // A deferred read transaction: its statements all read the snapshot of the first one.
-    this.page = db.transaction((req: UtxoPageRequest) => this.read(req));
   }
 
   /** Prepared on first use: INDEXED BY fails to prepare while the index does not exist. */
@@ -106,12 +105,14 @@ export class UtxoPager {
     return this.confirmedStmt;
   }
 
-  private read(req: UtxoPageRequest): UtxoPageResult {
+  /** Call inside a read transaction (ChainReader.utxoPage): its statements must all read one snapshot. */
+  read(req: UtxoPageRequest): UtxoPageResult {
     const state = this.stateStmt.get()!;
     if (state.tip_height === null || state.tip_hash === null) return { kind: 'empty' };
     const tip = { tipHeight: state.tip_height, tipHash: state.tip_hash };
     if (state.on !== 1 || state.secret === null) return { kind: 'off', ...tip };
-    req.check({ ...tip, secret: state.secret });
+    const secret = state.secret;
+    req.check({ ...tip, secret });
     const want = req.limit + 1;
     const rows: UtxoRow[] = [];
     if (req.after === null || req.after.phase === 'confirmed') {
@@ -151,14 +152,14 @@ export class UtxoPager {
       unconfirmed.sort((a, b) => Buffer.compare(a.outpoint, b.outpoint));
       rows.push(...unconfirmed.slice(0, want - rows.length));
     }
-    if (rows.length <= req.limit) return { kind: 'page', ...tip, rows, next: null };
+    if (rows.length <= req.limit) return { kind: 'page', ...tip, secret, rows, next: null };
     rows.length = req.limit;
     const last = rows[rows.length - 1]!;
     const next: UtxoPosition =
       last.height === null
         ? { phase: 'mempool', outpoint: last.outpoint }
         : { phase: 'confirmed', height: last.height, outpoint: last.outpoint };
-    return { kind: 'page', ...tip, rows, next };
+    return { kind: 'page', ...tip, secret, rows, next };
   }
 
   private spent(mempool: boolean, outpoint: Buffer): { spentInMempool?: boolean } {

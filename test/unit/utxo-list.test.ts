@@ -31,7 +31,7 @@ function pageAll(store: ChainStore, key: Buffer, limit: number): UtxoRow[] {
   const rows: UtxoRow[] = [];
   let after: UtxoPosition | null = null;
   for (let pages = 0; pages < 10_000; pages++) {
-    const page = pager.page({ keys: [key], after, limit, mempool: false, check: () => undefined });
+    const page = pager.read({ keys: [key], after, limit, mempool: false, check: () => undefined });
     if (page.kind !== 'page') throw new Error(`listing answered ${page.kind}`);
     expect(page.rows.length).toBeLessThanOrEqual(limit);
     rows.push(...page.rows);
@@ -87,7 +87,7 @@ describe('UTXO listing index', () => {
     const got: string[] = [];
     let after: UtxoPosition | null = null;
     do {
-      const page = pager.page({ keys, after, limit: 4, mempool: false, check: () => undefined });
+      const page = pager.read({ keys, after, limit: 4, mempool: false, check: () => undefined });
       if (page.kind !== 'page') throw new Error(page.kind);
       got.push(...page.rows.map((r) => `${r.height} ${r.outpoint.toString('hex')}`));
       after = page.next;
@@ -120,7 +120,7 @@ describe('UTXO listing index', () => {
     store.setUtxoList(false);
     expect(utxoListIndexExists(store.db) || utxoListRecorded(store.db)).toBe(false);
     expect(
-      new UtxoPager(store.db).page({
+      new UtxoPager(store.db).read({
         keys: [scriptKey(Buffer.from('00', 'hex'))],
         after: null,
         limit: 5,
