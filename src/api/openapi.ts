@@ -24,7 +24,7 @@ import {
   type Json,
 } from './openapi/build.js';
 import { SCHEMAS } from './openapi/schemas.js';
-import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS } from './openapi/utxo-paths.js';
+import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS, xpubUtxosPathItem } from './openapi/utxo-paths.js';
 
 export function openApiDocument(): Json {
   const readyList = { type: 'array', items: ref('schemas', 'ChainReadiness') };
@@ -49,6 +49,7 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/scripthash/{hash}': scripthashPathItem(),
       '/api/v1/{chain}/address/{address}/utxos': addressUtxosPathItem(),
       '/api/v1/{chain}/scripthash/{hash}/utxos': scripthashUtxosPathItem(),
+      '/api/v1/{chain}/xpub/{key}/utxos': xpubUtxosPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),

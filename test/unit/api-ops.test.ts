@@ -131,6 +131,7 @@ describe('/openapi.json', () => {
       '/api/v1/{chain}/scripthash/{hash}/utxos',
       '/api/v1/{chain}/xpub',
       '/api/v1/{chain}/xpub/{key}',
+      '/api/v1/{chain}/xpub/{key}/utxos',
       '/health',
       '/metrics',
       '/openapi.json',

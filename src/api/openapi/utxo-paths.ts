@@ -137,6 +137,48 @@ export function scripthashUtxosPathItem(): Json {
   );
 }
 
+export function xpubUtxosPathItem(): Json {
+  return pathItem(
+    'wallet',
+    'Unspent outputs of a wallet, page by page',
+    {
+      operationId: 'getWalletUtxos',
+      description:
+        'Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), merged oldest first; ' +
+        'each item adds its `path` and `address`. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
+      parameters: [
+        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        {
+          name: 'key',
+          in: 'path',
+          required: true,
+          description: 'An extended public key or URL-encoded output descriptor.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'range',
+          in: 'query',
+          required: false,
+          description: 'Indices 0 … range-1 of every branch (default 1000, at most api.xpubMaxRange).',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        ...PAGE_QUERY,
+      ],
+      responses: pageResponses('WalletUtxosSuccess', [
+        ...PAGE_CODES,
+        'PRIVATE_KEY_REFUSED',
+        'BAD_CHECKSUM',
+        'WRONG_NETWORK',
+        'HARDENED_BELOW_XPUB',
+        'RANGE_TOO_LARGE',
+        'BAD_RANGE',
+        'MALFORMED_DESCRIPTOR',
+      ]),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
 const UTXO_ITEM: Json = {
   type: 'object',
   additionalProperties: false,
@@ -154,8 +196,11 @@ const UTXO_ITEM: Json = {
     },
     unconfirmed: { type: 'boolean', description: 'mempool=true only: created by a mempool transaction.' },
     spentInMempool: { type: 'boolean', description: 'mempool=true only: a mempool transaction spends it.' },
-    path: { type: 'string', description: 'Wallet listings only: the derivation path.' },
-    address: { type: 'string', description: 'Wallet listings only: the address, when the script has one.' },
+    path: {
+      type: ['string', 'null'],
+      description: 'Wallet listings only: the derivation path (null: the descriptor has no extended key).',
+    },
+    address: { type: ['string', 'null'], description: 'Wallet listings only: the address (null: the script has none, as bare multisig).' },
   },
 };
 
@@ -178,4 +223,5 @@ function page(named: Json, name: string): Json {
 export const UTXO_SCHEMAS: Json = {
   AddressUtxosSuccess: page({ type: 'string' }, 'address'),
   ScripthashUtxosSuccess: page({ type: 'string', pattern: '^[0-9a-f]{64}$' }, 'scripthash'),
+  WalletUtxosSuccess: page({ type: 'integer', minimum: 1, description: 'The range the wallet was derived over.' }, 'range'),
 };
