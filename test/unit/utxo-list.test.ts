@@ -9,6 +9,7 @@ import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { UTXO_LIST_INDEX, utxoListIndexExists, utxoListRecorded, verifyUtxoList, type UtxoListEvent } from '../../src/store/utxo-list.js';
 import { UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/utxo-page.js';
+import { outpointKey } from '../../src/store/outpoint.js';
 import { randomChain } from '../support/blocks.js';
 
 const open = (): ChainStore => ChainStore.open(':memory:', { chain: 'LTC', network: 'regtest', undoDepth: 50 });
@@ -129,5 +130,23 @@ describe('UTXO listing index', () => {
       }).kind,
     ).toBe('off');
     expect(verifyUtxoList(store.db)).toEqual([]);
+  });
+
+  it('a snapshot load drops the listing first, so that it is built in bulk afterwards, with unknown coinbase flags below the base', () => {
+    store = open();
+    store.setUtxoList(true);
+    const key = (n: number): Buffer => scriptKey(Buffer.from([0x51, n]));
+    // Rows ascending by txid (the append path), two scripts.
+    const rows = (): unknown[][] =>
+      Array.from({ length: 40 }, (_, i) => [outpointKey(Buffer.alloc(32, i + 1), i % 3), key(i % 2), 1000 + i, 10 + (i % 7)]);
+    store.loadSnapshot(rows, { height: 50, hash: Buffer.alloc(32, 0xbb), prevHash: Buffer.alloc(32, 0xba) });
+    expect(utxoListIndexExists(store.db) || utxoListRecorded(store.db)).toBe(false);
+    store.setUtxoList(true);
+    expect(verifyUtxoList(store.db)).toEqual([]);
+    const page = new UtxoPager(store.db).read({ keys: [key(0)], after: null, limit: 100, mempool: false, check: () => undefined });
+    if (page.kind !== 'page') throw new Error(page.kind);
+    expect(page.rows).toHaveLength(20);
+    expect(page.rows.map((r) => r.height)).toEqual([...page.rows.map((r) => r.height!)].sort((a, b) => a - b));
+    expect(page.rows.every((r) => r.coinbase === null)).toBe(true);
   });
 });
