@@ -15,6 +15,7 @@ import { runParseBench } from './parse.js';
 import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
+import { runUtxosBench } from './utxos.js';
 
 interface Outcome {
   goalMet: boolean;
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   batch: () => runBatchBench(),
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
+  utxos: () => runUtxosBench(),
 };
 
 async function main(): Promise<void> {
