@@ -17,6 +17,7 @@ import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
 import { runXpubBench } from './xpub.js';
+import { runUtxosBench } from './utxos.js';
 
 interface Outcome {
   goalMet: boolean;
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   scale: () => runScaleBench(),
   xpub: () => runXpubBench(),
   push: () => runPushBench(),
+  utxos: () => runUtxosBench(),
 };
 
 async function main(): Promise<void> {

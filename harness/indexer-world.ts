@@ -80,10 +80,10 @@ export class IndexerWorld {
    * Starts indexers that commit every block and SIGKILLs each at a random moment of its catch-up, until
    * `times` kills or one reaches the tip first; `afterKill` runs after each kill. Returns the kills.
    */
-  async killDuringCatchUp(times: number, afterKill: () => void = () => undefined): Promise<number> {
+  async killDuringCatchUp(times: number, afterKill: () => void = () => undefined, env: Record<string, string> = {}): Promise<number> {
     let kills = 0;
     while (kills < times) {
-      const indexer = await this.startIndexer({ toml: 'prefetch = 1\ncommitIntervalMs = 0' });
+      const indexer = await this.startIndexer({ toml: 'prefetch = 1\ncommitIntervalMs = 0', env });
       if (!(await killMidCatchUp(indexer, () => indexedTip(this.dbPath)?.height ?? null, this.atTip))) break;
       this.indexer = undefined;
       kills++;

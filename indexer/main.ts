@@ -82,6 +82,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
     if (snapshot) runBootstrap(snapshot, store, log);
+    // After a bootstrap, so that a loaded snapshot gets its listing built in bulk, not row by row.
+    store.setUtxoList(chainConfig.utxoList, (e) => {
+      if (e.kind === 'building') log.info({ utxos: e.utxos }, 'building the UTXO listing index (a kill restarts it on the next start)');
+      else if (e.kind === 'built') log.info({ utxos: e.utxos, seconds: e.seconds, indexBytes: e.indexBytes }, 'UTXO listing index built');
+      else log.info('UTXO listing index removed (utxoList is off)');
+    });
     const syncer = new Syncer(
       store,
       source,

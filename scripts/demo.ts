@@ -32,6 +32,7 @@ import { buildVariedChain, mineWithActivity, type ChainManifest } from '../harne
 import { loadManifest, saveManifest } from './demo-manifest.js';
 import { startChild, waitUntil, type DemoChild } from './demo-processes.js';
 import { printMempoolAndBatch } from './demo-mempool.js';
+import { printUtxos } from './demo-utxos.js';
 import { balanceChanges, chooseShowcase, printOps, printShowcase, type ApiTarget } from './demo-showcase.js';
 
 const DEMO_DIR = resolve(process.env.ADDRSUM_DEMO_DIR || join(REPO_ROOT, 'data', 'demo'));
@@ -187,6 +188,7 @@ async function main(): Promise<void> {
     ADDRSUM_LTC_METRICS_PORT: String(metricsPort),
     ADDRSUM_HOST: '127.0.0.1',
     ADDRSUM_PORT: String(port),
+    ADDRSUM_UTXO_LIST: 'true',
   });
   const indexer = startChild('indexer', 'indexer/addrsum-indexer.ts', ['--chain', 'LTC'], env, join(DEMO_DIR, 'indexer.log'));
   children.push(indexer);
@@ -225,6 +227,7 @@ async function main(): Promise<void> {
   const items = await chooseShowcase(n, manifest);
   let wrong = await printShowcase(n, api, items, say);
   wrong += await printMempoolAndBatch(n, api, items, say);
+  await printUtxos(api, items, say);
   await printOps(api, `http://127.0.0.1:${metricsPort}/metrics`, say);
   say('');
   if (wrong > 0) say(`✗ ${wrong} answer(s) differ from the node: please report this with ${shown(DEMO_DIR)}/*.log`);

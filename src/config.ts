@@ -83,6 +83,11 @@ const chainConfig = (chain: ChainCode) => {
     zmq: zmqEndpoint.optional(),
     /** Follow the node's mempool into the index (answers `?mempool=true`). */
     mempool: bool(),
+    /**
+     * Keep the UTXO listing's index (…/utxos routes; src/store/utxo-list.ts). Turning it on builds it
+     * once at the indexer's start; turning it off drops it. Costs disk (BENCHMARKS.md).
+     */
+    utxoList: bool(),
     /** How often the mempool is reconciled with getrawmempool (the only source without ZMQ). */
     mempoolPollMs: int(50, 3_600_000),
     /** Node ZMQ endpoint publishing `rawtx` and `sequence`; unset = the `zmq` endpoint is asked for them too. */
@@ -223,6 +228,7 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
     { name: `ADDRSUM_${chain}_ZMQ`, path: p('zmq'), kind: 'text' },
     { name: `ADDRSUM_${chain}_ZMQ_MEMPOOL`, path: p('zmqMempool'), kind: 'text' },
     { name: `ADDRSUM_${chain}_MEMPOOL`, path: p('mempool'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_UTXO_LIST`, path: p('utxoList'), kind: 'text' },
     { name: `ADDRSUM_${chain}_METRICS_PORT`, path: p('metricsPort'), kind: 'int' },
   ];
 }
@@ -250,6 +256,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
+  ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_UTXO_LIST', path: ['chains', chain, 'utxoList'], kind: 'text' as const })),
   ...CHAIN_CODES.flatMap(chainBindings),
 ]);
 

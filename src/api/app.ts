@@ -14,6 +14,8 @@ import { batchRouter } from './routes/addresses-batch.js';
 import { opsRouter } from './routes/ops.js';
 import { statusPageRouter } from './routes/status-page.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
+import { mountUtxoRoutes } from './routes/utxos.js';
+import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 import type { LiveHub } from './live/hub.js';
@@ -48,6 +50,8 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   // The address route first: it takes nearly every request, and the paths of the others never overlap.
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
+  mountUtxoRoutes(app, deps, limiter, metrics);
+  mountXpubUtxosRoute(app, deps, limiter, metrics, deps.derivations);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(statusPageRouter(deps, metrics, clock, live?.hub));
   app.use(opsRouter(deps, metrics, clock));

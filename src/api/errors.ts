@@ -25,14 +25,26 @@ export const ERROR_STATUS = {
   RANGE_TOO_LARGE: 400,
   BAD_RANGE: 400,
   MALFORMED_DESCRIPTOR: 400,
+  /** UTXO listing (routes/utxos.ts): `limit` outside 1 … 1000. */
+  INVALID_LIMIT: 400,
+  /** Not a cursor this API issues (not base64url, wrong length or version). */
+  INVALID_CURSOR: 400,
+  /** A cursor whose MAC does not verify: edited, forged, or from before the listing was rebuilt. */
+  CURSOR_TAMPERED: 400,
+  /** A genuine cursor of another listing (address, wallet, chain or mempool setting). */
+  CURSOR_FOREIGN: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   /** A browser page from an origin not in api.corsOrigins opened a WebSocket. */
   ORIGIN_NOT_ALLOWED: 403,
   UNKNOWN_CHAIN: 404,
   NOT_FOUND: 404,
+  /** The chain's index keeps no UTXO listing: the operator has not set chains.<C>.utxoList (ADDRSUM_UTXO_LIST). */
+  UTXO_LIST_DISABLED: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
+  /** A UTXO listing cursor taken before the latest block: start the listing again. */
+  CURSOR_STALE: 409,
   RATE_LIMITED: 429,
   /** Live subscriptions past the tier's cap per connection or per key (api.live). */
   TOO_MANY_SUBSCRIPTIONS: 429,

@@ -15,6 +15,7 @@ import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from './errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from './script-key.js';
+import { UtxoPager, type UtxoPageRequest, type UtxoPageResult } from './utxo-page.js';
 import type Database from 'better-sqlite3';
 
 export { StoreError, type StoreErrorCode } from './errors.js';
@@ -33,6 +34,11 @@ export interface MempoolDelta {
   balanceSats: number;
   utxoCount: number;
   txCount: number;
+}
+
+/** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
+export interface UtxoListing extends ChainStatus {
+  listing: UtxoPageResult;
 }
 
 /** One script's aggregate, as the API answers it. */
@@ -94,6 +100,7 @@ export class ChainReader {
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
+  private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
 
   private constructor(
     readonly db: Db,
@@ -102,6 +109,12 @@ export class ChainReader {
     readonly network: NetworkName,
   ) {
     this.feed = new FeedReader(db);
+    const pager = new UtxoPager(db);
+    // One read transaction: the status (freshness checks), the cursor check and the rows share a snapshot.
+    this.readPage = db.transaction((req: UtxoPageRequest): UtxoListing | null => {
+      const status = this.toStatus(this.statusStmt.get()!);
+      return status && { ...status, listing: pager.read(req) };
+    });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     this.summaryStmt = db.prepare(
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
@@ -186,6 +199,11 @@ export class ChainReader {
   /** Transactions of the node's mempool the index holds now (the status page shows it). */
   mempoolTxs(): number {
     return this.mempoolCountStmt.get()!.n;
+  }
+
+  /** One page of the opt-in UTXO listing (utxo-page.ts), read in one snapshot with the tip it names. */
+  utxoPage(req: UtxoPageRequest): UtxoListing | null {
+    return this.readPage(req);
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

@@ -5,7 +5,7 @@
  * |---------|------------------------------|----------------------------------------|--------------------------------------------------------|
  * | utxos   | outpoint = txid‖vout (33–36B) | script_key (16B), value, height        | exactly Core's UTXO set at the tip (no unspendables, no genesis coinbase) |
  * | scripts | script_key                   | balance, utxo_count                    | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
- * | blocks  | height                       | hash, prev_hash (internal byte order)  | rows 0..tip, each prev_hash = hash of height−1          |
+ * | blocks  | height                       | hash, prev_hash, coinbase_txid (internal byte order) | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
@@ -21,7 +21,8 @@
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
  * commits (bcoin's order). A kill -9 at any instant therefore leaves the previous commit, and the next
  * open resumes from its tip with no repair step. The API's lookup is one primary-key read in `scripts`,
- * whatever the number of UTXOs behind it. No index exists beyond the primary keys (store-size.test.ts).
+ * whatever the number of UTXOs behind it. No index exists beyond the primary keys (store-size.test.ts),
+ * except the opt-in UTXO listing's (utxo-list.ts; blocks.coinbase_txid serves it too).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -41,6 +42,7 @@ import { warmPageCache, type WarmResult } from './page-cache.js';
 import { ScriptDeltas, type Totals } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from './undo.js';
+import { coinbaseTxid, setUtxoList, type UtxoListEvent } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
 
 export { StoreError, type StoreErrorCode } from './errors.js';
@@ -203,7 +205,7 @@ export class ChainStore {
           const applier = new BatchApplier(this.stmts, deltas);
           for (const block of blocks) {
             const undo = applier.connectBlock(block.height, block.txs, block.height >= undoFrom);
-            this.stmts.blockInsert.run(block.height, block.hash, block.prevHash);
+            this.stmts.blockInsert.run(block.height, block.hash, block.prevHash, coinbaseTxid(block.txs));
             if (undo) this.stmts.undoInsert.run(block.height, encodeUndo(undo));
             this.mempool.blockConnected(block.txs);
           }
@@ -233,11 +235,19 @@ export class ChainStore {
         'NOT_EMPTY',
         `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`,
       );
+    // Kept up row by row, the listing's index would slow the load: it is built in bulk afterwards.
+    setUtxoList(this.db, false);
     const totals = bulkLoad(this.db, rows, base, opts);
     this.currentTip = { height: base.height, hash: Buffer.from(base.hash) };
     this.currentTotals = totals;
     this.baseHeight = base.height;
     return { ...totals };
+  }
+
+  /** Builds or drops the UTXO listing's index as the setting says (utxo-list.ts); a no-op when it already is. */
+  setUtxoList(on: boolean, onEvent?: (e: UtxoListEvent) => void): void {
+    this.checkFile();
+    setUtxoList(this.db, on, onEvent);
   }
 
   /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load: block sync must not start on them. */

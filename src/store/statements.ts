@@ -36,7 +36,8 @@ export interface WriteStatements {
   scriptAddChunk: Database.Statement<unknown[], Buffer | null>;
   scriptGet: Database.Statement<[Buffer], { balance: number; utxo_count: number }>;
   scriptDelete: Database.Statement<[Buffer]>;
-  blockInsert: Database.Statement<[number, Buffer, Buffer]>;
+  /** height, hash, prev_hash, coinbase txid (null: unknown). */
+  blockInsert: Database.Statement<[number, Buffer, Buffer, Buffer | null]>;
   blockDelete: Database.Statement<[number]>;
   blockHash: Database.Statement<[number], Buffer>;
   undoInsert: Database.Statement<[number, Buffer]>;
@@ -71,7 +72,7 @@ export function prepareWriteStatements(db: Db): WriteStatements {
     scriptAddChunk: db.prepare<unknown[], Buffer | null>(SCRIPT_ADD(CHUNK)).pluck(),
     scriptGet: db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?'),
     scriptDelete: db.prepare('DELETE FROM scripts WHERE script_key = ?'),
-    blockInsert: db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)'),
+    blockInsert: db.prepare('INSERT INTO blocks (height, hash, prev_hash, coinbase_txid) VALUES (?, ?, ?, ?)'),
     blockDelete: db.prepare('DELETE FROM blocks WHERE height = ?'),
     blockHash: db.prepare<[number], Buffer>('SELECT hash FROM blocks WHERE height = ?').pluck(),
     undoInsert: db.prepare('INSERT INTO undo (height, data) VALUES (?, ?)'),

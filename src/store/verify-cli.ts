@@ -9,6 +9,7 @@ import { ConfigError, type Config } from '../config.js';
 import { openReaderDb } from './db.js';
 import { chainDbPath } from './paths.js';
 import { verifyAggregates, verifyChain } from './verify.js';
+import { verifyUtxoList } from './utxo-list.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
 
@@ -17,7 +18,7 @@ function check(chain: ChainCode, file: string, io: CommandIo): number {
   try {
     const started = Date.now();
     const report = verifyAggregates(db);
-    const problems = verifyChain(db);
+    const problems = [...verifyChain(db), ...verifyUtxoList(db)];
     for (const d of report.differences) {
       io.out(`difference script_key=${d.scriptKey} stored=${JSON.stringify(d.stored)} computed=${JSON.stringify(d.computed)}\n`);
     }

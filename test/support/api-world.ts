@@ -23,6 +23,8 @@ import type {
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/keys/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
+import type { UtxoListing } from '../../src/store/chain-reader.js';
+import type { UtxoPageRequest } from '../../src/store/utxo-page.js';
 import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
@@ -79,6 +81,17 @@ export class FakeIndex implements SummarySource {
     );
     const scripts = keys.map((k) => Buffer.from(byKey.get(Buffer.from(k).toString('hex')) ?? 'ff'.repeat(40), 'hex'));
     return this.views(scripts, mempool);
+  }
+
+  /** A real index whose UTXO listing this fake serves (under the fake's status); null: the listing is off. */
+  lister: { utxoPage(req: UtxoPageRequest): UtxoListing | null } | null = null;
+
+  utxoPage(req: UtxoPageRequest): UtxoListing | null {
+    const status = this.status();
+    if (status === null) return null;
+    const real = this.lister?.utxoPage(req);
+    const tipHash = Buffer.from(this.tipHash, 'hex').reverse();
+    return { ...status, tipTime: null, listing: real ? real.listing : { kind: 'off', tipHeight: this.tipHeight, tipHash } };
   }
 
   status(): IndexStatus | null {

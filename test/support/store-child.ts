@@ -4,6 +4,8 @@
  *   try   <db>                 try to open for writing, print one JSON line {ok} or {code, message}, exit
  *   churn <db> <seed> <blocks> apply the seeded random chain in random batches, with random rollbacks,
  *                              forever (until SIGKILLed); prints "ready" once the store is open
+ *   list  <db>                 turn the UTXO listing on (printing "building" before and "built" after the
+ *                              build), then wait to be killed
  */
 import { ChainStore, StoreError } from '../../src/store/chain-store.js';
 import { randomChain } from './blocks.js';
@@ -27,6 +29,12 @@ function main(): void {
       if (!(err instanceof StoreError)) throw err;
       process.stdout.write(`${JSON.stringify({ code: err.code, message: err.message })}\n`);
     }
+  } else if (mode === 'list') {
+    const store = ChainStore.open(path, { ...OPTS, cacheMiB: 8 });
+    // stdout on a pipe is synchronous on Linux: "building" is out before the build starts.
+    store.setUtxoList(true, (e) => process.stdout.write(`${e.kind}\n`));
+    process.stdout.write('built\n');
+    setInterval(() => store.tip(), 1 << 30);
   } else if (mode === 'churn') {
     churn(path, Number(seedArg), Number(blocksArg));
   } else {

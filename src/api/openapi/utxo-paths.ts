@@ -1,0 +1,227 @@
+/**
+ * The UTXO listing paths: GET /api/v1/{chain}/address/{address}/utxos and …/scripthash/{hash}/utxos
+ * (routes/utxos.ts), and the schemas of their pages.
+ */
+import { MAX_SATS } from '../../chain/amount.js';
+import { CHAIN_CODES } from '../../chain/params.js';
+import type { ErrorCode } from '../errors.js';
+import { CHAIN_PARAM_TEXT, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
+import {
+  codesWithStatus,
+  errorSchema,
+  failSchema,
+  headers,
+  internalError,
+  LIMITS,
+  pathItem,
+  ref,
+  response,
+  successSchema,
+  type Json,
+} from './build.js';
+
+const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
+
+const PAGE_QUERY: Json[] = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Outputs per page: 1 … 1000 (default 100). Anything else: 400 INVALID_LIMIT.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description:
+      'The `next` of the previous page, unchanged. It is bound to this listing and to the block it was taken at: after a new block, 409 CURSOR_STALE (start again).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'mempool',
+    in: 'query',
+    required: false,
+    description:
+      'true (or 1): each output says whether it is unconfirmed and whether a mempool transaction spends it; the unconfirmed outputs follow the confirmed ones.',
+    schema: { enum: ['true', 'false', '1', '0'] },
+  },
+];
+
+function pageResponses(success: string, codes: ErrorCode[]): Json {
+  return {
+    200: response(
+      'One page, oldest first (height, then txid in internal byte order, then vout: docs/api.md), true at blockHeight.',
+      ref('schemas', success),
+      headers([...LIMITS, 'Cache-Control'], ['X-Index-Age', 'X-Tip-Age']),
+    ),
+    400: response(
+      'INVALID_LIMIT, INVALID_CURSOR (not a cursor), CURSOR_TAMPERED (does not verify), CURSOR_FOREIGN (another listing’s), or what the path segment fails.',
+      failSchema(codes),
+      headers([], [...LIMITS, 'Cache-Control']),
+    ),
+    401: response(
+      'MISSING_API_KEY or INVALID_API_KEY.',
+      failSchema(codesWithStatus(401)),
+      headers(['WWW-Authenticate'], ['Cache-Control']),
+    ),
+    404: response(
+      `${UNKNOWN_CHAIN_TEXT} UTXO_LIST_DISABLED: the index keeps no UTXO listing (chains.<C>.utxoList, ADDRSUM_UTXO_LIST).`,
+      failSchema(['UNKNOWN_CHAIN', 'NOT_FOUND', 'UTXO_LIST_DISABLED']),
+      headers([], [...LIMITS, 'Cache-Control']),
+    ),
+    409: response(
+      'CURSOR_STALE: a block arrived since the cursor was issued (data: cursorHeight, blockHeight). Start the listing again.',
+      failSchema(['CURSOR_STALE'], { cursorHeight: { type: 'integer' }, blockHeight: { type: 'integer' } }),
+      headers([], [...LIMITS, 'Cache-Control']),
+    ),
+    429: response(
+      "Over the tier's limit: a page takes one token per 200 outputs asked for (at least one).",
+      failSchema(['RATE_LIMITED']),
+      headers(['Retry-After', ...LIMITS], ['Cache-Control']),
+    ),
+    500: internalError,
+    503: response(
+      'CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.',
+      {
+        oneOf: [
+          errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
+          errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
+        ],
+      },
+      headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
+    ),
+  };
+}
+
+export function addressUtxosPathItem(): Json {
+  return pathItem(
+    'address',
+    'Unspent outputs of an address, page by page',
+    {
+      operationId: 'getAddressUtxos',
+      description:
+        'Needs the opt-in listing (chains.<C>.utxoList). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same.',
+      parameters: [
+        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        { name: 'address', in: 'path', required: true, description: 'An address of that chain.', schema: { type: 'string' } },
+        ...PAGE_QUERY,
+      ],
+      responses: pageResponses('AddressUtxosSuccess', [
+        ...PAGE_CODES,
+        'INVALID_ADDRESS',
+        'WRONG_NETWORK',
+        'WRONG_CHAIN',
+        'UNSUPPORTED_ADDRESS',
+      ]),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+export function scripthashUtxosPathItem(): Json {
+  return pathItem(
+    'address',
+    'Unspent outputs of a script by Electrum scripthash, page by page',
+    {
+      operationId: 'getScripthashUtxos',
+      description: 'The address listing for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
+      parameters: [
+        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        { name: 'hash', in: 'path', required: true, description: 'Electrum scripthash, 64 hex digits.', schema: { type: 'string' } },
+        ...PAGE_QUERY,
+      ],
+      responses: pageResponses('ScripthashUtxosSuccess', [...PAGE_CODES, 'INVALID_SCRIPTHASH']),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+export function xpubUtxosPathItem(): Json {
+  return pathItem(
+    'wallet',
+    'Unspent outputs of a wallet, page by page',
+    {
+      operationId: 'getWalletUtxos',
+      description:
+        'Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), merged oldest first; ' +
+        'each item adds its `path` and `address`. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
+      parameters: [
+        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        {
+          name: 'key',
+          in: 'path',
+          required: true,
+          description: 'An extended public key or URL-encoded output descriptor.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'range',
+          in: 'query',
+          required: false,
+          description: 'Indices 0 … range-1 of every branch (default 1000, at most api.xpubMaxRange).',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        ...PAGE_QUERY,
+      ],
+      responses: pageResponses('WalletUtxosSuccess', [
+        ...PAGE_CODES,
+        'PRIVATE_KEY_REFUSED',
+        'BAD_CHECKSUM',
+        'WRONG_NETWORK',
+        'HARDENED_BELOW_XPUB',
+        'RANGE_TOO_LARGE',
+        'BAD_RANGE',
+        'MALFORMED_DESCRIPTOR',
+      ]),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+const UTXO_ITEM: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['txid', 'vout', 'valueSatoshi', 'value', 'height', 'coinbase'],
+  properties: {
+    txid: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Display (byte-reversed) hex, as Core prints it.' },
+    vout: { type: 'integer', minimum: 0 },
+    valueSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS },
+    value: { type: 'number', minimum: 0, description: 'valueSatoshi / 100,000,000 with exactly 8 decimals.' },
+    height: { type: ['integer', 'null'], minimum: 0, description: 'The block that created it; null: unconfirmed (mempool=true only).' },
+    coinbase: {
+      type: ['boolean', 'null'],
+      description:
+        'A coinbase output (spendable 100 blocks after `height`); null: unknown (blocks indexed before 0.x, or below a snapshot base) or unconfirmed.',
+    },
+    unconfirmed: { type: 'boolean', description: 'mempool=true only: created by a mempool transaction.' },
+    spentInMempool: { type: 'boolean', description: 'mempool=true only: a mempool transaction spends it.' },
+    path: {
+      type: ['string', 'null'],
+      description: 'Wallet listings only: the derivation path (null: the descriptor has no extended key).',
+    },
+    address: { type: ['string', 'null'], description: 'Wallet listings only: the address (null: the script has none, as bare multisig).' },
+  },
+};
+
+function page(named: Json, name: string): Json {
+  return successSchema({
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', name, 'utxos', 'next', 'blockHeight', 'blockHash'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES] },
+      [name]: named,
+      utxos: { type: 'array', items: UTXO_ITEM },
+      next: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last page.' },
+      blockHeight: { type: 'integer', minimum: 0, description: 'The tip every page of this listing is true at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  });
+}
+
+export const UTXO_SCHEMAS: Json = {
+  AddressUtxosSuccess: page({ type: 'string' }, 'address'),
+  ScripthashUtxosSuccess: page({ type: 'string', pattern: '^[0-9a-f]{64}$' }, 'scripthash'),
+  WalletUtxosSuccess: page({ type: 'integer', minimum: 1, description: 'The range the wallet was derived over.' }, 'range'),
+};

@@ -1,0 +1,168 @@
+/**
+ * The read side of the UTXO listing (utxo-list.ts): one page of the unspent outputs of one or more
+ * scripts, in (height, outpoint key) order, after a position, with keyset paging: each script's rows
+ * are read from the listing's index starting right after the position, at most limit + 1 of them, so a
+ * page costs O(scripts × limit) whatever the scripts hold and however deep the page is.
+ *
+ * With `mempool`, the confirmed rows say whether a mempool transaction spends them, and once they are
+ * exhausted the listing goes on with the scripts' unconfirmed outputs (mempool_outputs, in outpoint
+ * order; that table has no script index, so this phase scans it: it is as large as the mempool's
+ * outputs, not the chain's).
+ *
+ * Everything (the tip, the listing's state and secret, the caller's cursor check, the rows) is read in
+ * ONE read transaction, so a page is true at exactly the tip it names: a cursor checked against that
+ * tip can never yield a page mixed across blocks.
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from './db.js';
+import { UTXO_LIST_INDEX, UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
+import { TXID_BYTES } from './outpoint.js';
+
+/** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
+export type UtxoPosition =
+  | { readonly phase: 'confirmed'; readonly height: number; readonly outpoint: Buffer }
+  | { readonly phase: 'mempool'; readonly outpoint: Buffer };
+
+export interface UtxoRow {
+  /** Index of the script (in the request's key list) this output pays. */
+  readonly script: number;
+  readonly outpoint: Buffer;
+  readonly valueSats: number;
+  /** null: unconfirmed (mempool phase). */
+  readonly height: number | null;
+  /** null: unknown (the block's coinbase txid was not recorded), or unconfirmed. */
+  readonly coinbase: boolean | null;
+  /** Present only when the mempool was asked for. */
+  readonly spentInMempool?: boolean;
+}
+
+/** What the caller's cursor check sees, inside the page's read transaction. */
+export interface ListingContext {
+  readonly tipHeight: number;
+  readonly tipHash: Buffer;
+  readonly secret: Buffer;
+}
+
+export type UtxoPageResult =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'off'; readonly tipHeight: number; readonly tipHash: Buffer }
+  | {
+      readonly kind: 'page';
+      readonly tipHeight: number;
+      readonly tipHash: Buffer;
+      /** The index's cursor key (meta utxo_list_secret), to seal the next cursor. */
+      readonly secret: Buffer;
+      readonly rows: readonly UtxoRow[];
+      /** The position after the last row when more rows follow; null on the last page. */
+      readonly next: UtxoPosition | null;
+    };
+
+export interface UtxoPageRequest {
+  readonly keys: readonly Buffer[];
+  readonly after: UtxoPosition | null;
+  readonly limit: number;
+  readonly mempool: boolean;
+  /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
+  readonly check: (ctx: ListingContext) => void;
+}
+
+interface ConfirmedRow {
+  outpoint: Buffer;
+  value: number;
+  height: number;
+  cb: Buffer | null;
+}
+
+const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
+
+export class UtxoPager {
+  private readonly stateStmt: Database.Statement<
+    [],
+    { tip_height: number | null; tip_hash: Buffer | null; on: number | null; secret: Buffer | null }
+  >;
+  private confirmedStmt: Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | null = null;
+  private readonly mempoolStmt: Database.Statement<[Buffer, Buffer, number], { outpoint: Buffer; value: number }>;
+  private readonly spentStmt: Database.Statement<[Buffer], number>;
+
+  constructor(private readonly db: Db) {
+    this.stateStmt = db.prepare(
+      `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META(UTXO_LIST_KEY)} AS "on", ${META(UTXO_LIST_SECRET_KEY)} AS secret`,
+    );
+    this.mempoolStmt = db.prepare(
+      'SELECT outpoint, value FROM mempool_outputs WHERE script_key = ? AND outpoint > ? ORDER BY outpoint LIMIT ?',
+    );
+    this.spentStmt = db.prepare<[Buffer], number>('SELECT 1 FROM mempool_spends WHERE outpoint = ?').pluck();
+  }
+
+  /** Prepared on first use: INDEXED BY fails to prepare while the index does not exist. */
+  private confirmed(): Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> {
+    this.confirmedStmt ??= this.db.prepare(
+      `SELECT u.outpoint, u.value, u.height, b.coinbase_txid AS cb FROM utxos AS u INDEXED BY ${UTXO_LIST_INDEX} ` +
+        'LEFT JOIN blocks AS b ON b.height = u.height ' +
+        // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
+        'WHERE u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?',
+    );
+    return this.confirmedStmt;
+  }
+
+  /** Call inside a read transaction (ChainReader.utxoPage): its statements must all read one snapshot. */
+  read(req: UtxoPageRequest): UtxoPageResult {
+    const state = this.stateStmt.get()!;
+    if (state.tip_height === null || state.tip_hash === null) return { kind: 'empty' };
+    const tip = { tipHeight: state.tip_height, tipHash: state.tip_hash };
+    if (state.on !== 1 || state.secret === null) return { kind: 'off', ...tip };
+    const secret = state.secret;
+    req.check({ ...tip, secret });
+    const want = req.limit + 1;
+    const rows: UtxoRow[] = [];
+    if (req.after === null || req.after.phase === 'confirmed') {
+      const h = req.after?.height ?? -1;
+      const op = req.after?.outpoint ?? Buffer.alloc(0);
+      req.keys.forEach((key, script) => {
+        for (const r of this.confirmed().all(key, h, op, want)) {
+          const coinbase = r.cb === null ? null : r.cb.equals(r.outpoint.subarray(0, TXID_BYTES));
+          rows.push({
+            script,
+            outpoint: r.outpoint,
+            valueSats: r.value,
+            height: r.height,
+            coinbase,
+            ...this.spent(req.mempool, r.outpoint),
+          });
+        }
+      });
+      rows.sort((a, b) => a.height! - b.height! || Buffer.compare(a.outpoint, b.outpoint));
+      rows.length = Math.min(rows.length, want);
+    }
+    if (req.mempool && rows.length < want) {
+      const after = req.after?.phase === 'mempool' ? req.after.outpoint : Buffer.alloc(0);
+      const unconfirmed: UtxoRow[] = [];
+      req.keys.forEach((key, script) => {
+        for (const r of this.mempoolStmt.all(key, after, want - rows.length)) {
+          unconfirmed.push({
+            script,
+            outpoint: r.outpoint,
+            valueSats: r.value,
+            height: null,
+            coinbase: null,
+            ...this.spent(true, r.outpoint),
+          });
+        }
+      });
+      unconfirmed.sort((a, b) => Buffer.compare(a.outpoint, b.outpoint));
+      rows.push(...unconfirmed.slice(0, want - rows.length));
+    }
+    if (rows.length <= req.limit) return { kind: 'page', ...tip, secret, rows, next: null };
+    rows.length = req.limit;
+    const last = rows[rows.length - 1]!;
+    const next: UtxoPosition =
+      last.height === null
+        ? { phase: 'mempool', outpoint: last.outpoint }
+        : { phase: 'confirmed', height: last.height, outpoint: last.outpoint };
+    return { kind: 'page', ...tip, secret, rows, next };
+  }
+
+  private spent(mempool: boolean, outpoint: Buffer): { spentInMempool?: boolean } {
+    return mempool ? { spentInMempool: this.spentStmt.get(outpoint) !== undefined } : {};
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The UTXO listing against a real `litecoind -regtest`: for every address of a varied chain, paging
+ * …/address/{address}/utxos with limit=2 yields exactly the node's `scantxoutset` unspents (txid, vout,
+ * amount), their sum is the address summary, and every page states the one tip. It holds after a
+ * catch-up SIGKILLed at random moments with the listing on, and after a reorg. Enabling the listing on
+ * an existing index, SIGKILLed as it builds and restarted, ends equal to a fresh build.
+ */
+import Database, { type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import { copyFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCoins } from '../../src/chain/amount.js';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
+import type { ApiProcess } from '../../harness/api-process.js';
+import type { Litecoind } from '../../harness/litecoind.js';
+import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { scanUnspents } from '../../harness/regtest-scan.js';
+import { UTXO_LIST_INDEX, utxoListIndexExists, utxoListRecorded } from '../../src/store/utxo-list.js';
+
+const LIST_ON = { ADDRSUM_UTXO_LIST: 'true' };
+const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
+
+interface Page {
+  utxos: { txid: string; vout: number; valueSatoshi: number; value: number; height: number; coinbase: boolean | null }[];
+  next: string | null;
+  blockHeight: number;
+  blockHash: string;
+}
+
+describe('UTXO listing against a real litecoind', () => {
+  let lw: LitecoindWorld;
+  let node: Litecoind;
+  let manifest: ChainManifest;
+  let apiKey: string;
+  let api: ApiProcess;
+
+  beforeAll(async () => {
+    lw = await LitecoindWorld.start();
+    node = lw.node;
+    manifest = await buildVariedChain(node, { seed: 23, perKind: 24 });
+    apiKey = lw.world.createKey('utxos');
+  }, 300_000);
+
+  afterAll(async () => {
+    await lw?.close();
+  });
+
+  const getJson = async (path: string): Promise<{ status: number; body: { data: Page & { balanceSatoshi: number; code?: string } } }> => {
+    const res = await fetch(`${api.url}${path}`, { headers: { 'x-api-key': apiKey } });
+    return { status: res.status, body: (await res.json()) as { data: Page & { balanceSatoshi: number } } };
+  };
+
+  /** Every address paged with limit=2 equals scantxoutset; sums equal the summaries; one tip on every page. */
+  async function expectListingEqualsNode(phase: string): Promise<void> {
+    const addresses = manifest.addresses.map((a) => a.address);
+    const scan = await scanUnspents(node, addresses);
+    const wrong: string[] = [];
+    let listed = 0;
+    for (const address of addresses) {
+      const want = (scan.byScript.get(scan.scripts.get(address)!) ?? []).map((u) => `${u.txid}:${u.vout} ${u.sats} ${u.height}`).sort();
+      const got: string[] = [];
+      const tips = new Set<string>();
+      let cursor: string | null = null;
+      let sum = 0;
+      for (let pages = 0; pages < 10_000; pages++) {
+        const r = await getJson(`/api/v1/LTC/address/${address}/utxos?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`);
+        if (r.status !== 200) {
+          wrong.push(`${address}: page ${pages} answered ${r.status} ${JSON.stringify(r.body)}`);
+          break;
+        }
+        const page = r.body.data;
+        if (page.utxos.length > 2) wrong.push(`${address}: a page of ${page.utxos.length}`);
+        tips.add(`${page.blockHeight} ${page.blockHash}`);
+        for (const u of page.utxos) {
+          got.push(`${u.txid}:${u.vout} ${u.valueSatoshi} ${u.height}`);
+          sum += u.valueSatoshi;
+          if (parseCoins(u.value.toFixed(8)) !== u.valueSatoshi) wrong.push(`${address}: value ${u.value} is not ${u.valueSatoshi} sat`);
+        }
+        cursor = page.next;
+        if (cursor === null) break;
+      }
+      listed += got.length;
+      if ([...tips].join() !== `${scan.height} ${scan.bestBlock}`)
+        wrong.push(`${address}: pages at ${[...tips].join(' | ')}, node at ${scan.height}`);
+      if (JSON.stringify([...got].sort()) !== JSON.stringify(want))
+        wrong.push(`${address}: listed ${got.join(', ')}; node ${want.join(', ')}`);
+      const summary = await getJson(`/api/v1/LTC/address/${address}`);
+      if (summary.body.data.balanceSatoshi !== sum)
+        wrong.push(`${address}: listed sum ${sum}, summary ${summary.body.data.balanceSatoshi}`);
+    }
+    expect(wrong, phase).toEqual([]);
+    expect(listed, phase).toBeGreaterThan(addresses.length);
+  }
+
+  it('catches up with the listing on while SIGKILLed at random moments, then pages every address exactly as scantxoutset', async () => {
+    expect(await lw.world.killDuringCatchUp(4, () => undefined, LIST_ON)).toBeGreaterThanOrEqual(4);
+    await lw.world.startIndexer({ env: LIST_ON });
+    await lw.world.waitForTip('catch-up with the listing', 120_000);
+    api = await lw.world.startApi(FAST);
+    await expectListingEqualsNode('catch-up');
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+  }, 400_000);
+
+  it('follows a reorg onto a competing branch and still pages exactly as scantxoutset', async () => {
+    const height = await node.cli<number>('getblockcount');
+    await node.cli('invalidateblock', await node.cli<string>('getblockhash', height - 3));
+    await mineWithActivity(node, 6, manifest);
+    await lw.world.waitForTip('reorg', 60_000);
+    expect(lw.world.indexer!.output()).toMatch(/rolled back/);
+    await expectListingEqualsNode('reorg');
+  }, 300_000);
+
+  it('off removes the listing (404 UTXO_LIST_DISABLED); on again, SIGKILLed as it builds and restarted, equals a fresh build', async () => {
+    await lw.world.startIndexer();
+    await waitFor('the listing to be removed', () => readFlags().index === false, 60_000, lw.world.indexer);
+    const off = await getJson(`/api/v1/LTC/address/${manifest.addresses[0]!.address}/utxos`);
+    expect([off.status, off.body.data.code]).toEqual([404, 'UTXO_LIST_DISABLED']);
+    await lw.world.stopIndexer();
+    const indexer = await lw.world.startIndexer({ env: LIST_ON });
+    await waitFor(
+      'the build to start',
+      () => /building the UTXO listing index/.test(indexer.output()) || readFlags().index,
+      60_000,
+      indexer,
+    );
+    await lw.world.stopIndexer('SIGKILL');
+    // Killed during or just after the build: either way the flag and the index agree.
+    const killed = readFlags();
+    expect(killed.index).toBe(killed.flag);
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+    await lw.world.startIndexer({ env: LIST_ON });
+    await waitFor('the listing to be built', () => readFlags().index, 60_000, lw.world.indexer);
+    await lw.world.waitForTip('after the rebuild', 60_000);
+    // A fresh build of the same UTXO set, on a copy: the same entries, in the same order.
+    const copy = `${lw.world.dbPath}.fresh`;
+    await lw.world.stopIndexer();
+    copyFileSync(lw.world.dbPath, copy);
+    const fresh = new Database(copy);
+    fresh.exec(`DROP INDEX ${UTXO_LIST_INDEX}; CREATE INDEX ${UTXO_LIST_INDEX} ON utxos (script_key, height, outpoint)`);
+    const entries = (db: SqliteDatabase) =>
+      db
+        .prepare(`SELECT script_key, height, outpoint FROM utxos INDEXED BY ${UTXO_LIST_INDEX} ORDER BY script_key, height, outpoint`)
+        .all();
+    const rebuilt = new Database(lw.world.dbPath, { readonly: true });
+    try {
+      expect(entries(rebuilt)).toEqual(entries(fresh));
+      expect(rebuilt.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      rebuilt.close();
+      fresh.close();
+    }
+    await lw.world.startIndexer({ env: LIST_ON });
+    await lw.world.waitForTip('restart', 60_000);
+    await expectListingEqualsNode('rebuilt');
+  }, 300_000);
+
+  function readFlags(): { index: boolean; flag: boolean } {
+    const db = new Database(lw.world.dbPath, { readonly: true });
+    try {
+      return { index: utxoListIndexExists(db as never), flag: utxoListRecorded(db as never) };
+    } finally {
+      db.close();
+    }
+  }
+});
