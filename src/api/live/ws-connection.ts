@@ -7,6 +7,7 @@
  * subscribed item at once (the GET route's body data), again whenever that summary changes, and
  * {event: "tip", data: {chain, blockHeight, blockHash}} on every new tip of a chain the client watches.
  */
+import { stringifyWithCoins } from '../../chain/amount.js';
 import type { RawData, WebSocket } from 'ws';
 import { checkAddress } from '../address-view.js';
 import type { ChainCode } from '../../chain/params.js';
@@ -94,7 +95,8 @@ export class LiveConnection {
       this.close(CLOSE.slowConsumer, 'slow consumer: messages are not being read');
       return;
     }
-    this.ws.send(JSON.stringify(message));
+    // Coins as number literals with 8 decimals, as the GET routes write them (respond.ts).
+    this.ws.send(stringifyWithCoins(message));
   }
 
   private reply(id: unknown, status: 'success' | 'fail', data: object): void {
