@@ -47,7 +47,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
     throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
   }
   const lastId = Number(req.headers['last-event-id']);
-  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.key);
+  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.keys[0]!);
 
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   holdOpen(res);
