@@ -22,6 +22,9 @@ const TPUB = bip32.fromSeed(Buffer.alloc(32, 0x24), networks.testnet).neutered()
 const WPKH = `wpkh(${TPUB}/0/*)`;
 const PKH_1 = `pkh(${TPUB}/1/*)`;
 
+/** The private tier's subscriptions per connection here: a wallet counts one per 200 derived scripts. */
+const PER_CONNECTION = 20;
+
 const electrum = (scriptHex: string): string =>
   createHash('sha256').update(Buffer.from(scriptHex, 'hex')).digest().reverse().toString('hex');
 
@@ -74,7 +77,10 @@ describe('live scripthash and xpub subscriptions against a real litecoind', () =
     key = lw.world.createKey('live-wallet');
     await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
     await lw.world.waitForTip('initial catch-up', 120_000);
-    api = await lw.world.startApi('[api.tiers.private]\nrate = 100000\nburst = 100000\n[api.live]\npollMs = 100\n');
+    api = await lw.world.startApi(
+      '[api.tiers.private]\nrate = 100000\nburst = 100000\n[api.live]\npollMs = 100\n' +
+        `[api.live.subscriptionsPerConnection]\ndefault = 100\nprivate = ${PER_CONNECTION}\n`,
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -161,4 +167,19 @@ describe('live scripthash and xpub subscriptions against a real litecoind', () =
     );
     expect(api.output()).not.toContain(TPUB);
   }, 120_000);
+
+  it('counts a wallet against the caps by its scripts, and unsubscribing one frees them', async () => {
+    const client = await ws();
+    // A bare key at the default range: 2×1000 scripts, 10 subscriptions; one branch at 1000: 5.
+    const first = await client.op({ op: 'subscribe', chain: 'LTC', xpubs: [TPUB, { key: WPKH, range: 1000 }] });
+    expect(first.status).toBe('success');
+    // 1200 scripts count 6: 21 > 20.
+    const over = await client.op({ op: 'subscribe', chain: 'LTC', xpubs: [{ key: PKH_1, range: 1200 }] });
+    expect(over).toMatchObject({ status: 'fail', data: { code: 'TOO_MANY_SUBSCRIPTIONS' } });
+    expect(await client.op({ op: 'unsubscribe', chain: 'LTC', xpubs: [TPUB] })).toMatchObject({
+      status: 'success',
+      data: { unsubscribed: 1 },
+    });
+    expect((await client.op({ op: 'subscribe', chain: 'LTC', xpubs: [{ key: PKH_1, range: 1200 }] })).status).toBe('success');
+  }, 60_000);
 });
