@@ -182,4 +182,24 @@ describe('live scripthash and xpub subscriptions against a real litecoind', () =
     });
     expect((await client.op({ op: 'subscribe', chain: 'LTC', xpubs: [{ key: PKH_1, range: 1200 }] })).status).toBe('success');
   }, 60_000);
+
+  it('with mempool, an xpub summary follows the mempool as the xpub GET ?mempool=true does', async () => {
+    const client = await ws();
+    const desc = `wpkh(${TPUB}/7/*)`;
+    expect((await client.op({ op: 'subscribe', chain: 'LTC', mempool: true, xpubs: [{ key: desc, range: 50 }] })).status).toBe('success');
+    await node.cli('sendtoaddress', await derived(desc, 20), '0.0625');
+    const query = `/api/v1/ltc/xpub/${encodeURIComponent(desc)}?range=50&mempool=true`;
+    await waitFor(
+      'the unconfirmed payment in the wallet summary',
+      async () => {
+        const answer = await get(query);
+        const last = client.last.get((answer.descriptors as string[]).join(' ')) as
+          { unconfirmed?: { balanceSatoshi: number } } | undefined;
+        if (last?.unconfirmed?.balanceSatoshi !== 6_250_000) return false;
+        expect(last).toEqual(answer);
+        return true;
+      },
+      30_000,
+    );
+  }, 60_000);
 });
