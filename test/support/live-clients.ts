@@ -5,12 +5,20 @@
 import WebSocket from 'ws';
 
 export interface LiveData {
+  /** One of these names what the summary is of: an address, a scripthash, or a wallet (its descriptors). */
   address: string;
+  scripthash?: string;
+  descriptors?: string[];
   balanceSatoshi: number;
   balance: number;
   utxoCount: number;
   blockHeight: number;
   unconfirmed?: { balanceSatoshi: number; utxoCount: number; txCount: number };
+}
+
+/** What WsClient.last keys a summary by: its address, its scripthash, or its wallet's descriptors joined by spaces. */
+export function summaryName(d: LiveData): string {
+  return d.address ?? d.scripthash ?? d.descriptors!.join(' ');
 }
 
 /** What an upgrade that was refused answered. */
@@ -34,7 +42,7 @@ export class WsClient {
       this.messages.push(m);
       if (m.event === 'summary') {
         const d = m.data as LiveData;
-        this.last.set(d.address, d);
+        this.last.set(summaryName(d), d);
       }
     });
     ws.on('close', (code) => (this.closed = code));

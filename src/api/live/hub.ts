@@ -12,6 +12,7 @@
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
 import type { AppDeps, FeedSource, SummarySource } from '../deps.js';
+import { DerivationCache } from '../derivation-cache.js';
 import { readSummaries, type Summary, type Watch } from './summaries.js';
 
 /** Feed rows read per query while catching up. */
@@ -56,12 +57,15 @@ export class LiveHub {
   private readonly closers = new Set<() => void>();
   private readonly owners = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  /** Derived scripts of subscribed wallets: the xpub route's cache when the app has one, so neither derives twice. */
+  readonly wallets: DerivationCache;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly settings: LiveSettings,
     private readonly log: Logger,
   ) {
+    this.wallets = deps.derivations ?? new DerivationCache();
     for (const chain of CHAIN_CODES) this.tails.set(chain, { cursor: null, tip: undefined, retryAll: false, watchers: new Map() });
   }
 
@@ -78,18 +82,23 @@ export class LiveHub {
     return readSummaries(this.deps, chain, watches);
   }
 
+  /** Watches every script of the subscriber (a wallet's many): a change to any of them re-reads it. */
   add(sub: Subscriber): void {
     const tail = this.tails.get(sub.watch.chain)!;
-    let set = tail.watchers.get(sub.watch.key);
-    if (!set) tail.watchers.set(sub.watch.key, (set = new Set()));
-    set.add(sub);
+    for (const key of sub.watch.keys) {
+      let set = tail.watchers.get(key);
+      if (!set) tail.watchers.set(key, (set = new Set()));
+      set.add(sub);
+    }
     this.arm();
   }
 
   remove(sub: Subscriber): void {
     const tail = this.tails.get(sub.watch.chain)!;
-    const set = tail.watchers.get(sub.watch.key);
-    if (set?.delete(sub) && set.size === 0) tail.watchers.delete(sub.watch.key);
+    for (const key of sub.watch.keys) {
+      const set = tail.watchers.get(key);
+      if (set?.delete(sub) && set.size === 0) tail.watchers.delete(key);
+    }
     this.arm();
   }
 
@@ -145,7 +154,7 @@ export class LiveHub {
     for (const fn of [...this.closers]) fn();
     this.closers.clear();
     for (const tail of this.tails.values()) {
-      const subs = [...tail.watchers.values()].flatMap((set) => [...set]);
+      const subs = new Set([...tail.watchers.values()].flatMap((set) => [...set]));
       tail.watchers.clear();
       for (const sub of subs) sub.close();
     }
@@ -203,7 +212,8 @@ export class LiveHub {
       const tipMoved = tail.tip !== undefined && tipKey !== tail.tip;
       if (tipMoved && !moved) all = true;
       const due = all ? [...tail.watchers.values()] : [...touched].flatMap((k) => (tail.watchers.has(k) ? [tail.watchers.get(k)!] : []));
-      const subs = due.flatMap((set) => [...set]);
+      // A wallet watches many scripts: read and push it once however many of them a row touched.
+      const subs = [...new Set(due.flatMap((set) => [...set]))];
       if (subs.length > 0) this.pushChanged(chain, subs, tail.cursor ?? head);
       // Summaries first: they are what clients wait for, and a tip goes to every connection of the chain.
       // A failed read above leaves the tip unseen, so the next poll re-reads everything and sends it then.

@@ -8,6 +8,7 @@
  * shows its script untouched since then; otherwise the current summary at once. A client that does not
  * read (its unsent bytes pass api.live.maxBufferedBytes) is disconnected.
  */
+import { stringifyWithCoins } from '../../chain/amount.js';
 import type { Express, Request, Response } from 'express';
 import { holdOpen } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
@@ -46,7 +47,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
     throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
   }
   const lastId = Number(req.headers['last-event-id']);
-  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.key);
+  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.keys[0]!);
 
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   holdOpen(res);
@@ -59,7 +60,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   const sub: Subscriber = {
     watch,
     last: summary!.fingerprint,
-    push: (s, at) => frame(`id: ${at}\nevent: summary\ndata: ${JSON.stringify(s.data)}\n\n`),
+    push: (s, at) => frame(`id: ${at}\nevent: summary\ndata: ${stringifyWithCoins(s.data)}\n\n`),
     close: () => res.end(),
   };
   const keepalive = setInterval(() => frame(': keep-alive\n\n'), KEEPALIVE_MS);
@@ -71,7 +72,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
     hub.release(owner, 1);
   });
   hub.add(sub);
-  frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${JSON.stringify(summary!.data)}\n\n`);
+  frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${stringifyWithCoins(summary!.data)}\n\n`);
 }
 
 export function mountEventsRoute(

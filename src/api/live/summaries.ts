@@ -1,24 +1,51 @@
 /**
- * The summary a subscriber is pushed: exactly the `data` of the GET address route's body for that
- * address (address-view.ts summaryBody, read through routes/address.ts readIndex), for many
- * subscriptions in one snapshot of the index. Also the fingerprint that says whether it really changed:
- * the amounts only, so a block that leaves an address untouched pushes nothing for it.
+ * The summary a subscriber is pushed: exactly the `data` of the GET route's body for what it watches
+ * (an address: address-view.ts summaryBody; a scripthash: scripthashBody; a wallet: wallet-view.ts
+ * walletBody without details), for many subscriptions in one snapshot of the index. Also the
+ * fingerprint that says whether it really changed: the amounts only, so a block that leaves a watch
+ * untouched pushes nothing for it.
  */
 import type { ChainCode } from '../../chain/params.js';
-import { summaryBody } from '../address-view.js';
+import type { DerivedScript } from '../../wallet/derive.js';
+import { scripthashBody, summaryBody } from '../address-view.js';
 import { judge } from '../chain-state.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
+import type { AppDeps, ChainHandle, ScriptView, ScriptViews } from '../deps.js';
 import { readIndex, syncing, unavailable } from '../routes/address.js';
+import { walletBody } from '../wallet-view.js';
 
-/** One subscribed address (or script) of one client; `address` is how the client named it. */
-export interface Watch {
+interface WatchBase {
   readonly chain: ChainCode;
+  /** The store keys (16 bytes, latin1) of every watched script: what the change feed names. */
+  readonly keys: readonly string[];
+  readonly mempool: boolean;
+  /** Subscriptions it counts as against the caps (limits.ts). */
+  readonly cost: number;
+}
+
+/** One subscribed address of one client; `address` is how the client named it. */
+export interface AddressWatch extends WatchBase {
+  readonly kind: 'address';
   readonly address: string;
   readonly script: Uint8Array;
-  /** The script's store key (16 bytes, latin1): what the change feed names. */
-  readonly key: string;
-  readonly mempool: boolean;
 }
+
+/** One subscribed Electrum scripthash (lower-case hex). */
+export interface ScripthashWatch extends WatchBase {
+  readonly kind: 'scripthash';
+  readonly scripthash: string;
+}
+
+/** One subscribed wallet: its derived scripts, in the xpub route's order. */
+export interface WalletWatch extends WatchBase {
+  readonly kind: 'wallet';
+  /** wallet/fingerprint.ts: what names the wallet anywhere the key must not appear. */
+  readonly fingerprint: string;
+  readonly range: number;
+  readonly descriptors: readonly string[];
+  readonly scripts: readonly DerivedScript[];
+}
+
+export type Watch = AddressWatch | ScripthashWatch | WalletWatch;
 
 export interface Summary {
   /** The GET route's body `data`. */
@@ -27,31 +54,47 @@ export interface Summary {
   readonly fingerprint: string;
 }
 
+function printOf(view: ScriptView): string {
+  const u = view.unconfirmed;
+  return `${view.balanceSats}|${view.utxoCount}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : ''}`;
+}
+
+/** A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for). */
+function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: readonly ScriptView[], views: ScriptViews): Summary {
+  const items = w.mempool ? read : read.map((v) => ({ balanceSats: v.balanceSats, utxoCount: v.utxoCount }));
+  const { tipHeight, tipHash } = views;
+  if (w.kind === 'wallet') {
+    const answer = { range: w.range, descriptors: w.descriptors, funded: false };
+    const data = (walletBody(chain, handle, answer, w.scripts, { ...views, items }) as { data: Record<string, unknown> }).data;
+    const u = data.unconfirmed as { balanceSatoshi: number; utxoCount: number } | undefined;
+    const print = `${data.balanceSatoshi as number}|${data.utxoCount as number}|${data.fundedAddresses as number}`;
+    return { data, fingerprint: u ? `${print}|${u.balanceSatoshi}|${u.utxoCount}` : print };
+  }
+  const view = items[0]!;
+  const body =
+    w.kind === 'address'
+      ? summaryBody(chain, handle, w.address, w.script, view, tipHeight, tipHash)
+      : scripthashBody(chain, w.scripthash, view, tipHeight, tipHash);
+  return { data: (body as { data: object }).data, fingerprint: printOf(view) };
+}
+
 /**
- * The current summaries of `watches` (all of one chain) in one read; throws the ApiError the GET route
- * would answer when the chain cannot answer now (no index, damaged, nothing indexed, stale, syncing).
+ * The current summaries of `watches` (all of one chain) in one read by store key; throws the ApiError
+ * the GET route would answer when the chain cannot answer now (no index, damaged, nothing indexed,
+ * stale, syncing).
  */
 export function readSummaries(deps: AppDeps, chain: ChainCode, watches: readonly Watch[]): Summary[] {
   const handle: ChainHandle | undefined = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
-  const views = readIndex(chain, handle, (source) =>
-    source.views(
-      watches.map((w) => w.script),
-      true,
-    ),
-  );
+  const keys = watches.flatMap((w) => w.keys.map((k) => Buffer.from(k, 'latin1')));
+  const views = readIndex(chain, handle, (source) => source.keyViews(keys, true));
   if (views === null) throw syncing(chain, null, null);
   const judged = judge(views, deps.settings, (deps.clock ?? { now: Date.now }).now(), handle.params);
   if (judged.kind === 'stale') throw unavailable(chain, judged.reason);
   if (judged.kind === 'syncing') throw syncing(chain, views.tipHeight, views.nodeHeight);
-  return watches.map((w, i) => {
-    const item = views.items[i]!;
-    const view = w.mempool ? item : { balanceSats: item.balanceSats, utxoCount: item.utxoCount };
-    const body = summaryBody(chain, handle, w.address, w.script, view, views.tipHeight, views.tipHash) as { data: object };
-    const u = view.unconfirmed;
-    return {
-      data: body.data,
-      fingerprint: `${view.balanceSats}|${view.utxoCount}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : ''}`,
-    };
+  let at = 0;
+  return watches.map((w) => {
+    const read = views.items.slice(at, (at += w.keys.length));
+    return summaryOf(chain, handle, w, read, views);
   });
 }

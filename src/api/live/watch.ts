@@ -1,8 +1,34 @@
-/** A watch (summaries.ts) from a checked address: the store key is what the change feed names. */
+/**
+ * Watches (summaries.ts) from checked input: an address's script, an Electrum scripthash's key, or a
+ * wallet's derived scripts. The store keys are what the change feed names.
+ */
 import type { ChainCode } from '../../chain/params.js';
 import { scriptKey } from '../../store/script-key.js';
-import type { Watch } from './summaries.js';
+import type { DerivedScript } from '../../wallet/derive.js';
+import { SCRIPTS_PER_TOKEN } from '../routes/xpub.js';
+import type { AddressWatch, ScripthashWatch, WalletWatch } from './summaries.js';
 
-export function watchOf(chain: ChainCode, address: string, script: Uint8Array, mempool: boolean): Watch {
-  return { chain, address, script, key: scriptKey(script).toString('latin1'), mempool };
+export function watchOf(chain: ChainCode, address: string, script: Uint8Array, mempool: boolean): AddressWatch {
+  return { kind: 'address', chain, address, script, keys: [scriptKey(script).toString('latin1')], mempool, cost: 1 };
+}
+
+export function scripthashWatch(chain: ChainCode, scripthash: string, key: Buffer, mempool: boolean): ScripthashWatch {
+  return { kind: 'scripthash', chain, scripthash, keys: [key.toString('latin1')], mempool, cost: 1 };
+}
+
+export interface WalletOf {
+  readonly fingerprint: string;
+  readonly range: number;
+  readonly descriptors: readonly string[];
+  readonly scripts: readonly DerivedScript[];
+}
+
+/**
+ * A wallet counts as one subscription per SCRIPTS_PER_TOKEN derived scripts (rounded up), the xpub
+ * route's token price: watching 2×1000 scripts costs what 10 addresses do, and the caps stay a bound
+ * on the keys the hub holds.
+ */
+export function walletWatch(chain: ChainCode, wallet: WalletOf, mempool: boolean): WalletWatch {
+  const keys = wallet.scripts.map((s) => scriptKey(s.script).toString('latin1'));
+  return { kind: 'wallet', chain, ...wallet, keys, mempool, cost: Math.max(1, Math.ceil(keys.length / SCRIPTS_PER_TOKEN)) };
 }

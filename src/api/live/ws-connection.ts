@@ -1,21 +1,22 @@
 /**
  * One WebSocket client of /api/v1/ws (ws-server.ts accepts it): its caller, its watches, its timers.
  *
- * Ops: `auth` {key}; `subscribe` and `unsubscribe` {id, chain, addresses, mempool}. Each op gets one
+ * Ops: `auth` {key}; `subscribe` and `unsubscribe` {id, chain, addresses, scripthashes, xpubs, mempool}
+ * (ws-items.ts reads the lists). Each op gets one
  * reply {id, status: "success"|"fail", data}; a subscribe whose items are partly bad subscribes the
  * good ones and answers "fail" with a code per bad item. Then one {event: "summary", data} per
  * subscribed item at once (the GET route's body data), again whenever that summary changes, and
  * {event: "tip", data: {chain, blockHeight, blockHash}} on every new tip of a chain the client watches.
  */
+import { stringifyWithCoins } from '../../chain/amount.js';
 import type { RawData, WebSocket } from 'ws';
-import { checkAddress } from '../address-view.js';
 import type { ChainCode } from '../../chain/params.js';
 import { ApiError } from '../errors.js';
 import { parseChain } from '../routes/address.js';
 import type { LiveHub, Subscriber, Tip } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
-import type { Summary } from './summaries.js';
-import { watchOf } from './watch.js';
+import type { Summary, Watch } from './summaries.js';
+import { failEntry, readItems, type Items } from './ws-items.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
 import { CLOSE, failData, parseMessage } from './ws-protocol.js';
 
@@ -94,7 +95,8 @@ export class LiveConnection {
       this.close(CLOSE.slowConsumer, 'slow consumer: messages are not being read');
       return;
     }
-    this.ws.send(JSON.stringify(message));
+    // Coins as number literals with 8 decimals, as the GET routes write them (respond.ts).
+    this.ws.send(stringifyWithCoins(message));
   }
 
   private reply(id: unknown, status: 'success' | 'fail', data: object): void {
@@ -133,38 +135,52 @@ export class LiveConnection {
     this.reply(op.id, 'success', { tier: this.caller.tier });
   }
 
-  private items(op: Op): { chain: ChainCode; addresses: string[]; mempool: boolean } {
+  private options(op: Op): { chain: ChainCode; mempool: boolean } {
     const chain = parseChain(typeof op.chain === 'string' ? op.chain : '');
-    if (!Array.isArray(op.addresses) || op.addresses.some((a) => typeof a !== 'string')) {
-      throw new ApiError('BAD_REQUEST', 'addresses must be an array of strings');
-    }
     if (op.mempool !== undefined && typeof op.mempool !== 'boolean') throw new ApiError('BAD_REQUEST', 'mempool must be true or false');
-    return { chain, addresses: op.addresses as string[], mempool: op.mempool === true };
+    return { chain, mempool: op.mempool === true };
+  }
+
+  private items(op: Op, chain: ChainCode, mempool: boolean): Items {
+    const handle = this.opts.deps.chains.get(chain);
+    if (!handle) throw new ApiError('CHAIN_UNAVAILABLE', `${chain} is not served here`);
+    return readItems(op, chain, handle, mempool, this.opts.deps.settings.xpubMaxRange, this.opts.hub.wallets);
+  }
+
+  /** Subscriptions held, as the caps count them (a wallet counts by its scripts, watch.ts). */
+  private held(subs: Iterable<Subscriber>): number {
+    let n = 0;
+    for (const sub of subs) n += sub.watch.cost;
+    return n;
   }
 
   private subscribe(op: Op): void {
-    const { chain, addresses, mempool } = this.items(op);
-    const handle = this.opts.deps.chains.get(chain);
-    if (!handle) throw new ApiError('CHAIN_UNAVAILABLE', `${chain} is not served here`);
+    const { chain, mempool } = this.options(op);
+    const { good, bad } = this.items(op, chain, mempool);
     const tier = this.caller!.tier;
-    const bad: object[] = [];
     const fresh = new Map<string, Subscriber>();
-    for (const address of addresses) {
-      const checked = checkAddress(handle, address);
-      if (!checked.ok) {
-        bad.push({ address, ...failData(checked.error) });
+    for (const item of good) {
+      if (this.subs.has(item.id) || fresh.has(item.id)) continue;
+      let watch;
+      try {
+        watch = item.make();
+      } catch (err) {
+        bad.push(failEntry(item.label, err));
         continue;
       }
-      const watch = watchOf(chain, address, checked.script, mempool);
-      const id = `${chain}|${watch.key}|${mempool}`;
-      if (this.subs.has(id) || fresh.has(id)) continue;
-      fresh.set(id, { watch, last: null, push: (s: Summary) => this.send({ event: 'summary', data: s.data }), close: () => undefined });
+      fresh.set(item.id, {
+        watch,
+        last: null,
+        push: (s: Summary) => this.send({ event: 'summary', data: s.data }),
+        close: () => undefined,
+      });
     }
+    const cost = this.held(fresh.values());
     const perConnection = this.opts.limits.perConnection[tier];
-    if (this.subs.size + fresh.size > perConnection) {
+    if (this.held(this.subs.values()) + cost > perConnection) {
       throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${tier} tier`);
     }
-    if (!this.opts.hub.reserve(this.owner, fresh.size, this.opts.limits.perKey[tier])) {
+    if (!this.opts.hub.reserve(this.owner, cost, this.opts.limits.perKey[tier])) {
       throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${this.opts.limits.perKey[tier]} subscriptions per key for the ${tier} tier`);
     }
     const subs = [...fresh.values()];
@@ -178,7 +194,7 @@ export class LiveConnection {
             )
           : [];
     } catch (err) {
-      this.opts.hub.release(this.owner, fresh.size);
+      this.opts.hub.release(this.owner, cost);
       throw err;
     }
     for (const [id, sub] of fresh) {
@@ -186,7 +202,7 @@ export class LiveConnection {
       this.opts.hub.add(sub);
     }
     this.chains.add(chain);
-    const data = { chain, mempool, subscribed: summaries.map((s) => (s.data as { address: string }).address) };
+    const data = { chain, mempool, subscribed: subs.map((s, i) => nameOf(s.watch, summaries[i]!)) };
     if (bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
     else this.reply(op.id, 'success', data);
     subs.forEach((sub, i) => {
@@ -196,20 +212,20 @@ export class LiveConnection {
   }
 
   private unsubscribe(op: Op): void {
-    const { chain, addresses, mempool } = this.items(op);
-    const handle = this.opts.deps.chains.get(chain);
+    const { chain, mempool } = this.options(op);
+    // Bad items name nothing subscribed: nothing to remove, and no fail for them.
+    const { good } = this.items(op, chain, mempool);
     let removed = 0;
-    for (const address of addresses) {
-      const checked = handle ? checkAddress(handle, address) : null;
-      if (!checked?.ok) continue;
-      const id = `${chain}|${watchOf(chain, address, checked.script, mempool).key}|${mempool}`;
-      const sub = this.subs.get(id);
+    let released = 0;
+    for (const item of good) {
+      const sub = this.subs.get(item.id);
       if (!sub) continue;
-      this.subs.delete(id);
+      this.subs.delete(item.id);
       this.opts.hub.remove(sub);
       removed++;
+      released += sub.watch.cost;
     }
-    this.opts.hub.release(this.owner, removed);
+    this.opts.hub.release(this.owner, released);
     this.reply(op.id, 'success', { chain, unsubscribed: removed });
   }
 
@@ -219,7 +235,13 @@ export class LiveConnection {
     for (const t of this.timers) clearTimeout(t);
     this.stopTips();
     for (const sub of this.subs.values()) this.opts.hub.remove(sub);
-    this.opts.hub.release(this.owner, this.subs.size);
+    this.opts.hub.release(this.owner, this.held(this.subs.values()));
     this.subs.clear();
   }
+}
+
+/** How the subscribe reply lists a watch: the address as the GET route writes it, the scripthash, or the wallet's fingerprint. */
+function nameOf(watch: Watch, summary: Summary): string {
+  if (watch.kind === 'address') return (summary.data as { address: string }).address;
+  return watch.kind === 'scripthash' ? watch.scripthash : watch.fingerprint;
 }

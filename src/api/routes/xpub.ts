@@ -60,7 +60,7 @@ interface Wallet {
 type Parsed = { readonly ok: true; readonly wallet: Wallet } | { readonly ok: false; readonly error: ApiError };
 
 /** Never 5xx for what a caller sent: a parser failure that is not a WalletError is still a malformed input. */
-function refused(err: unknown): ApiError {
+export function refused(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof WalletError) return new ApiError(err.code, err.message);
   return new ApiError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
@@ -75,6 +75,19 @@ function oneValue(params: URLSearchParams, name: string): string | null {
   const values = params.getAll(name);
   if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
   return values[0] ?? null;
+}
+
+/**
+ * A wallet input and its range, parsed and priced but not derived (the live subscribe's xpub items
+ * read it too); throws a WalletError, or any parser error that refused() turns into one.
+ */
+export function walletOf(handle: ChainHandle, input: unknown, range: unknown, maxRange: number) {
+  const n = rangeOf(range);
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new WalletError('MALFORMED_DESCRIPTOR', 'no extended key or descriptor given');
+  const desc = parseWalletInput(handle.params, input);
+  checkRange(desc, { range: n, maxRange });
+  return { desc, fingerprint: walletFingerprint(desc), range: n, maxRange, scripts: scriptCount(desc, n) };
 }
 
 function rangeOf(value: unknown): number {
@@ -94,12 +107,7 @@ function parseWallet(handle: ChainHandle, input: unknown, bodyRange: unknown, re
     const queryRange = oneValue(params, 'range');
     if (queryRange !== null && bodyRange !== undefined)
       throw new WalletError('BAD_RANGE', 'range is given both in the body and in the query');
-    const range = rangeOf(bodyRange ?? queryRange);
-    if (typeof input !== 'string' || input.trim() === '')
-      throw new WalletError('MALFORMED_DESCRIPTOR', 'no extended key or descriptor given');
-    const desc = parseWalletInput(handle.params, input);
-    checkRange(desc, { range, maxRange });
-    const wallet = { desc, fingerprint: walletFingerprint(desc), range, maxRange, scripts: scriptCount(desc, range) };
+    const wallet = walletOf(handle, input, bodyRange ?? queryRange, maxRange);
     return { ok: true, wallet: { ...wallet, funded: details === 'funded', mempool } };
   } catch (err) {
     return { ok: false, error: refused(err) };
