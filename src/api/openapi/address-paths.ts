@@ -9,6 +9,27 @@ import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMIT
 export const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;
 export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
+/** The 503 of a route that reads an index: `description` says which codes it gives and when. */
+export function notReady(description: string): Json {
+  return response(
+    description,
+    {
+      oneOf: [
+        errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
+        errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
+      ],
+    },
+    headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
+  );
+}
+
+/** The 405 of a POST-only path (every other method, with `Allow: POST`). */
+export const POST_ONLY: Json = response(
+  'Method not allowed (this path serves POST only).',
+  failSchema(['METHOD_NOT_ALLOWED']),
+  headers(['Allow'], ['Cache-Control']),
+);
+
 /** The 401 and 404 answers of every keyed chain route. */
 export const KEY_AND_CHAIN_FAILURES: Json = {
   401: response('MISSING_API_KEY or INVALID_API_KEY.', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
@@ -18,11 +39,6 @@ export const KEY_AND_CHAIN_FAILURES: Json = {
 /** POST /api/v1/{chain}/addresses; every other method answers 405 with `Allow: POST`. */
 export function batchPathItem(): Json {
   const base = { tags: ['address'], security: [{ ApiKey: [] }, {}] };
-  const notPost = response(
-    'Method not allowed (this path serves POST only).',
-    failSchema(['METHOD_NOT_ALLOWED']),
-    headers(['Allow'], ['Cache-Control']),
-  );
   const item: Json = {
     post: {
       ...base,
@@ -90,7 +106,7 @@ export function batchPathItem(): Json {
     },
   };
   for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
-    const r = method === 'head' ? { description: String(notPost.description), headers: notPost.headers } : notPost;
+    const r = method === 'head' ? { description: String(POST_ONLY.description), headers: POST_ONLY.headers } : POST_ONLY;
     item[method] = { ...base, summary: 'Not allowed', operationId: `getAddressSummaries_${method}`, responses: { 405: r } };
   }
   return item;
@@ -155,19 +171,12 @@ export function summaryResponses(answer: SummaryAnswer): Json {
       headers(['Retry-After', ...LIMITS], ['Cache-Control']),
     ),
     500: internalError,
-    503: response(
+    503: notReady(
       'CHAIN_SYNCING (data: indexed and node heights); CHAIN_UNAVAILABLE (chain not configured, index not created yet, or not fresh: ' +
         'the indexer has not heard from its node within api.staleAfterSeconds, data then carries the ages); INDEX_DAMAGED (the index ' +
         'file cannot be read: restore it or re-index; answers resume without a restart); KEYS_UNAVAILABLE (keys.sqlite cannot be read); ' +
         'LIMITS_UNAVAILABLE (Redis unreachable with fail-closed limits). KEYS_UNAVAILABLE and LIMITS_UNAVAILABLE come before any bucket ' +
         'was read, so they have no RateLimit headers.',
-      {
-        oneOf: [
-          errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
-          errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
-        ],
-      },
-      headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
     ),
   };
 }

@@ -5,20 +5,8 @@
 import { MAX_SATS } from '../../chain/amount.js';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PARAM_TEXT, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
-import {
-  codesWithStatus,
-  errorSchema,
-  failSchema,
-  headers,
-  internalError,
-  LIMITS,
-  pathItem,
-  ref,
-  response,
-  successSchema,
-  type Json,
-} from './build.js';
+import { CHAIN_PARAM_TEXT, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
+import { codesWithStatus, failSchema, headers, internalError, LIMITS, pathItem, ref, response, successSchema, type Json } from './build.js';
 
 const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
 
@@ -81,16 +69,7 @@ function pageResponses(success: string, codes: ErrorCode[]): Json {
       headers(['Retry-After', ...LIMITS], ['Cache-Control']),
     ),
     500: internalError,
-    503: response(
-      'CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.',
-      {
-        oneOf: [
-          errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
-          errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
-        ],
-      },
-      headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
-    ),
+    503: notReady('CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.'),
   };
 }
 

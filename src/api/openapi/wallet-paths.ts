@@ -3,8 +3,16 @@
  * the xpub routes (a wallet's derived scripts summed in one read).
  */
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PARAM_TEXT, IF_NONE_MATCH_PARAM, KEY_AND_CHAIN_FAILURES, MEMPOOL_PARAM, summaryResponses } from './address-paths.js';
-import { errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
+import {
+  CHAIN_PARAM_TEXT,
+  IF_NONE_MATCH_PARAM,
+  KEY_AND_CHAIN_FAILURES,
+  MEMPOOL_PARAM,
+  notReady,
+  POST_ONLY,
+  summaryResponses,
+} from './address-paths.js';
+import { failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
 
 /** GET (and HEAD) /api/v1/{chain}/scripthash/{hash}; other methods answer 405. */
 export function scripthashPathItem(): Json {
@@ -95,16 +103,7 @@ function walletResponses(): Json {
       headers(['Retry-After', ...LIMITS], ['Cache-Control']),
     ),
     500: internalError,
-    503: response(
-      'CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.',
-      {
-        oneOf: [
-          errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
-          errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
-        ],
-      },
-      headers(['Retry-After'], [...LIMITS, 'Cache-Control']),
-    ),
+    503: notReady('CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.'),
   };
 }
 
@@ -137,11 +136,6 @@ export function xpubPathItem(): Json {
 /** POST /api/v1/{chain}/xpub; every other method answers 405 with `Allow: POST`. */
 export function xpubPostPathItem(): Json {
   const base = { tags: ['wallet'], security: [{ ApiKey: [] }, {}] };
-  const notPost = response(
-    'Method not allowed (this path serves POST only).',
-    failSchema(['METHOD_NOT_ALLOWED']),
-    headers(['Allow'], ['Cache-Control']),
-  );
   const item: Json = {
     post: {
       ...base,
@@ -173,7 +167,7 @@ export function xpubPostPathItem(): Json {
     },
   };
   for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
-    const r = method === 'head' ? { description: String(notPost.description), headers: notPost.headers } : notPost;
+    const r = method === 'head' ? { description: String(POST_ONLY.description), headers: POST_ONLY.headers } : POST_ONLY;
     item[method] = { ...base, summary: 'Not allowed', operationId: `postWalletSummary_${method}`, responses: { 405: r } };
   }
   return item;
