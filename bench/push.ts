@@ -116,7 +116,7 @@ async function run(workers: number): Promise<Figures> {
   const config = path.join(dir, 'api.toml');
   writeFileSync(
     config,
-    `[api]\nmaxConnections = 4096\n[api.live]\npollMs = ${POLL_MS}\n[api.live.subscriptionsPerKey]\nprivate = ${SCRIPTS * 2}\n`,
+    `[api]\nmaxConnections = 4096\n[api.live]\npollMs = ${POLL_MS}\nconnectionsPerNetwork = 4096\n[api.live.subscriptionsPerKey]\nprivate = ${SCRIPTS * 2}\n`,
   );
   const api: ApiProcess = await startApi({
     ADDRSUM_CONFIG: config,

@@ -191,6 +191,8 @@ export const configSchema = z.strictObject({
       maxBufferedBytes: int(16_384, 64 * 1024 * 1024),
       /** A WebSocket opened without a key must send its auth message within this (anonymous-serving APIs: or stay anonymous). */
       authTimeoutMs: int(100, 600_000),
+      /** WebSockets one client network may hold open at once (live/limits.ts says why). */
+      connectionsPerNetwork: int(1, 1_000_000),
       /** Addresses one WebSocket connection may watch, per tier. */
       subscriptionsPerConnection: z.strictObject({ default: int(1, 1_000_000), private: int(1, 1_000_000) }),
       /** Addresses one key (anonymous: one client network) may watch in one API process, per tier. */

@@ -71,8 +71,18 @@ export function openApiDocument(): Json {
           summary: 'Status as Server-Sent Events',
           operationId: 'statusEvents',
           description:
-            '`event: status` frames whose data is `{version, chains}` (chains: the /ready rows of the chains served), at once, on every new tip and every 5 s.',
-          responses: opsResponses({ description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }),
+            '`event: status` frames whose data is `{version, chains}` (chains: the /ready rows of the chains served), at once, on every new tip and every 5 s. ' +
+            'At most 4 streams per client network (IPv4 address, IPv6 /64) at once.',
+          responses: opsResponses(
+            { description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            {
+              429: response(
+                'RATE_LIMITED: this client network holds its 4 status streams already.',
+                failSchema(['RATE_LIMITED']),
+                headers(['Retry-After'], ['Cache-Control']),
+              ),
+            },
+          ),
         },
       },
       '/health': pathItem('operations', 'Process is alive', {

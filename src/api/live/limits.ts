@@ -12,6 +12,12 @@ export interface LiveLimits {
   readonly maxBufferedBytes: number;
   /** A connection without a key must authenticate within this. */
   readonly authTimeoutMs: number;
+  /**
+   * WebSockets one client network (an IPv4 address, an IPv6 /64) may hold open at once, keyed or not. The
+   * connection guard counts an open WebSocket as busy and never evicts it, so without this cap one client
+   * (even a keyless one, for the auth timeout of each connection) could hold every connection allowed.
+   */
+  readonly connectionsPerNetwork: number;
   readonly perConnection: Readonly<Record<Tier, number>>;
   readonly perKey: Readonly<Record<Tier, number>>;
 }
@@ -20,6 +26,7 @@ export const DEFAULT_LIVE_LIMITS: LiveLimits = {
   pollMs: 250,
   maxBufferedBytes: 1024 * 1024,
   authTimeoutMs: 10_000,
+  connectionsPerNetwork: 32,
   perConnection: { default: 100, private: 1000 },
   perKey: { default: 200, private: 10_000 },
 };

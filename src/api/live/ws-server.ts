@@ -14,6 +14,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AppDeps } from '../deps.js';
+import { clientNetwork } from '../caller-buckets.js';
 import { upgraded } from '../connection-guard.js';
 import { ApiError } from '../errors.js';
 import { rawAnswer } from '../http-server.js';
@@ -46,6 +47,8 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
   const { deps } = opts;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false });
   const connections = new Set<LiveConnection>();
+  /** Open WebSockets per client network (api.live.connectionsPerNetwork). */
+  const perNetwork = new Map<string, number>();
   const origins = new Set(deps.settings.corsOrigins ?? []);
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -63,13 +66,33 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
       return refuse(new ApiError('ORIGIN_NOT_ALLOWED', 'this origin may not open a WebSocket here (api.corsOrigins)'));
     }
     const ip = clientIp(req, deps.settings.trustProxyHops);
+    const network = clientNetwork(ip);
+    const cap = opts.limits.connectionsPerNetwork;
+    if ((perNetwork.get(network) ?? 0) >= cap) {
+      return refuse(
+        new ApiError(
+          'RATE_LIMITED',
+          `at most ${cap} WebSockets per client network at once (api.live.connectionsPerNetwork); close one first`,
+          undefined,
+          {
+            'Retry-After': '5',
+          },
+        ),
+      );
+    }
     const presented = req.headers['x-api-key'];
     const accept = (caller: Caller | null): void => {
       upgraded(server, req);
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         const conn = new LiveConnection(ws, { ...opts, ip, caller, pingMs: opts.pingMs ?? PING_MS });
         connections.add(conn);
-        ws.once('close', () => connections.delete(conn));
+        perNetwork.set(network, (perNetwork.get(network) ?? 0) + 1);
+        ws.once('close', () => {
+          connections.delete(conn);
+          const left = (perNetwork.get(network) ?? 1) - 1;
+          if (left > 0) perNetwork.set(network, left);
+          else perNetwork.delete(network);
+        });
       });
     };
     if (presented === undefined || presented === '') return accept(null);

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { holdOpen } from '../connection-guard.js';
 import type { AppDeps, Clock } from '../deps.js';
-import { methodNotAllowed, notFound } from '../errors.js';
+import { clientNetwork } from '../caller-buckets.js';
+import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import type { LiveHub } from '../live/hub.js';
 import type { ApiMetrics } from '../metrics.js';
 import { PACKAGE_VERSION } from '../../package-root.js';
@@ -22,6 +23,12 @@ export const STATUS_PAGE_CSP =
 
 /** Status frames this often besides those of new tips. */
 const STATUS_EVERY_MS = 5_000;
+/**
+ * Status streams one client network (an IPv4 address, an IPv6 /64) may hold open at once. A stream
+ * stays open and busy for the connection guard, which never evicts it: without a cap, one keyless
+ * client could hold every connection the API allows.
+ */
+export const STATUS_STREAMS_PER_NETWORK = 4;
 
 const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -66,13 +73,26 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
       });
   }
 
+  /** Open status streams per client network. */
+  const streams = new Map<string, number>();
   const snapshot = (): string => {
     const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
     return `event: status\ndata: ${JSON.stringify({ version: PACKAGE_VERSION, chains })}\n\n`;
   };
   router
     .route('/status/events')
-    .get((_req: Request, res: Response) => {
+    .get((req: Request, res: Response) => {
+      const network = clientNetwork(req.ip);
+      const held = streams.get(network) ?? 0;
+      if (held >= STATUS_STREAMS_PER_NETWORK) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `at most ${STATUS_STREAMS_PER_NETWORK} status streams per client network at once; close one first`,
+          undefined,
+          { 'Retry-After': String(STATUS_EVERY_MS / 1000) },
+        );
+      }
+      streams.set(network, held + 1);
       res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
       holdOpen(res);
       const send = (): void => {
@@ -83,6 +103,9 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
       const stopTips = hub?.onTip(send) ?? (() => undefined);
       const stopClose = hub?.onClose(() => res.end()) ?? (() => undefined);
       res.once('close', () => {
+        const left = (streams.get(network) ?? 1) - 1;
+        if (left > 0) streams.set(network, left);
+        else streams.delete(network);
         clearInterval(timer);
         stopTips();
         stopClose();
