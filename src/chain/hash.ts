@@ -16,6 +16,11 @@ export function sha256Into(data: Uint8Array, out: Buffer, at: number, length = 3
 /** The inner digest of sha256d: one per call, never held. */
 const inner = Buffer.alloc(32);
 
+/** Bitcoin's hash160: RIPEMD-160 of SHA-256, as in P2PKH, P2WPKH and P2SH (node:crypto's native digests). */
+export function hash160(data: Uint8Array): Buffer {
+  return hash('ripemd160', hash('sha256', data, 'buffer'), 'buffer');
+}
+
 /** Bitcoin's hash256: SHA-256 applied twice. The result is a slice of Node's buffer pool, as Buffer.from gives. */
 export function sha256d(data: Uint8Array): Buffer {
   sha256Into(data, inner, 0);

@@ -135,7 +135,11 @@ export class ChainReader {
       const status = this.toStatus(this.statusStmt.get()!);
       if (status === null) return null;
       const stmt = mempool ? this.withMempoolStmt : this.confirmedStmt;
-      return { ...status, items: keys.map((key) => toView(stmt.get(key)!, mempool)) };
+      // Looked up in key order: neighbouring keys share b-tree pages, so the descents stay in the same
+      // cached leaves (BENCHMARKS.md xpub: 2,000 keys ≈ 1.2× faster than in the caller's order).
+      const items: ScriptView[] = new Array(keys.length);
+      for (const i of keyOrder(keys)) items[i] = toView(stmt.get(keys[i]!)!, mempool);
+      return { ...status, items };
     });
   }
 
@@ -225,6 +229,12 @@ export class ChainReader {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** Indices of `keys` in ascending key order (a one-key read needs no sort). */
+function keyOrder(keys: readonly Buffer[]): number[] {
+  const order = keys.map((_, i) => i);
+  return keys.length < 2 ? order : order.sort((a, b) => Buffer.compare(keys[a]!, keys[b]!));
 }
 
 function toView(row: ViewRow, mempool: boolean): ScriptView {

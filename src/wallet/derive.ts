@@ -1,16 +1,18 @@
 /**
  * Expands a parsed descriptor into the scripts it names: for each multipath branch, indices
  * 0 … range-1 of a ranged descriptor (as `scantxoutset` reads `"range": [0, range-1]`), or its one
- * script otherwise. Keys come from bip32 (public child derivation, on ecc.ts's curve backend), scripts
- * from bitcoinjs-lib's payments; each fixed part of a key's path is derived once per branch, not once per
- * index.
+ * script otherwise. Keys come from bip32 (the ranged step on child-key.ts's path), scripts from
+ * bitcoinjs-lib; each fixed part of a key's path is derived once per branch, not once per index.
  */
 import { BIP32Factory, type BIP32Interface } from 'bip32';
-import { crypto, payments } from 'bitcoinjs-lib';
+import { hash } from 'node:crypto';
+import { opcodes, payments, script } from 'bitcoinjs-lib';
+import { hash160 } from '../chain/hash.js';
 // The address codec registers the ECC backend bitcoinjs needs for p2tr; descriptor.ts imports it too.
 import '../chain/address.js';
 import { descriptorKeys, type Descriptor, type ScriptNode } from './descriptor.js';
-import { ecc } from './ecc.js';
+import { childKeys, type ChildKeys } from './child-key.js';
+import { ecc, nativeBinding } from './ecc.js';
 import { WalletError } from './errors.js';
 import { HARDENED, stepText, type KeyExpression } from './key-expression.js';
 
@@ -54,38 +56,40 @@ export function scriptCount(desc: Descriptor, range: number): number {
   return desc.ranged ? desc.branches * range : desc.branches;
 }
 
-/** Per key and branch: the node at the end of the fixed path, derived once. */
+/** Per key and branch: the node at the end of the fixed path, derived once, and its children. */
 class KeyDeriver {
-  private readonly bases = new Map<KeyExpression, Map<number, BIP32Interface>>();
+  private readonly bases = new Map<KeyExpression, Map<number, ChildKeys & { readonly node: BIP32Interface }>>();
 
-  private base(key: KeyExpression & { source: { type: 'xpub' } }, branch: number): BIP32Interface {
+  private base(key: KeyExpression & { source: { type: 'xpub' } }, branch: number): ChildKeys & { readonly node: BIP32Interface } {
     let byBranch = this.bases.get(key);
     if (!byBranch) this.bases.set(key, (byBranch = new Map()));
-    let node = byBranch.get(branch);
-    if (!node) {
-      node = bip32.fromPublicKey(Buffer.from(key.source.key.publicKey), Buffer.from(key.source.key.chainCode));
+    let base = byBranch.get(branch);
+    if (!base) {
+      let node = bip32.fromPublicKey(Buffer.from(key.source.key.publicKey), Buffer.from(key.source.key.chainCode));
       for (const step of key.path) node = node.derive(typeof step === 'number' ? step : (step[branch] as number));
       // bip32 hashes a parent's key into its fingerprint again for every child it derives (a getter, not
-      // cached); a base has up to `range` children, so it is hashed once here (≈ 77 → 63 µs a child).
+      // cached); where bip32 derives the children (child-key.ts), it is hashed once here.
       Object.defineProperty(node, 'fingerprint', { value: node.fingerprint });
-      byBranch.set(branch, node);
+      base = Object.assign(childKeys(node, nativeBinding), { node });
+      byBranch.set(branch, base);
     }
-    return node;
+    return base;
   }
 
   publicKey(key: KeyExpression, branch: number, index: number): Uint8Array {
     if (key.source.type === 'hex') return key.source.bytes;
     const base = this.base(key as KeyExpression & { source: { type: 'xpub' } }, branch);
-    return key.wildcard ? base.derive(index).publicKey : base.publicKey;
+    return key.wildcard ? base(index) : base.node.publicKey;
   }
 }
 
 /**
- * bitcoinjs builds each script. Where a template holds a hash, it is given the hash, not the key or the
- * inner script: given those, payments re-checks what we already know (that a key is a point, that a
- * script decompiles), ≈ 6–17 µs a script (BENCHMARKS.md, figures behind design choices). The keys are
- * points by construction (bip32 derives them on libsecp256k1, and key-expression.ts checks a hex key and
- * refuses an uncompressed one inside a witness script), and the inner scripts come from payments itself.
+ * bitcoinjs builds each script: `script.compile` from the template where the template holds a hash
+ * (pkh, wpkh, sh, wsh), `payments` for the rest. payments re-checks what is known here (that a key is a
+ * point, that a script decompiles) and builds its lazy schema per call, ≈ 17 µs a script against ≈ 4 µs
+ * for the template (BENCHMARKS.md, figures behind design choices); the hashes are node:crypto's. The
+ * keys are points by construction (libsecp256k1 derives them, and key-expression.ts checks a hex key
+ * and refuses an uncompressed one inside a witness script), and inner scripts come from this function.
  */
 function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: number): Uint8Array {
   const pub = (k: KeyExpression) => keys.publicKey(k, branch, index);
@@ -95,10 +99,10 @@ function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: num
       out = payments.p2pk({ pubkey: pub(node.key) }).output;
       break;
     case 'pkh':
-      out = payments.p2pkh({ hash: crypto.hash160(pub(node.key)) }).output;
+      out = script.compile([opcodes.OP_DUP, opcodes.OP_HASH160, hash160(pub(node.key)), opcodes.OP_EQUALVERIFY, opcodes.OP_CHECKSIG]);
       break;
     case 'wpkh':
-      out = payments.p2wpkh({ hash: crypto.hash160(pub(node.key)) }).output;
+      out = script.compile([opcodes.OP_0, hash160(pub(node.key))]);
       break;
     case 'tr': {
       const key = pub(node.key);
@@ -113,10 +117,10 @@ function scriptOf(node: ScriptNode, keys: KeyDeriver, branch: number, index: num
       break;
     }
     case 'sh':
-      out = payments.p2sh({ hash: crypto.hash160(scriptOf(node.inner, keys, branch, index)) }).output;
+      out = script.compile([opcodes.OP_HASH160, hash160(scriptOf(node.inner, keys, branch, index)), opcodes.OP_EQUAL]);
       break;
     case 'wsh':
-      out = payments.p2wsh({ hash: crypto.sha256(scriptOf(node.inner, keys, branch, index)) }).output;
+      out = script.compile([opcodes.OP_0, hash('sha256', scriptOf(node.inner, keys, branch, index), 'buffer')]);
       break;
     case 'addr':
     case 'raw':

@@ -59,6 +59,9 @@ export function curveBackend(native: NativeCurve | null): TinySecp256k1Interface
 
 const native = loadNativeCurve();
 
+/** The native binding itself, for child-key.ts's per-child step; null when it did not load. */
+export const nativeBinding: NativeCurve | null = native;
+
 /** Whether derivation runs on the native binding (true) or tiny-secp256k1's WASM alone (false). */
 export const nativeCurve = native !== null;
 

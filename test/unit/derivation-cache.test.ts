@@ -20,18 +20,19 @@ describe('DerivationCache', () => {
     const cache = new DerivationCache(100);
     const [a, b, c] = [wallet(1), wallet(2), wallet(3)];
     const limits = { range: 20, maxRange: 100 };
-    const first = cache.scripts(a.fp, a.desc, limits);
-    expect(first).toHaveLength(40);
-    cache.scripts(b.fp, b.desc, limits);
+    const first = cache.wallet(a.fp, a.desc, limits);
+    expect(first.scripts).toHaveLength(40);
+    expect(first.keys).toHaveLength(40);
+    cache.wallet(b.fp, b.desc, limits);
     expect(cache.size).toBe(80);
     // a is used again, so b is the least recently used when c arrives.
-    expect(cache.scripts(a.fp, a.desc, limits)).toBe(first);
-    cache.scripts(c.fp, c.desc, limits);
+    expect(cache.wallet(a.fp, a.desc, limits)).toBe(first);
+    cache.wallet(c.fp, c.desc, limits);
     expect(cache.size).toBe(80);
     expect(cache.derivations).toBe(3);
-    cache.scripts(a.fp, a.desc, limits);
+    cache.wallet(a.fp, a.desc, limits);
     expect(cache.derivations).toBe(3);
-    cache.scripts(b.fp, b.desc, limits);
+    cache.wallet(b.fp, b.desc, limits);
     expect(cache.derivations).toBe(4);
     expect(cache.size).toBeLessThanOrEqual(100);
   });
@@ -39,9 +40,9 @@ describe('DerivationCache', () => {
   it('derives a wallet larger than the whole bound for its request without keeping it', () => {
     const cache = new DerivationCache(10);
     const a = wallet(1);
-    expect(cache.scripts(a.fp, a.desc, { range: 6, maxRange: 100 })).toHaveLength(12);
+    expect(cache.wallet(a.fp, a.desc, { range: 6, maxRange: 100 }).scripts).toHaveLength(12);
     expect(cache.size).toBe(0);
-    cache.scripts(a.fp, a.desc, { range: 6, maxRange: 100 });
+    cache.wallet(a.fp, a.desc, { range: 6, maxRange: 100 });
     expect(cache.derivations).toBe(2);
   });
 });

@@ -21,6 +21,8 @@ export interface WalletOf {
   readonly range: number;
   readonly descriptors: readonly string[];
   readonly scripts: readonly DerivedScript[];
+  /** The scripts' store keys, in the same order (derivation-cache.ts keeps them). */
+  readonly keys: readonly Buffer[];
 }
 
 /**
@@ -29,6 +31,7 @@ export interface WalletOf {
  * on the keys the hub holds.
  */
 export function walletWatch(chain: ChainCode, wallet: WalletOf, mempool: boolean): WalletWatch {
-  const keys = wallet.scripts.map((s) => scriptKey(s.script).toString('latin1'));
-  return { kind: 'wallet', chain, ...wallet, keys, mempool, cost: Math.max(1, Math.ceil(keys.length / SCRIPTS_PER_TOKEN)) };
+  const { keys: storeKeys, ...rest } = wallet;
+  const keys = storeKeys.map((k) => k.toString('latin1'));
+  return { kind: 'wallet', chain, ...rest, keys, mempool, cost: Math.max(1, Math.ceil(keys.length / SCRIPTS_PER_TOKEN)) };
 }

@@ -98,8 +98,8 @@ export function readItems(
         id: `w|${w.fingerprint}/${w.range}|${mempool}`,
         label: { xpub: index, wallet: w.fingerprint },
         make: () => {
-          const scripts = cache.scripts(w.fingerprint, w.desc, { range: w.range, maxRange: w.maxRange });
-          const wallet = { fingerprint: w.fingerprint, range: w.range, descriptors: canonicalDescriptors(w.desc), scripts };
+          const { scripts, keys } = cache.wallet(w.fingerprint, w.desc, { range: w.range, maxRange: w.maxRange });
+          const wallet = { fingerprint: w.fingerprint, range: w.range, descriptors: canonicalDescriptors(w.desc), scripts, keys };
           return walletWatch(chain, wallet, mempool);
         },
       });

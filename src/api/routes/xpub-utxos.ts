@@ -14,7 +14,6 @@
  */
 import type { Express, Request, Response } from 'express';
 import { scriptToAddress } from '../../chain/address.js';
-import { scriptKey } from '../../store/script-key.js';
 import { WalletError } from '../../wallet/errors.js';
 import { checkRange, scriptCount } from '../../wallet/derive.js';
 import type { Descriptor } from '../../wallet/descriptor.js';
@@ -82,7 +81,7 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
   const handle = deps.chains.get(chain)!;
   const { desc, fingerprint, range, query } = res.locals.listing as Listing;
   const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
-  const derived = cache.scripts(fingerprint, desc, { range, maxRange });
+  const { scripts: derived, keys } = cache.wallet(fingerprint, desc, { range, maxRange });
   const scope: CursorScope = {
     chain,
     network: handle.params.network,
@@ -90,7 +89,6 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
     id: `${fingerprint}|${range}`,
     mempool: query.mempool,
   };
-  const keys = derived.map((d) => scriptKey(d.script));
   const { page, next } = readPage(deps, chain, handle, keys, scope, query, res);
   res.setHeader('Cache-Control', 'no-store');
   sendJson(res, 200, {

@@ -149,22 +149,17 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
   const parsed = res.locals.wallet as Parsed;
   if (!parsed.ok) throw parsed.error;
   const { desc, fingerprint, range, maxRange, funded, mempool } = parsed.wallet;
-  let scripts;
+  let wallet;
   try {
-    scripts = cache.scripts(fingerprint, desc, { range, maxRange });
+    wallet = cache.wallet(fingerprint, desc, { range, maxRange });
   } catch (err) {
     throw refused(err);
   }
-  const views = readIndex(chain, handle, (source) =>
-    source.views(
-      scripts.map((s) => s.script),
-      mempool,
-    ),
-  );
+  const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
   res.setHeader('Cache-Control', 'no-store');
-  sendJson(res, 200, walletBody(chain, handle, { range, descriptors: canonicalDescriptors(desc), funded }, scripts, views));
+  sendJson(res, 200, walletBody(chain, handle, { range, descriptors: canonicalDescriptors(desc), funded }, wallet.scripts, views));
 }
 
 export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics, cache = new DerivationCache()): Router {
