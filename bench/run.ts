@@ -18,6 +18,7 @@ import { runScaleBench } from './scale.js';
 import { runTipBench } from './tip.js';
 import { runXpubBench } from './xpub.js';
 import { runUtxosBench } from './utxos.js';
+import { runUtxosScaleBench } from './utxos-scale.js';
 
 interface Outcome {
   goalMet: boolean;
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   xpub: () => runXpubBench(),
   push: () => runPushBench(),
   utxos: () => runUtxosBench(),
+  'utxos-scale': () => runUtxosScaleBench(),
 };
 
 async function main(): Promise<void> {

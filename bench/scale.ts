@@ -27,7 +27,7 @@ import { machineLine, percentile, today, writeSection } from './report.js';
 import { mix, scriptOf, txidOf, writeSyntheticSnapshot, type TxidOrder } from './scale-snapshot.js';
 
 const RESULTS = fileURLToPath(new URL('./scale-results.json', import.meta.url));
-const BASE_HEIGHT = 880_000;
+export const BASE_HEIGHT = 880_000;
 const BLOCKS = 50;
 const TXS_PER_BLOCK = 3000;
 const LOOKUPS = 20_000;
@@ -62,7 +62,7 @@ export interface ScaleResult {
 }
 
 /** Bytes this process has had read from the storage device (Linux /proc; null elsewhere): not page-cache hits. */
-function diskReadBytes(): number | null {
+export function diskReadBytes(): number | null {
   try {
     const m = /^read_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
     return m ? Number(m[1]) : null;
@@ -76,16 +76,16 @@ function fileSize(path: string): number {
 }
 
 /**
- * 50 blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays
+ * `count` (default 50) blocks of 3,000 txs on top of the snapshot: each tx spends vout 0 of a random distinct group and pays
  * 2 outputs. New txids are random whatever the snapshot's order, as on a real chain (ascending ones would
  * all be appended at the end of `utxos`, which flatters block apply).
  */
-function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder): BlockToApply[] {
+export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, count = BLOCKS): BlockToApply[] {
   const used = new Set<number>();
   const blocks: BlockToApply[] = [];
   let prev = baseHash;
   let seq = 0;
-  for (let b = 0; b < BLOCKS; b++) {
+  for (let b = 0; b < count; b++) {
     const height = BASE_HEIGHT + 1 + b;
     const txs: ParsedTx[] = [];
     const out = (): ParsedTx['outputs'] => [
