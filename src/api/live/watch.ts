@@ -5,7 +5,7 @@
 import type { ChainCode } from '../../chain/params.js';
 import { scriptKey } from '../../store/script-key.js';
 import type { DerivedScript } from '../../wallet/derive.js';
-import { SCRIPTS_PER_TOKEN } from '../routes/xpub.js';
+import { walletTokens } from '../routes/xpub.js';
 import type { AddressWatch, ScripthashWatch, WalletWatch } from './summaries.js';
 
 export function watchOf(chain: ChainCode, address: string, script: Uint8Array, mempool: boolean): AddressWatch {
@@ -33,5 +33,5 @@ export interface WalletOf {
 export function walletWatch(chain: ChainCode, wallet: WalletOf, mempool: boolean): WalletWatch {
   const { keys: storeKeys, ...rest } = wallet;
   const keys = storeKeys.map((k) => k.toString('latin1'));
-  return { kind: 'wallet', chain, ...rest, keys, mempool, cost: Math.max(1, Math.ceil(keys.length / SCRIPTS_PER_TOKEN)) };
+  return { kind: 'wallet', chain, ...rest, keys, mempool, cost: walletTokens(keys.length) };
 }

@@ -32,7 +32,7 @@ import type { RateLimiter } from '../token-bucket.js';
 import type { CursorScope } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
 import { chainCheck, parseChain, unavailable } from './address.js';
-import { DEFAULT_XPUB_MAX_RANGE, DEFAULT_XPUB_RANGE, SCRIPTS_PER_TOKEN } from './xpub.js';
+import { DEFAULT_XPUB_MAX_RANGE, DEFAULT_XPUB_RANGE, SCRIPTS_PER_TOKEN, walletTokens } from './xpub.js';
 import { parsePageQuery, readPage, UTXOS_PER_TOKEN, type PageQuery } from './utxos.js';
 
 export const XPUB_UTXOS_ROUTE = '/api/v1/:chain/xpub/*key/utxos';
@@ -115,7 +115,7 @@ export function mountXpubUtxosRoute(app: Express, deps: AppDeps, limiter: RateLi
     metrics,
     (_req, res) => {
       const listing = res.locals.listing as Listing;
-      return Math.max(1, Math.ceil(listing.scripts / SCRIPTS_PER_TOKEN)) + Math.ceil(listing.query.limit / UTXOS_PER_TOKEN);
+      return walletTokens(listing.scripts) + Math.ceil(listing.query.limit / UTXOS_PER_TOKEN);
     },
     (n) => `a wallet page of ${n} tokens (one per ${SCRIPTS_PER_TOKEN} derived scripts and per ${UTXOS_PER_TOKEN} outputs)`,
   );

@@ -44,6 +44,11 @@ export const DEFAULT_XPUB_MAX_RANGE = 10_000;
  * charges one token per address, which costs far more to answer than one derived script's lookup.
  */
 export const SCRIPTS_PER_TOKEN = 200;
+
+/** Tokens a wallet of `scripts` derived scripts costs (routes and live subscriptions price alike). */
+export function walletTokens(scripts: number): number {
+  return Math.max(1, Math.ceil(scripts / SCRIPTS_PER_TOKEN));
+}
 /** A descriptor is at most 4096 characters (wallet/descriptor.ts); leave room for JSON. */
 const BODY_LIMIT = 16 * 1024;
 
@@ -171,7 +176,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
     metrics,
     (_req, res) => {
       const parsed = res.locals.wallet as Parsed;
-      return parsed.ok ? Math.max(1, Math.ceil(parsed.wallet.scripts / SCRIPTS_PER_TOKEN)) : 1;
+      return parsed.ok ? walletTokens(parsed.wallet.scripts) : 1;
     },
     (n) => `a wallet request of ${n} tokens (one per ${SCRIPTS_PER_TOKEN} derived scripts)`,
   );
