@@ -26,7 +26,7 @@ import { ChainStore, type BlockToApply } from '../src/store/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/migrate.js';
 import { decodeOutpoint } from '../src/store/outpoint.js';
 import { scriptKey } from '../src/store/script-key.js';
-import { UTXO_LIST_INDEX } from '../src/store/utxo-list.js';
+import { ALL_SHARDS, shardIndexName } from '../src/store/utxo-list-shards.js';
 import type { UtxoPosition } from '../src/store/utxo-page.js';
 import { WriterLock } from '../src/store/writer-lock.js';
 import { SeededRng } from '../harness/seeded-rng.js';
@@ -178,7 +178,8 @@ export async function runUtxosBench(): Promise<{ goalMet: boolean }> {
   listed.db.pragma('wal_checkpoint(TRUNCATE)');
   const utxos = listed.totals().utxos;
   const bytesWith = usedBytes(listed);
-  const indexBytes = listed.db.prepare('SELECT SUM(pgsize) FROM dbstat WHERE name = ?').pluck().get(UTXO_LIST_INDEX) as number;
+  const shardBytes = listed.db.prepare('SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = ?').pluck();
+  const indexBytes = ALL_SHARDS.reduce((sum, k) => sum + (shardBytes.get(shardIndexName(k)) as number), 0);
   const tip = listed.tip()!;
   listed.close();
   const plain = ChainStore.open(without, { chain: 'LTC', network: 'mainnet' });

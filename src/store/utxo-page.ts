@@ -15,7 +15,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { UTXO_LIST_INDEX, UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
+import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
+import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 import { TXID_BYTES } from './outpoint.js';
 
 /** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
@@ -73,6 +74,17 @@ interface ConfirmedRow {
   cb: Buffer | null;
 }
 
+/** One script's page of confirmed rows, read through shard `shard` (whose WHERE terms it repeats). */
+export function confirmedPageSql(shard: number): string {
+  return (
+    `SELECT u.outpoint, u.value, u.height, b.coinbase_txid AS cb FROM utxos AS u INDEXED BY ${shardIndexName(shard)} ` +
+    'LEFT JOIN blocks AS b ON b.height = u.height ' +
+    `WHERE ${shardTerms(shard, 'u.script_key')} ` +
+    // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
+    'AND u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?'
+  );
+}
+
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
 
 export class UtxoPager {
@@ -80,7 +92,9 @@ export class UtxoPager {
     [],
     { tip_height: number | null; tip_hash: Buffer | null; on: number | null; secret: Buffer | null }
   >;
-  private confirmedStmt: Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | null = null;
+  /** By shard, each prepared on first use. */
+  private readonly confirmedStmts: (Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | undefined)[] =
+    Array(UTXO_LIST_SHARDS);
   private readonly mempoolStmt: Database.Statement<[Buffer, Buffer, number], { outpoint: Buffer; value: number }>;
   private readonly spentStmt: Database.Statement<[Buffer], number>;
 
@@ -94,15 +108,15 @@ export class UtxoPager {
     this.spentStmt = db.prepare<[Buffer], number>('SELECT 1 FROM mempool_spends WHERE outpoint = ?').pluck();
   }
 
-  /** Prepared on first use: INDEXED BY fails to prepare while the index does not exist. */
-  private confirmed(): Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> {
-    this.confirmedStmt ??= this.db.prepare(
-      `SELECT u.outpoint, u.value, u.height, b.coinbase_txid AS cb FROM utxos AS u INDEXED BY ${UTXO_LIST_INDEX} ` +
-        'LEFT JOIN blocks AS b ON b.height = u.height ' +
-        // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
-        'WHERE u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?',
-    );
-    return this.confirmedStmt;
+  /**
+   * The page statement of the key's shard, prepared on first use: INDEXED BY fails to prepare while the
+   * shard does not exist, and unless the WHERE repeats the shard's own terms (which it must, literally,
+   * for SQLite to use a partial index at all).
+   */
+  private confirmed(key: Buffer): Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> {
+    const k = shardOf(key);
+    this.confirmedStmts[k] ??= this.db.prepare(confirmedPageSql(k));
+    return this.confirmedStmts[k];
   }
 
   /** Call inside a read transaction (ChainReader.utxoPage): its statements must all read one snapshot. */
@@ -119,7 +133,7 @@ export class UtxoPager {
       const h = req.after?.height ?? -1;
       const op = req.after?.outpoint ?? Buffer.alloc(0);
       req.keys.forEach((key, script) => {
-        for (const r of this.confirmed().all(key, h, op, want)) {
+        for (const r of this.confirmed(key).all(key, h, op, want)) {
           const coinbase = r.cb === null ? null : r.cb.equals(r.outpoint.subarray(0, TXID_BYTES));
           rows.push({
             script,
