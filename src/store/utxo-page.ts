@@ -18,6 +18,7 @@ import type { Db } from './db.js';
 import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
 import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 import { TXID_BYTES } from './outpoint.js';
+import { SNAPSHOT_COINBASE_KEY } from './bulk-load.js';
 
 /** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
 export type UtxoPosition =
@@ -31,7 +32,7 @@ export interface UtxoRow {
   readonly valueSats: number;
   /** null: unconfirmed (mempool phase). */
   readonly height: number | null;
-  /** null: unknown (the block's coinbase txid was not recorded), or unconfirmed. */
+  /** null: unknown (the block's coinbase txid was not recorded: synced before migration 0004, or loaded by an older bootstrap), or unconfirmed. */
   readonly coinbase: boolean | null;
   /** Present only when the mempool was asked for. */
   readonly spentInMempool?: boolean;
@@ -74,18 +75,26 @@ interface ConfirmedRow {
   cb: Buffer | null;
 }
 
-/** One script's page of confirmed rows, read through shard `shard` (whose WHERE terms it repeats). */
+const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
+
+/**
+ * One script's page of confirmed rows, read through shard `shard` (whose WHERE terms it repeats). `cb`
+ * is the coinbase txid of the row's height: from blocks (synced blocks), else from snapshot_coinbase
+ * (heights loaded from a snapshot; its NULL txid stays unknown); an empty blob when the snapshot was
+ * recorded complete up to that height and holds none there (no output at that height is a coinbase
+ * output); null when unknown.
+ */
 export function confirmedPageSql(shard: number): string {
   return (
-    `SELECT u.outpoint, u.value, u.height, b.coinbase_txid AS cb FROM utxos AS u INDEXED BY ${shardIndexName(shard)} ` +
-    'LEFT JOIN blocks AS b ON b.height = u.height ' +
+    `SELECT u.outpoint, u.value, u.height, COALESCE(b.coinbase_txid, CASE WHEN s.height IS NOT NULL THEN s.txid ` +
+    `WHEN u.height <= ${META(SNAPSHOT_COINBASE_KEY)} THEN X'' END) AS cb ` +
+    `FROM utxos AS u INDEXED BY ${shardIndexName(shard)} ` +
+    'LEFT JOIN blocks AS b ON b.height = u.height LEFT JOIN snapshot_coinbase AS s ON s.height = u.height ' +
     `WHERE ${shardTerms(shard, 'u.script_key')} ` +
     // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
     'AND u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?'
   );
 }
-
-const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
 
 export class UtxoPager {
   private readonly stateStmt: Database.Statement<
@@ -134,6 +143,7 @@ export class UtxoPager {
       const op = req.after?.outpoint ?? Buffer.alloc(0);
       req.keys.forEach((key, script) => {
         for (const r of this.confirmed(key).all(key, h, op, want)) {
+          // An empty cb (a snapshot height without a coinbase coin) equals no txid: false.
           const coinbase = r.cb === null ? null : r.cb.equals(r.outpoint.subarray(0, TXID_BYTES));
           rows.push({
             script,
