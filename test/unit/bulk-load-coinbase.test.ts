@@ -4,7 +4,8 @@
  * output is then a coinbase output exactly when its txid is that height's coinbase txid: true for every
  * output of it, false for other transactions at that height and for every output at a height with no
  * coinbase coin, null where two coins disagree, and null everywhere for a load that did not record them
- * (as an index bootstrapped before this). Blocks synced on top answer from blocks.coinbase_txid.
+ * (as an index bootstrapped before this). Blocks synced on top answer from blocks.coinbase_txid. A
+ * resumed load records the coinbase coins of the chunks committed before the kill too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +128,26 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
       want.delete('3:1');
       want.set('9:0', true).set('10:0', false);
       expect(listed(store)).toEqual(want);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('records the coinbase txids of coins committed before a kill when the load resumes', () => {
+    const store = ChainStore.open(':memory:', { chain, network: 'regtest' });
+    try {
+      const path = write(chain);
+      // What a kill after the first chunk leaves: the coins of the first three txids, the pending base.
+      const first = [...SnapshotFile.open(path, chain, 'regtest').rows()].filter((r) => r[0][0]! <= 3);
+      const insert = store.db.prepare('INSERT INTO utxos (outpoint, script_key, value, height) VALUES (?, ?, ?, ?)');
+      for (const r of first) insert.run(...r);
+      store.db.prepare("INSERT INTO meta (key, value) VALUES ('bootstrap_base', ?)").run(BASE);
+      const lines: string[] = [];
+      const snap = { file: SnapshotFile.open(path, chain, 'regtest'), height: BASE_HEIGHT, hash: BASE, prevHash: Buffer.alloc(32, 0xaf) };
+      loadSnapshot(snap, store, { info: (_obj, msg) => lines.push(msg) });
+      expect(lines.some((l) => /resuming the interrupted load/.test(l))).toBe(true);
+      store.setUtxoList(true);
+      expect(listed(store)).toEqual(expected((tx) => tx.want));
     } finally {
       store.close();
     }
