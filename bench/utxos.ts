@@ -260,7 +260,7 @@ export async function runUtxosBench(): Promise<{ goalMet: boolean }> {
     `## utxos — the opt-in UTXO listing (\`ADDRSUM_UTXO_LIST\`)
 
 \`npx tsx bench/utxos.ts\` (\`npm run bench -- utxos\`), ${today()}, ${machineLine()}, load average ${load.toFixed(1)} at the start.
-Index: ${utxos.toLocaleString('en-US')} UTXOs written through the store's write path (one script holds every tenth: ${Math.ceil(utxos / HEAVY_EVERY).toLocaleString('en-US')}; the rest over ${Math.floor(TOTAL / 3).toLocaleString('en-US')} scripts)${buildSeconds === null ? ', cached from an earlier run' : `, built in ${buildSeconds.toFixed(0)} s`}. The listing's index was built on a copy in ${listBuild.toFixed(1)} s (one CREATE INDEX, as the indexer's first start with the setting on).
+Index: ${utxos.toLocaleString('en-US')} UTXOs written through the store's write path (one script holds every tenth: ${Math.ceil(utxos / HEAVY_EVERY).toLocaleString('en-US')}; the rest over ${Math.floor(TOTAL / 3).toLocaleString('en-US')} scripts)${buildSeconds === null ? ', cached from an earlier run' : `, built in ${buildSeconds.toFixed(0)} s`}. The listing's index was built on a copy in ${listBuild.toFixed(1)} s (16 shards, one CREATE INDEX each, as the indexer's first start with the setting on).
 
 | figure | without the listing | with the listing | goal | met |
 |---|---|---|---|---|
