@@ -83,8 +83,8 @@ const { workerData } = require('node:worker_threads');
 /**
  * A snapshot file decoded on a worker thread: rows() yields every spendable coin in file order, then
  * coinbases() the coinbase txids of their heights and sums() the per-script sums of those coins,
- * ascending by script key. `stats` follows as batches
- * arrive. close() stops the worker whatever was read (a finished sums() closes it too).
+ * ascending by script key. `stats` follows as batches arrive. close() stops the worker whatever was
+ * read (a finished sums() closes it too).
  */
 export class WorkerStream {
   private readonly counters = new Int32Array(new SharedArrayBuffer(8));

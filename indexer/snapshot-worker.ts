@@ -1,10 +1,10 @@
 /**
  * Worker thread of a snapshot load (snapshot-stream.ts starts it): decodes the file, hashes the
  * scripts and sums them per script (script-sums.ts) on the second core while the loading thread only
- * inserts. It also keeps the coinbase txid of each height with a coinbase coin (snapshot-coinbases.ts).
- * Rows go back in batches packed into transferred ArrayBuffers (layout in snapshot-stream.ts);
- * a shared counter pair bounds how many batches are in flight, so memory stays bounded however far
- * ahead decoding runs.
+ * inserts, and keeps the coinbase txid of each height with a coinbase coin (snapshot-coinbases.ts).
+ * Rows go back in batches packed into transferred ArrayBuffers (layout in snapshot-stream.ts); a
+ * shared counter pair bounds how many batches are in flight, so memory stays bounded however far ahead
+ * decoding runs.
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { SnapshotError } from '../src/chain/snapshot-format.js';

@@ -61,9 +61,9 @@ export interface BulkLoadOptions {
   sums?: () => Iterable<unknown[]> | null;
   /**
    * Called with `sums`: the [height, txid] of every coinbase coin among those rows, one per height (the
-   * decoder collects them, indexer/snapshot-coinbases.ts; txid null where the coins disagree: unknown). Recorded in snapshot_coinbase with the marker
-   * SNAPSHOT_COINBASE_KEY; absent, or returning null: neither is written and the listing says
-   * `coinbase: null` at the snapshot's heights.
+   * decoder collects them, indexer/snapshot-coinbases.ts; txid null where the coins disagree: unknown).
+   * Recorded in snapshot_coinbase with the marker SNAPSHOT_COINBASE_KEY; absent, or returning null:
+   * neither is written and the listing says `coinbase: null` at the snapshot's heights.
    */
   coinbases?: () => Iterable<[number, Buffer | null]> | null;
 }
@@ -271,7 +271,6 @@ function finish(
   opts: BulkLoadOptions,
   chunk: number | null,
 ): Totals {
-  // Taken before the sums: reading the sums to their end stops the decoder.
   const coinbases = opts.coinbases?.() ?? null;
   const scriptSums = opts.sums?.() ?? null;
   phase('building aggregates');

@@ -32,7 +32,10 @@ export interface UtxoRow {
   readonly valueSats: number;
   /** null: unconfirmed (mempool phase). */
   readonly height: number | null;
-  /** null: unknown (the block's coinbase txid was not recorded: synced before migration 0004, or loaded by an older bootstrap), or unconfirmed. */
+  /**
+   * null: unknown (the height's coinbase txid was not recorded: a block synced before migration 0004,
+   * or a snapshot loaded by an earlier bootstrap), or unconfirmed.
+   */
   readonly coinbase: boolean | null;
   /** Present only when the mempool was asked for. */
   readonly spentInMempool?: boolean;
