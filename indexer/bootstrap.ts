@@ -178,6 +178,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
         const rows = source.sums();
         return rows && sums(rows);
       },
+      coinbases: () => source.coinbases(),
       ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
     });
   } catch (err) {

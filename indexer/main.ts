@@ -21,6 +21,7 @@ import { checkSnapshot, runBootstrap, type CheckedSnapshot } from './bootstrap-c
 import { startMempoolFollow } from './mempool-start.js';
 import { redactUrl } from '../src/redact.js';
 import { CodedError } from '../src/coded-error.js';
+import { logUtxoListEvent } from './utxo-list-log.js';
 
 export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
 
@@ -83,11 +84,7 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     await checkNode(chain, chainConfig.network, info, source);
     if (snapshot) runBootstrap(snapshot, store, log);
     // After a bootstrap, so that a loaded snapshot gets its listing built in bulk, not row by row.
-    store.setUtxoList(chainConfig.utxoList, (e) => {
-      if (e.kind === 'building') log.info({ utxos: e.utxos }, 'building the UTXO listing index (a kill restarts it on the next start)');
-      else if (e.kind === 'built') log.info({ utxos: e.utxos, seconds: e.seconds, indexBytes: e.indexBytes }, 'UTXO listing index built');
-      else log.info('UTXO listing index removed (utxoList is off)');
-    });
+    store.setUtxoList(chainConfig.utxoList, (e) => logUtxoListEvent(log, e));
     const syncer = new Syncer(
       store,
       source,

@@ -60,9 +60,14 @@ export class SnapshotFile {
   /**
    * The bulk load's input (src/store/bulk-load.ts), decoded on a worker thread while the caller inserts
    * (snapshot-stream.ts): each rows() reads the file anew (the sorting path reads it twice), sums() gives
-   * the per-script sums of the rows read last. close() stops the worker.
+   * the per-script sums of the rows read last, coinbases() the coinbase txids of their heights. close() stops the worker.
    */
-  loadSource(): { rows(): Generator<CoinRow>; sums(): Iterable<ScriptSumRow> | null; close(): void } {
+  loadSource(): {
+    rows(): Generator<CoinRow>;
+    sums(): Iterable<ScriptSumRow> | null;
+    coinbases(): Iterable<[number, Buffer | null]> | null;
+    close(): void;
+  } {
     let stream: WorkerStream | null = null;
     const close = (): void => stream?.close();
     return {
@@ -72,6 +77,7 @@ export class SnapshotFile {
         return stream.rows();
       },
       sums: () => stream?.sums() ?? null,
+      coinbases: () => stream?.coinbases() ?? null,
       close,
     };
   }

@@ -8,7 +8,8 @@
  * when none is ready; the worker sleeps on the "taken" counter when MAX_IN_FLIGHT batches wait.
  *
  * Packed row: u8 key length, outpoint key, 16-byte script key, f64 value, u32 height (little-endian).
- * After the last row batch, the worker sends the per-script sums of those rows (script-sums.ts), in
+ * After the last row batch, the worker sends the coinbase txids of the rows' heights (one message of
+ * packed pairs, snapshot-coinbases.ts), then the per-script sums of those rows (script-sums.ts), in
  * ascending key order, as batches of packed sum rows.
  */
 import { extname } from 'node:path';
@@ -19,6 +20,7 @@ import { SnapshotError, type SnapshotErrorCode } from '../src/chain/snapshot-for
 import { MAX_OUTPOINT_KEY_BYTES } from '../src/store/outpoint.js';
 import { SCRIPT_KEY_BYTES } from '../src/store/script-key.js';
 import { SUM_ROW_BYTES } from './script-sums.js';
+import { unpackCoinbases } from './snapshot-coinbases.js';
 
 /** One utxos row: [outpoint, script_key, value, height] (the column order of the bulk load). */
 export type CoinRow = [Buffer, Buffer, number, number];
@@ -56,6 +58,7 @@ export interface StreamJob {
 
 export type StreamMessage =
   | { buffer: ArrayBuffer; length: number; coins: number; skipped: number; bytes: number; done: boolean }
+  | { coinbases: ArrayBuffer }
   | { sums: ArrayBuffer; length: number; done: boolean }
   | { error: { code: SnapshotErrorCode | null; message: string } };
 
@@ -79,13 +82,15 @@ const { workerData } = require('node:worker_threads');
 
 /**
  * A snapshot file decoded on a worker thread: rows() yields every spendable coin in file order, then
- * sums() the per-script sums of those coins, ascending by script key. `stats` follows as batches
- * arrive. close() stops the worker whatever was read (a finished sums() closes it too).
+ * coinbases() the coinbase txids of their heights and sums() the per-script sums of those coins,
+ * ascending by script key. `stats` follows as batches arrive. close() stops the worker whatever was
+ * read (a finished sums() closes it too).
  */
 export class WorkerStream {
   private readonly counters = new Int32Array(new SharedArrayBuffer(8));
   private readonly port: MessagePort;
   private readonly worker: Worker;
+  private coinbasePairs: ArrayBuffer | null = null;
 
   constructor(
     job: Omit<StreamJob, 'entry' | 'tsx' | 'port' | 'counters'>,
@@ -119,7 +124,7 @@ export class WorkerStream {
     const stats = this.stats;
     for (;;) {
       const m = this.next();
-      if (!('buffer' in m)) throw new Error('snapshot decoding worker: sums before the last coin');
+      if (!('buffer' in m)) throw new Error('snapshot decoding worker: sums or coinbase txids before the last coin');
       // Counted as the batch arrives, so a line logged while its rows are inserted includes them.
       stats.coins = m.coins;
       stats.skipped = m.skipped;
@@ -132,8 +137,18 @@ export class WorkerStream {
         yield [buf.subarray(at + 1, keyEnd), buf.subarray(keyEnd, scriptEnd), buf.readDoubleLE(scriptEnd), buf.readUInt32LE(scriptEnd + 8)];
         at = scriptEnd + 12;
       }
-      if (m.done) return;
+      if (m.done) {
+        const after = this.next();
+        if (!('coinbases' in after)) throw new Error('snapshot decoding worker: no coinbase txids after the last coin');
+        this.coinbasePairs = after.coinbases;
+        return;
+      }
     }
+  }
+
+  /** The [height, coinbase txid] pairs of the rows, ascending by height; null until rows() has been read to its end. */
+  coinbases(): Iterable<[number, Buffer | null]> | null {
+    return this.coinbasePairs && unpackCoinbases(this.coinbasePairs);
   }
 
   *sums(): Generator<ScriptSumRow> {

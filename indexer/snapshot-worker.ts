@@ -1,15 +1,17 @@
 /**
  * Worker thread of a snapshot load (snapshot-stream.ts starts it): decodes the file, hashes the
  * scripts and sums them per script (script-sums.ts) on the second core while the loading thread only
- * inserts. Rows go back in batches packed into transferred ArrayBuffers (layout in snapshot-stream.ts);
- * a shared counter pair bounds how many batches are in flight, so memory stays bounded however far
- * ahead decoding runs.
+ * inserts, and keeps the coinbase txid of each height with a coinbase coin (snapshot-coinbases.ts).
+ * Rows go back in batches packed into transferred ArrayBuffers (layout in snapshot-stream.ts); a
+ * shared counter pair bounds how many batches are in flight, so memory stays bounded however far ahead
+ * decoding runs.
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import { writeOutpointKey } from '../src/store/outpoint.js';
 import { writeScriptKey } from '../src/store/script-key.js';
 import { ScriptSpill, SUM_ROW_BYTES } from './script-sums.js';
+import { CoinbaseTxids } from './snapshot-coinbases.js';
 import { SnapshotFile } from './snapshot-reader.js';
 import { BATCH_BYTES, MAX_ROW_BYTES, MAX_IN_FLIGHT, POSTED, TAKEN, type StreamJob, type StreamMessage } from './snapshot-stream.js';
 
@@ -33,6 +35,7 @@ let spill: ScriptSpill | null = null;
 try {
   const file = SnapshotFile.open(job.path, job.chain, job.network);
   spill = new ScriptSpill();
+  const coinbases = new CoinbaseTxids();
   const stats = file.stats;
   let batch = Buffer.from(new ArrayBuffer(BATCH_BYTES));
   let at = 0;
@@ -51,10 +54,13 @@ try {
       batch.writeDoubleLE(coin.value, at);
       batch.writeUInt32LE(coin.height, at + 8);
       at += 12;
+      if (coin.coinbase) coinbases.add(coin.height, txid);
       if (at > BATCH_BYTES - MAX_ROW_BYTES) send(false);
     }
   }
   send(true);
+  const packed = coinbases.packed();
+  post({ coinbases: packed }, [packed]);
   sendSums(spill);
 } catch (err) {
   const e = err as Error;

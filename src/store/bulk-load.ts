@@ -59,10 +59,23 @@ export interface BulkLoadOptions {
    * indexer/script-sums.ts). Absent, or returning null: the aggregates are a GROUP BY over `utxos`.
    */
   sums?: () => Iterable<unknown[]> | null;
+  /**
+   * Called with `sums`: the [height, txid] of every coinbase coin among those rows, one per height (the
+   * decoder collects them, indexer/snapshot-coinbases.ts; txid null where the coins disagree: unknown).
+   * Recorded in snapshot_coinbase with the marker SNAPSHOT_COINBASE_KEY; absent, or returning null:
+   * neither is written and the listing says `coinbase: null` at the snapshot's heights.
+   */
+  coinbases?: () => Iterable<[number, Buffer | null]> | null;
 }
 
 /** Meta key of the snapshot's base height: blocks rows exist from there up, undo only above it. */
 export const BASE_HEIGHT_KEY = 'base_height';
+
+/**
+ * Meta key saying snapshot_coinbase is complete up to this height (the base): every coinbase coin of the
+ * snapshot is there, so a height with no row has no unspent coinbase output.
+ */
+export const SNAPSHOT_COINBASE_KEY = 'snapshot_coinbase_height';
 
 /** Meta key of an unfinished load: the base hash of the snapshot its committed chunks come from. */
 const PENDING_BASE_KEY = 'bootstrap_base';
@@ -186,6 +199,7 @@ function discard(db: Db): void {
   db.transaction(() => {
     db.prepare('DELETE FROM utxos').run();
     db.prepare('DELETE FROM scripts').run();
+    db.prepare('DELETE FROM snapshot_coinbase').run();
     db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
   }).immediate();
 }
@@ -212,7 +226,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
       meta.run(PENDING_BASE_KEY, base.hash);
       phase('reading coins in txid order');
       append(db, rows(), after, chunk);
-      const totals = finish(db, base, meta, phase, opts.sums?.() ?? null, chunk);
+      const totals = finish(db, base, meta, phase, opts, chunk);
       db.exec('COMMIT');
       return totals;
     } catch (err) {
@@ -227,7 +241,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
           `INSERT INTO utxos (${UTXO_COLUMNS.join(', ')}) SELECT outpoint, script_key, value, height FROM ${table} ORDER BY outpoint`,
         );
         sorting(db, () => insert.run());
-        return finish(db, base, meta, phase, opts.sums?.() ?? null, null);
+        return finish(db, base, meta, phase, opts, null);
       })
       .immediate();
   } catch (err) {
@@ -244,18 +258,21 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
 }
 
 /**
- * The aggregates (from `scriptSums` when given, committed every `chunk` rows when that is not null),
- * then the totals and the tip, in the transaction left open and committed by the caller. Rows of an
- * interrupted finish are deleted first: a resumed load builds them again.
+ * The aggregates (from opts.sums when it gives them, committed every `chunk` rows when that is not
+ * null), the snapshot's coinbase txids, then the totals and the tip, in the transaction left open and
+ * committed by the caller. Rows of an interrupted finish are deleted first: a resumed load builds them
+ * again.
  */
 function finish(
   db: Db,
   base: BaseBlock,
   meta: { run(key: string, value: unknown): unknown },
   phase: (p: LoadPhase) => void,
-  scriptSums: Iterable<unknown[]> | null,
+  opts: BulkLoadOptions,
   chunk: number | null,
 ): Totals {
+  const coinbases = opts.coinbases?.() ?? null;
+  const scriptSums = opts.sums?.() ?? null;
   phase('building aggregates');
   db.prepare('DELETE FROM scripts').run();
   let totals: Totals;
@@ -279,6 +296,12 @@ function finish(
     totals = db
       .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
       .get() as Totals;
+  }
+  db.prepare('DELETE FROM snapshot_coinbase').run();
+  if (coinbases) {
+    const insert = db.prepare('INSERT INTO snapshot_coinbase (height, txid) VALUES (?, ?)');
+    for (const [height, txid] of coinbases) insert.run(height, txid);
+    meta.run(SNAPSHOT_COINBASE_KEY, base.height);
   }
   db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
   db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);

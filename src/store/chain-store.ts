@@ -7,6 +7,7 @@
  * | scripts | script_key                   | balance, utxo_count                    | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
  * | blocks  | height                       | hash, prev_hash, coinbase_txid (internal byte order) | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
+ * | snapshot_coinbase | height             | txid of its coinbase (bulk-load.ts)    | heights ≤ base_height with a coinbase coin in the snapshot; written by the load only |
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
  * | changes | seq                          | kind, tip, touched scripts (change-feed.ts) | one row per commit that moves the tip or the mempool; only the newest FEED_KEEP |
@@ -21,8 +22,7 @@
  * rows and the new tip are written in ONE transaction, and the in-memory tip moves only after it
  * commits (bcoin's order). A kill -9 at any instant therefore leaves the previous commit, and the next
  * open resumes from its tip with no repair step. The API's lookup is one primary-key read in `scripts`,
- * whatever the number of UTXOs behind it. No index exists beyond the primary keys (store-size.test.ts),
- * except the opt-in UTXO listing's (utxo-list.ts; blocks.coinbase_txid serves it too).
+ * whatever the number of UTXOs behind it. No index beyond the primary keys (store-size.test.ts) but the opt-in UTXO listing's.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,35 +1,53 @@
 /**
- * The opt-in UTXO listing's access path (`chains.<CODE>.utxoList`, ADDRSUM_UTXO_LIST): a secondary
- * SQLite index on utxos (script_key, height, outpoint). SQLite maintains it inside every transaction
- * that touches `utxos`, so it is exactly as consistent through blocks, reorgs and kills as the table
- * itself, with no code on the write path. Its entries hold script_key, height and the outpoint (the
- * table's key, stored once): about 55 bytes per UTXO before page overhead (BENCHMARKS.md).
+ * The opt-in UTXO listing's access path (`chains.<CODE>.utxoList`, ADDRSUM_UTXO_LIST): secondary SQLite
+ * indexes on utxos (script_key, height, outpoint), 16 partial ones sharded by the high nibble of
+ * script_key (utxo-list-shards.ts). SQLite maintains them inside every transaction that touches
+ * `utxos`, so they are exactly as consistent through blocks, reorgs and kills as the table itself, with
+ * no code on the write path; each row is in exactly one shard, so a block costs what one index costs.
+ * Their entries hold script_key, height and the outpoint (the table's key, stored once): about 55 bytes
+ * per UTXO before page overhead (BENCHMARKS.md).
  *
  * Order of a script's entries: height, then the outpoint key's bytes, i.e. the txid in internal byte
  * order (the byte-reversed display hex), then the vout as its minimal big-endian bytes (outpoint.ts):
  * vouts 0–255 ascend numerically, and a vout ≥ 256 sorts by its leading byte (256 = 01 00 before 255 =
  * ff). The API pages in this order; it is total and stable, which is what keyset paging needs.
  *
- * meta `utxo_list` = 1 exactly when the index exists (both change in one transaction), so the API knows
- * whether it may list; meta `utxo_list_secret` keys the API's cursor MACs (a per-index secret, so every
- * API process behind one index accepts the others' cursors; removed with the listing, so turning it off
- * and on again voids old cursors).
+ * meta `utxo_list` = 1 exactly when all 16 shards exist (set in the transaction that creates the last
+ * one, removed with them), so the API knows whether it may list; meta `utxo_list_secret` keys the API's
+ * cursor MACs (a per-index secret, so every API process behind one index accepts the others' cursors;
+ * removed with the listing, so turning it off and on again voids old cursors).
  *
- * Building it over an existing index is one CREATE INDEX (SQLite sorts the keys in bulk with its
- * external sorter) in one transaction: a kill mid-build rolls it back whole, the index stays consistent
- * without it, and the next start builds it again. A snapshot bootstrap drops it before loading and the
- * indexer builds it after the load, in bulk, never row by row.
+ * Building it over an existing index is one CREATE INDEX per shard (SQLite sorts the keys in bulk with
+ * its external sorter), each in its own transaction: at 185M UTXOs the whole build takes many minutes,
+ * so a kill loses at most the shard in progress, the next start builds only the missing shards, and
+ * each shard built is a progress line. A snapshot bootstrap drops the shards before loading and the
+ * indexer builds them after the load, in bulk, never row by row.
  */
 import { randomBytes } from 'node:crypto';
 import type { ParsedTx } from '../chain/block-parser.js';
 import type { Db } from './db.js';
+import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardIndexSql, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 
-export const UTXO_LIST_INDEX = 'utxos_by_script';
 export const UTXO_LIST_KEY = 'utxo_list';
 export const UTXO_LIST_SECRET_KEY = 'utxo_list_secret';
 
+/** What setUtxoList reports, for the log: a start, one event per shard built, an end; or a removal. */
 export type UtxoListEvent =
-  | { readonly kind: 'building'; readonly utxos: number }
+  | { readonly kind: 'building'; readonly utxos: number; readonly shards: number; readonly of: number }
+  | {
+      readonly kind: 'shard';
+      /** The shard just built (0–15: the high nibble of its script keys). */
+      readonly shard: number;
+      /** Shards that exist now, of `of`. */
+      readonly built: number;
+      readonly of: number;
+      /** UTXOs in the shards built so far by this call, of `total` to build. */
+      readonly utxos: number;
+      readonly total: number;
+      readonly seconds: number;
+      /** The remaining UTXOs at this call's rate so far. */
+      readonly etaSeconds: number;
+    }
   | { readonly kind: 'built'; readonly utxos: number; readonly seconds: number; readonly indexBytes: number }
   | { readonly kind: 'removed' };
 
@@ -39,8 +57,22 @@ export function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
   return first?.coinbase === true ? first.txid : null;
 }
 
+function indexExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
+}
+
+/** The shards whose index exists, ascending. */
+export function utxoListShards(db: Db): number[] {
+  return ALL_SHARDS.filter((k) => indexExists(db, shardIndexName(k)));
+}
+
+/** All 16 shards exist. */
 export function utxoListIndexExists(db: Db): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(UTXO_LIST_INDEX) !== undefined;
+  return utxoListShards(db).length === UTXO_LIST_SHARDS;
+}
+
+export function legacyUtxoListIndexExists(db: Db): boolean {
+  return indexExists(db, LEGACY_UTXO_LIST_INDEX);
 }
 
 export function utxoListRecorded(db: Db): boolean {
@@ -52,51 +84,102 @@ function usedBytes(db: Db): number {
   return pages * (db.pragma('page_size', { simple: true }) as number);
 }
 
+/** UTXOs per shard, from the aggregates (a range of `scripts` each, no read of `utxos`). */
+function shardUtxos(db: Db, shards: readonly number[]): number[] {
+  return shards.map(
+    (k) =>
+      db
+        .prepare(`SELECT COALESCE(SUM(utxo_count), 0) FROM scripts WHERE ${shardTerms(k)}`)
+        .pluck()
+        .get() as number,
+  );
+}
+
 /**
- * Makes the listing on or off as the setting says; a no-op when it already is. Turning it on builds the
- * index in one transaction (events before and after, for the log); turning it off drops it.
+ * Makes the listing on or off as the setting says; a no-op when it already is. Turning it on builds
+ * the missing shards, each in its own transaction (a legacy single index is dropped first), with
+ * events for the log; turning it off drops every shard and the legacy index.
  */
 export function setUtxoList(db: Db, on: boolean, onEvent: (e: UtxoListEvent) => void = () => undefined): void {
-  const exists = utxoListIndexExists(db);
-  if (on === exists && on === utxoListRecorded(db)) return;
+  const present = utxoListShards(db);
+  const legacy = legacyUtxoListIndexExists(db);
+  const recorded = utxoListRecorded(db);
+  const whole = present.length === UTXO_LIST_SHARDS;
+  if (!legacy && on === whole && on === recorded && (on || present.length === 0)) return;
   const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   const delMeta = db.prepare('DELETE FROM meta WHERE key = ?');
   if (!on) {
     db.transaction(() => {
-      db.exec(`DROP INDEX IF EXISTS ${UTXO_LIST_INDEX}`);
+      for (const k of ALL_SHARDS) db.exec(`DROP INDEX IF EXISTS ${shardIndexName(k)}`);
+      db.exec(`DROP INDEX IF EXISTS ${LEGACY_UTXO_LIST_INDEX}`);
       delMeta.run(UTXO_LIST_KEY);
       delMeta.run(UTXO_LIST_SECRET_KEY);
     }).immediate();
     onEvent({ kind: 'removed' });
     return;
   }
-  const utxos = db.prepare('SELECT COALESCE(SUM(utxo_count), 0) FROM scripts').pluck().get() as number;
-  if (!exists) onEvent({ kind: 'building', utxos });
-  const started = performance.now();
-  const before = usedBytes(db);
-  db.transaction(() => {
-    db.exec(`CREATE INDEX IF NOT EXISTS ${UTXO_LIST_INDEX} ON utxos (script_key, height, outpoint)`);
+  // The flag must never stand while a shard is missing: the API would prepare a shard that is not there.
+  if (legacy || (recorded && !whole))
+    db.transaction(() => {
+      db.exec(`DROP INDEX IF EXISTS ${LEGACY_UTXO_LIST_INDEX}`);
+      delMeta.run(UTXO_LIST_KEY);
+    }).immediate();
+  const record = (): void => {
     setMeta.run(UTXO_LIST_KEY, 1);
     if (db.prepare('SELECT 1 FROM meta WHERE key = ?').get(UTXO_LIST_SECRET_KEY) === undefined)
       setMeta.run(UTXO_LIST_SECRET_KEY, randomBytes(32));
-  }).immediate();
-  if (!exists) onEvent({ kind: 'built', utxos, seconds: (performance.now() - started) / 1000, indexBytes: usedBytes(db) - before });
+  };
+  const missing = ALL_SHARDS.filter((k) => !present.includes(k));
+  if (missing.length === 0) {
+    db.transaction(record).immediate();
+    return;
+  }
+  const sizes = shardUtxos(db, missing);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  onEvent({ kind: 'building', utxos: total, shards: missing.length, of: UTXO_LIST_SHARDS });
+  const started = performance.now();
+  const before = usedBytes(db);
+  let done = 0;
+  missing.forEach((k, i) => {
+    const last = i === missing.length - 1;
+    db.transaction(() => {
+      db.exec(shardIndexSql(k));
+      if (last) record();
+    }).immediate();
+    done += sizes[i]!;
+    const seconds = (performance.now() - started) / 1000;
+    const etaSeconds = done > 0 ? (seconds * (total - done)) / done : 0;
+    onEvent({ kind: 'shard', shard: k, built: present.length + i + 1, of: UTXO_LIST_SHARDS, utxos: done, total, seconds, etaSeconds });
+  });
+  onEvent({ kind: 'built', utxos: total, seconds: (performance.now() - started) / 1000, indexBytes: usedBytes(db) - before });
+}
+
+/** Each script's entry count, read from the shards alone in their key order (the shards are ascending key ranges). */
+function* countedByShard(db: Db): Generator<{ script_key: Buffer; n: number }> {
+  for (const k of ALL_SHARDS) {
+    yield* db
+      .prepare(
+        `SELECT script_key, COUNT(*) AS n FROM utxos INDEXED BY ${shardIndexName(k)} WHERE ${shardTerms(k)} GROUP BY script_key ORDER BY script_key`,
+      )
+      .iterate() as IterableIterator<{ script_key: Buffer; n: number }>;
+  }
 }
 
 /**
- * verify: the flag and the index agree, and the index holds exactly each script's UTXO count (read
- * from the index alone, in its own key order, merge-joined with `scripts`). Human-readable problems.
+ * verify: the flag and the shards agree, and the shards hold exactly each script's UTXO count
+ * (merge-joined with `scripts`). Human-readable problems.
  */
 export function verifyUtxoList(db: Db): string[] {
   return db.transaction(() => {
-    const exists = utxoListIndexExists(db);
+    const present = utxoListShards(db);
     const recorded = utxoListRecorded(db);
-    if (exists !== recorded)
-      return [`the UTXO listing index ${exists ? 'exists' : 'is missing'} but meta utxo_list says ${recorded ? 'on' : 'off'}`];
-    if (!exists) return [];
-    const counted = db
-      .prepare(`SELECT script_key, COUNT(*) AS n FROM utxos INDEXED BY ${UTXO_LIST_INDEX} GROUP BY script_key ORDER BY script_key`)
-      .iterate() as IterableIterator<{ script_key: Buffer; n: number }>;
+    const problems: string[] = [];
+    if (legacyUtxoListIndexExists(db)) problems.push(`the legacy UTXO listing index ${LEGACY_UTXO_LIST_INDEX} is still there`);
+    if (present.length === UTXO_LIST_SHARDS && !recorded) problems.push('all 16 UTXO listing shards exist but meta utxo_list says off');
+    if (present.length < UTXO_LIST_SHARDS && recorded)
+      problems.push(`meta utxo_list says on but only ${present.length} of the 16 UTXO listing shards exist`);
+    if (problems.length > 0 || present.length < UTXO_LIST_SHARDS) return problems;
+    const counted = countedByShard(db);
     const stored = db.prepare('SELECT script_key, utxo_count AS n FROM scripts ORDER BY script_key').iterate() as IterableIterator<{
       script_key: Buffer;
       n: number;

@@ -15,8 +15,10 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { UTXO_LIST_INDEX, UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
+import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
+import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 import { TXID_BYTES } from './outpoint.js';
+import { SNAPSHOT_COINBASE_KEY } from './bulk-load.js';
 
 /** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
 export type UtxoPosition =
@@ -30,7 +32,10 @@ export interface UtxoRow {
   readonly valueSats: number;
   /** null: unconfirmed (mempool phase). */
   readonly height: number | null;
-  /** null: unknown (the block's coinbase txid was not recorded), or unconfirmed. */
+  /**
+   * null: unknown (the height's coinbase txid was not recorded: a block synced before migration 0004,
+   * or a snapshot loaded by an earlier bootstrap), or unconfirmed.
+   */
   readonly coinbase: boolean | null;
   /** Present only when the mempool was asked for. */
   readonly spentInMempool?: boolean;
@@ -75,12 +80,33 @@ interface ConfirmedRow {
 
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
 
+/**
+ * One script's page of confirmed rows, read through shard `shard` (whose WHERE terms it repeats). `cb`
+ * is the coinbase txid of the row's height: from blocks (synced blocks), else from snapshot_coinbase
+ * (heights loaded from a snapshot; its NULL txid stays unknown); an empty blob when the snapshot was
+ * recorded complete up to that height and holds none there (no output at that height is a coinbase
+ * output); null when unknown.
+ */
+export function confirmedPageSql(shard: number): string {
+  return (
+    `SELECT u.outpoint, u.value, u.height, COALESCE(b.coinbase_txid, CASE WHEN s.height IS NOT NULL THEN s.txid ` +
+    `WHEN u.height <= ${META(SNAPSHOT_COINBASE_KEY)} THEN X'' END) AS cb ` +
+    `FROM utxos AS u INDEXED BY ${shardIndexName(shard)} ` +
+    'LEFT JOIN blocks AS b ON b.height = u.height LEFT JOIN snapshot_coinbase AS s ON s.height = u.height ' +
+    `WHERE ${shardTerms(shard, 'u.script_key')} ` +
+    // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
+    'AND u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?'
+  );
+}
+
 export class UtxoPager {
   private readonly stateStmt: Database.Statement<
     [],
     { tip_height: number | null; tip_hash: Buffer | null; on: number | null; secret: Buffer | null }
   >;
-  private confirmedStmt: Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | null = null;
+  /** By shard, each prepared on first use. */
+  private readonly confirmedStmts: (Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> | undefined)[] =
+    Array(UTXO_LIST_SHARDS);
   private readonly mempoolStmt: Database.Statement<[Buffer, Buffer, number], { outpoint: Buffer; value: number }>;
   private readonly spentStmt: Database.Statement<[Buffer], number>;
 
@@ -94,15 +120,15 @@ export class UtxoPager {
     this.spentStmt = db.prepare<[Buffer], number>('SELECT 1 FROM mempool_spends WHERE outpoint = ?').pluck();
   }
 
-  /** Prepared on first use: INDEXED BY fails to prepare while the index does not exist. */
-  private confirmed(): Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> {
-    this.confirmedStmt ??= this.db.prepare(
-      `SELECT u.outpoint, u.value, u.height, b.coinbase_txid AS cb FROM utxos AS u INDEXED BY ${UTXO_LIST_INDEX} ` +
-        'LEFT JOIN blocks AS b ON b.height = u.height ' +
-        // The row-value form, not an OR: SQLite turns it into one range of the index (a seek, not a scan).
-        'WHERE u.script_key = ? AND (u.height, u.outpoint) > (?, ?) ORDER BY u.height, u.outpoint LIMIT ?',
-    );
-    return this.confirmedStmt;
+  /**
+   * The page statement of the key's shard, prepared on first use: INDEXED BY fails to prepare while the
+   * shard does not exist, and unless the WHERE repeats the shard's own terms (which it must, literally,
+   * for SQLite to use a partial index at all).
+   */
+  private confirmed(key: Buffer): Database.Statement<[Buffer, number, Buffer, number], ConfirmedRow> {
+    const k = shardOf(key);
+    this.confirmedStmts[k] ??= this.db.prepare(confirmedPageSql(k));
+    return this.confirmedStmts[k];
   }
 
   /** Call inside a read transaction (ChainReader.utxoPage): its statements must all read one snapshot. */
@@ -119,7 +145,8 @@ export class UtxoPager {
       const h = req.after?.height ?? -1;
       const op = req.after?.outpoint ?? Buffer.alloc(0);
       req.keys.forEach((key, script) => {
-        for (const r of this.confirmed().all(key, h, op, want)) {
+        for (const r of this.confirmed(key).all(key, h, op, want)) {
+          // An empty cb (a snapshot height without a coinbase coin) equals no txid: false.
           const coinbase = r.cb === null ? null : r.cb.equals(r.outpoint.subarray(0, TXID_BYTES));
           rows.push({
             script,

@@ -1,8 +1,10 @@
 /**
  * A real `litecoind -regtest` (the harness's varied chain: every address kind, P2PK, bare multisig,
  * OP_RETURN, coinbases, MWEB peg-ins and peg-outs): its hidden `dumptxoutset` file → `--bootstrap` →
- * every address equals `scantxoutset` and the totals equal `gettxoutsetinfo`; then 10 more blocks and a
- * 3-block reorg are followed and `npm run verify` passes.
+ * every address equals `scantxoutset` and the totals equal `gettxoutsetinfo`, the UTXO listing (on
+ * during the bootstrap, built in shards after the load) says `coinbase` for every loaded output exactly
+ * as the node's `gettxout` does; then 10 more blocks and a 3-block reorg are followed and `npm run
+ * verify` passes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +19,33 @@ import { waitFor } from '../../harness/indexer-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
+import Database from '../../src/store/sqlite-driver.js';
+import { decodeOutpoint } from '../../src/store/outpoint.js';
+import { UtxoPager, type UtxoPosition } from '../../src/store/utxo-page.js';
+
+/** Every output the listing holds, script by script, paged: [display txid, vout, coinbase]. */
+function listedCoinbase(dbPath: string): [string, number, boolean | null][] {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const pager = new UtxoPager(db as never);
+    const out: [string, number, boolean | null][] = [];
+    for (const key of db.prepare('SELECT script_key FROM scripts').pluck().all() as Buffer[]) {
+      let after: UtxoPosition | null = null;
+      do {
+        const page = db.transaction(() => pager.read({ keys: [key], after, limit: 50, mempool: false, check: () => undefined }))();
+        if (page.kind !== 'page') throw new Error(`listing answered ${page.kind}`);
+        for (const r of page.rows) {
+          const { txid, vout } = decodeOutpoint(r.outpoint);
+          out.push([toDisplayHex(txid), vout, r.coinbase]);
+        }
+        after = page.next;
+      } while (after !== null);
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
 
 /** Coins of a Litecoin 0.21 snapshot whose code has bit 31 (the peg-out flag) set. */
 function pegoutFlagged(file: Buffer, coins: number): number {
@@ -61,7 +90,7 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     expect(manifest.blocks.pegOut).toMatch(/^[0-9a-f]{64}$/);
     expect(pegoutFlagged(readFileSync(file), dump.coins_written)).toBeGreaterThan(0);
 
-    const indexer = await lw.world.startIndexer({ args: ['--bootstrap', file] });
+    const indexer = await lw.world.startIndexer({ args: ['--bootstrap', file], env: { ADDRSUM_UTXO_LIST: 'true' } });
     // The tip is committed a moment before the line is written: wait for both.
     await waitFor('the bootstrap', async () => /bootstrap done/.test(indexer.output()) && (await lw.world.atTip()), 120_000, indexer);
     expect(indexer.output()).toMatch(/bootstrap done: \d+ coins/);
@@ -71,6 +100,18 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     const base = indexedTip(lw.world.dbPath)!;
     expect(base.hash).toBe(dump.base_hash);
     await expectIndexEqualsNode('after the bootstrap');
+    // The listing was built after the load, shard by shard; its coinbase flags come from the snapshot.
+    await waitFor('the listing', () => /UTXO listing index built/.test(indexer.output()), 60_000, indexer);
+    expect(indexer.output()).toMatch(/UTXO listing index: shard f built \(16\/16\)/);
+    const listed = listedCoinbase(lw.world.dbPath);
+    const wrong: string[] = [];
+    for (const [txid, vout, coinbase] of listed) {
+      const out = await node.cli<{ coinbase: boolean } | null>('gettxout', txid, vout, false);
+      if (out === null || out.coinbase !== coinbase)
+        wrong.push(`${txid}:${vout} listed ${String(coinbase)}, node ${JSON.stringify(out?.coinbase)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(listed.some(([, , cb]) => cb === true) && listed.some(([, , cb]) => cb === false)).toBe(true);
 
     await mineWithActivity(node, 10, manifest);
     await lw.world.waitForTip('10 more blocks', 60_000);

@@ -15,7 +15,8 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanUnspents } from '../../harness/regtest-scan.js';
-import { UTXO_LIST_INDEX, utxoListIndexExists, utxoListRecorded } from '../../src/store/utxo-list.js';
+import { utxoListIndexExists, utxoListRecorded } from '../../src/store/utxo-list.js';
+import { listedEntries, rebuildShards } from '../support/utxo-listing.js';
 
 const LIST_ON = { ADDRSUM_UTXO_LIST: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
@@ -138,11 +139,8 @@ describe('UTXO listing against a real litecoind', () => {
     await lw.world.stopIndexer();
     copyFileSync(lw.world.dbPath, copy);
     const fresh = new Database(copy);
-    fresh.exec(`DROP INDEX ${UTXO_LIST_INDEX}; CREATE INDEX ${UTXO_LIST_INDEX} ON utxos (script_key, height, outpoint)`);
-    const entries = (db: SqliteDatabase) =>
-      db
-        .prepare(`SELECT script_key, height, outpoint FROM utxos INDEXED BY ${UTXO_LIST_INDEX} ORDER BY script_key, height, outpoint`)
-        .all();
+    rebuildShards(fresh);
+    const entries = (db: SqliteDatabase) => [...listedEntries(db)];
     const rebuilt = new Database(lw.world.dbPath, { readonly: true });
     try {
       expect(entries(rebuilt)).toEqual(entries(fresh));

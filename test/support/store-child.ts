@@ -4,8 +4,10 @@
  *   try   <db>                 try to open for writing, print one JSON line {ok} or {code, message}, exit
  *   churn <db> <seed> <blocks> apply the seeded random chain in random batches, with random rollbacks,
  *                              forever (until SIGKILLed); prints "ready" once the store is open
- *   list  <db>                 turn the UTXO listing on (printing "building" before and "built" after the
- *                              build), then wait to be killed
+ *   list  <db> [pause]         turn the UTXO listing on, printing a line per event ("building", "shard <k>"
+ *                              after shard k commits, "built"), then "done" (even when nothing was built),
+ *                              then wait to be killed; with `pause`, block for good (between two shards)
+ *                              after printing the pause-th shard line
  */
 import { ChainStore, StoreError } from '../../src/store/chain-store.js';
 import { randomChain } from './blocks.js';
@@ -31,9 +33,15 @@ function main(): void {
     }
   } else if (mode === 'list') {
     const store = ChainStore.open(path, { ...OPTS, cacheMiB: 8 });
-    // stdout on a pipe is synchronous on Linux: "building" is out before the build starts.
-    store.setUtxoList(true, (e) => process.stdout.write(`${e.kind}\n`));
-    process.stdout.write('built\n');
+    const pause = seedArg === undefined ? Infinity : Number(seedArg);
+    let shards = 0;
+    // stdout on a pipe is synchronous on Linux: each line is out before the next shard starts.
+    store.setUtxoList(true, (e) => {
+      process.stdout.write(e.kind === 'shard' ? `shard ${e.shard}\n` : `${e.kind}\n`);
+      // Blocks the thread for good: the shard is committed, the next one not begun.
+      if (e.kind === 'shard' && ++shards === pause) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+    });
+    process.stdout.write('done\n');
     setInterval(() => store.tip(), 1 << 30);
   } else if (mode === 'churn') {
     churn(path, Number(seedArg), Number(blocksArg));

@@ -46,6 +46,7 @@ describe('migrations', () => {
       'mempool_txs',
       'meta',
       'scripts',
+      'snapshot_coinbase',
       'undo',
       'utxos',
     ]);

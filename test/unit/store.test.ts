@@ -73,7 +73,7 @@ describe('ChainStore on :memory:', () => {
       expect.arrayContaining([
         { key: 'chain', value: 'BTC' },
         { key: 'network', value: 'regtest' },
-        { key: 'schema_version', value: 4 },
+        { key: 'schema_version', value: 5 },
       ]),
     );
   });

@@ -1,14 +1,25 @@
 /**
  * The opt-in UTXO listing in the store: its index follows blocks and rollbacks (SQLite keeps it in the
  * same transaction), pages reproduce each script's rows exactly in (height, outpoint) order with keyset
- * paging, coinbase flags come from blocks.coinbase_txid, enabling later equals a fresh build, turning
- * it off removes it, and verify notices a flag without its index.
+ * paging, coinbase flags come from blocks.coinbase_txid, enabling later equals a fresh build (shard by
+ * shard, one progress event each, only the missing shards when some exist), a page reads its key's
+ * shard, the unreleased single index is replaced by the shards, turning it off removes them, and verify
+ * notices a flag without its shards.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { UTXO_LIST_INDEX, utxoListIndexExists, utxoListRecorded, verifyUtxoList, type UtxoListEvent } from '../../src/store/utxo-list.js';
-import { UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/utxo-page.js';
+import {
+  legacyUtxoListIndexExists,
+  utxoListIndexExists,
+  utxoListRecorded,
+  utxoListShards,
+  verifyUtxoList,
+  type UtxoListEvent,
+} from '../../src/store/utxo-list.js';
+import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardOf, UTXO_LIST_SHARDS } from '../../src/store/utxo-list-shards.js';
+import { confirmedPageSql, UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/utxo-page.js';
+import { listedEntries } from '../support/utxo-listing.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { randomChain } from '../support/blocks.js';
 
@@ -106,20 +117,17 @@ describe('UTXO listing index', () => {
     expect(utxoListIndexExists(store.db)).toBe(false);
     const events: UtxoListEvent[] = [];
     store.setUtxoList(true, (e) => events.push(e));
-    expect(events.map((e) => e.kind)).toEqual(['building', 'built']);
-    const entries = (s: ChainStore): unknown[] =>
-      s.db
-        .prepare(`SELECT script_key, height, outpoint FROM utxos INDEXED BY ${UTXO_LIST_INDEX} ORDER BY script_key, height, outpoint`)
-        .all();
+    expect(events.map((e) => e.kind)).toEqual(['building', ...ALL_SHARDS.map(() => 'shard'), 'built']);
+    const entries = (s: ChainStore): unknown[] => [...listedEntries(s.db)];
     expect(entries(store)).toEqual(entries(fresh));
     fresh.close();
     checkListing(store, chain);
     store.setUtxoList(true, (e) => events.push(e));
-    expect(events).toHaveLength(2); // already on: nothing to do
-    store.db.exec(`DROP INDEX ${UTXO_LIST_INDEX}`);
+    expect(events).toHaveLength(UTXO_LIST_SHARDS + 2); // already on: nothing to do
+    store.db.exec(`DROP INDEX ${shardIndexName(9)}`);
     expect(verifyUtxoList(store.db)).toHaveLength(1);
     store.setUtxoList(false);
-    expect(utxoListIndexExists(store.db) || utxoListRecorded(store.db)).toBe(false);
+    expect(utxoListShards(store.db).length > 0 || utxoListRecorded(store.db)).toBe(false);
     expect(
       new UtxoPager(store.db).read({
         keys: [scriptKey(Buffer.from('00', 'hex'))],
@@ -140,7 +148,7 @@ describe('UTXO listing index', () => {
     const rows = (): unknown[][] =>
       Array.from({ length: 40 }, (_, i) => [outpointKey(Buffer.alloc(32, i + 1), i % 3), key(i % 2), 1000 + i, 10 + (i % 7)]);
     store.loadSnapshot(rows, { height: 50, hash: Buffer.alloc(32, 0xbb), prevHash: Buffer.alloc(32, 0xba) });
-    expect(utxoListIndexExists(store.db) || utxoListRecorded(store.db)).toBe(false);
+    expect(utxoListShards(store.db).length > 0 || utxoListRecorded(store.db)).toBe(false);
     store.setUtxoList(true);
     expect(verifyUtxoList(store.db)).toEqual([]);
     const page = new UtxoPager(store.db).read({ keys: [key(0)], after: null, limit: 100, mempool: false, check: () => undefined });
@@ -148,5 +156,73 @@ describe('UTXO listing index', () => {
     expect(page.rows).toHaveLength(20);
     expect(page.rows.map((r) => r.height)).toEqual([...page.rows.map((r) => r.height!)].sort((a, b) => a - b));
     expect(page.rows.every((r) => r.coinbase === null)).toBe(true);
+  });
+
+  it('reports each shard as it is built, and builds only the missing shards after an interruption', () => {
+    const chain = randomChain(11, { blocks: 70, scripts: 40 });
+    store = open();
+    store.applyBlocks(chain);
+    const events: UtxoListEvent[] = [];
+    store.setUtxoList(true, (e) => events.push(e));
+    const total = store.totals().utxos;
+    const shardEvents = events.filter((e) => e.kind === 'shard');
+    expect(events[0]).toEqual({ kind: 'building', utxos: total, shards: UTXO_LIST_SHARDS, of: UTXO_LIST_SHARDS });
+    expect(shardEvents.map((e) => [e.shard, e.built, e.of, e.total])).toEqual(ALL_SHARDS.map((k) => [k, k + 1, 16, total]));
+    // UTXOs so far: the exact sum of the shards built, from the table itself.
+    const inShard = (k: number): number =>
+      (store!.db.prepare('SELECT script_key FROM utxos NOT INDEXED').pluck().all() as Buffer[]).filter((key) => shardOf(key) <= k).length;
+    for (const e of shardEvents) expect(e.utxos).toBe(inShard(e.shard));
+    expect(events.at(-1)).toMatchObject({ kind: 'built', utxos: total });
+    // A build interrupted with shards 3 and 9 missing (as a kill leaves it: no flag).
+    store.db.exec(`DROP INDEX ${shardIndexName(3)}; DROP INDEX ${shardIndexName(9)}; DELETE FROM meta WHERE key = 'utxo_list'`);
+    expect(verifyUtxoList(store.db)).toEqual([]);
+    expect(
+      new UtxoPager(store.db).read({ keys: [Buffer.alloc(16)], after: null, limit: 1, mempool: false, check: () => undefined }).kind,
+    ).toBe('off');
+    events.length = 0;
+    store.setUtxoList(true, (e) => events.push(e));
+    expect(events.filter((e) => e.kind === 'shard').map((e) => (e.kind === 'shard' ? [e.shard, e.built] : null))).toEqual([
+      [3, 15],
+      [9, 16],
+    ]);
+    expect(events[0]).toMatchObject({ kind: 'building', shards: 2 });
+    expect(utxoListIndexExists(store.db) && utxoListRecorded(store.db)).toBe(true);
+    checkListing(store, chain);
+  });
+
+  it("reads a page through its key's shard, and a statement without the shard's terms fails to prepare", () => {
+    store = open();
+    store.setUtxoList(true);
+    for (const k of ALL_SHARDS) {
+      const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${confirmedPageSql(k)}`).all(Buffer.from([k << 4]), 0, Buffer.alloc(0), 10) as {
+        detail: string;
+      }[];
+      expect(plan.map((p) => p.detail).join('\n')).toMatch(new RegExp(`USING INDEX ${shardIndexName(k)} \\(script_key=\\? AND`));
+    }
+    expect(() => store!.db.prepare(`SELECT outpoint FROM utxos INDEXED BY ${shardIndexName(5)} WHERE script_key = ?`)).toThrow(
+      /no query solution/,
+    );
+    // The key's first byte picks the shard: 0x5f and 0x60 sit on either side of a bound.
+    expect([0x00, 0x0f, 0x5f, 0x60, 0xf0, 0xff].map((b) => shardOf(Buffer.from([b])))).toEqual([0, 0, 5, 6, 15, 15]);
+  });
+
+  it('replaces the single index of the earlier build by the shards, keeping the cursor secret', () => {
+    const chain = randomChain(13, { blocks: 50, scripts: 10 });
+    store = open();
+    store.applyBlocks(chain);
+    // What the unreleased single-index build left: the index, the flag, the secret.
+    const secret = Buffer.alloc(32, 7);
+    store.db.exec(`CREATE INDEX ${LEGACY_UTXO_LIST_INDEX} ON utxos (script_key, height, outpoint)`);
+    store.db.prepare("INSERT INTO meta (key, value) VALUES ('utxo_list', 1), ('utxo_list_secret', ?)").run(secret);
+    expect(verifyUtxoList(store.db)).toHaveLength(2);
+    store.setUtxoList(true);
+    expect(legacyUtxoListIndexExists(store.db)).toBe(false);
+    expect(utxoListShards(store.db)).toEqual(ALL_SHARDS);
+    expect(store.db.prepare("SELECT value FROM meta WHERE key = 'utxo_list_secret'").pluck().get()).toEqual(secret);
+    checkListing(store, chain);
+    // Off drops a leftover single index too.
+    store.db.exec(`CREATE INDEX ${LEGACY_UTXO_LIST_INDEX} ON utxos (script_key, height, outpoint)`);
+    store.setUtxoList(false);
+    expect(legacyUtxoListIndexExists(store.db) || utxoListShards(store.db).length > 0 || utxoListRecorded(store.db)).toBe(false);
   });
 });

@@ -171,7 +171,7 @@ const UTXO_ITEM: Json = {
     coinbase: {
       type: ['boolean', 'null'],
       description:
-        'A coinbase output (spendable 100 blocks after `height`); null: unknown (blocks indexed before 0.x, or below a snapshot base) or unconfirmed.',
+        'A coinbase output (spendable 100 blocks after `height`); null: unknown (blocks indexed before 0.x, or loaded from a snapshot by an earlier bootstrap) or unconfirmed.',
     },
     unconfirmed: { type: 'boolean', description: 'mempool=true only: created by a mempool transaction.' },
     spentInMempool: { type: 'boolean', description: 'mempool=true only: a mempool transaction spends it.' },
