@@ -179,6 +179,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
         return rows && sums(rows);
       },
       coinbases: () => source.coinbases(),
+      totalCoins: total,
       ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
     });
   } catch (err) {

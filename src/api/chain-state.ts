@@ -8,6 +8,7 @@
  *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
 import type { ChainParams } from '../chain/params.js';
+import type { BootstrapProgress } from '../store/bulk-load.js';
 import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
 
 /** The tip-age limit for one chain: the setting when given (0 = off), else its network's default. */
@@ -18,8 +19,8 @@ export function maxTipAgeFor(settings: Freshness, params: Pick<ChainParams, 'def
 
 export type ChainState =
   | { readonly kind: 'unavailable'; readonly reason: string; readonly damaged?: boolean }
-  /** The database exists but holds no block yet (the indexer has just started). */
-  | { readonly kind: 'empty'; readonly source: SummarySource }
+  /** The database exists but holds no block yet (the indexer has just started, or is loading a snapshot). */
+  | { readonly kind: 'empty'; readonly source: SummarySource; readonly bootstrap: BootstrapProgress | null }
   | { readonly kind: 'stale'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly reason: string }
   | { readonly kind: 'syncing'; readonly source: SummarySource; readonly status: IndexStatus; readonly ages: Ages; readonly lag: number }
   | {
@@ -103,6 +104,6 @@ export function chainState(handle: ChainHandle, settings: ChainStateSettings, no
     if (!failure) throw err;
     return { kind: 'unavailable', reason: failure.reason, ...(failure.damaged && { damaged: true }) };
   }
-  if (status === null) return { kind: 'empty', source };
+  if (status === null) return { kind: 'empty', source, bootstrap: source.bootstrap?.() ?? null };
   return { ...judge(status, settings, now, handle.params), source, status };
 }

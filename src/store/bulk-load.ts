@@ -40,7 +40,8 @@ export interface BaseBlock {
   prevHash: Buffer;
 }
 
-export type LoadPhase = 'reading coins in txid order' | 'reading and sorting coins' | 'building aggregates' | 'committing';
+export const LOAD_PHASES = ['reading coins in txid order', 'reading and sorting coins', 'building aggregates', 'committing'] as const;
+export type LoadPhase = (typeof LOAD_PHASES)[number];
 
 export interface BulkLoadOptions {
   /** Called as each phase starts. */
@@ -49,6 +50,8 @@ export interface BulkLoadOptions {
   sortThreads?: number;
   /** Coins per committed chunk of the append path (default CHUNK_COINS). */
   chunkCoins?: number;
+  /** Coins the snapshot holds (its header's count), for the progress readers see (BOOTSTRAP_PROGRESS_KEY). */
+  totalCoins?: number;
   /** Called when committed chunks of an earlier, interrupted load of this snapshot are kept: coins up to `afterTxid` are skipped. */
   onResume?: (afterTxid: Buffer) => void;
   /** Called when committed chunks of an interrupted load of another snapshot (base `hash`) are deleted. */
@@ -79,6 +82,20 @@ export const SNAPSHOT_COINBASE_KEY = 'snapshot_coinbase_height';
 
 /** Meta key of an unfinished load: the base hash of the snapshot its committed chunks come from. */
 const PENDING_BASE_KEY = 'bootstrap_base';
+
+/**
+ * Meta key of a load's progress, JSON {phase, coins, total}: written with each committed chunk (and so
+ * seen by readers, whose snapshot has no tip yet: the status page shows it), deleted with the load's
+ * last commit or its discard. `coins` counts the file's coins read so far, those kept from an
+ * interrupted load included; `total` is null when the caller did not say.
+ */
+export const BOOTSTRAP_PROGRESS_KEY = 'bootstrap_progress';
+
+export interface BootstrapProgress {
+  readonly phase: LoadPhase;
+  readonly coins: number;
+  readonly total: number | null;
+}
 
 /**
  * Coins per commit of the append path: about 6 MiB of pages, so the WAL stays a few chunks long, and a
@@ -146,12 +163,14 @@ function rowWriter(db: Db, table: string, columns: string[]): { add(row: unknown
 
 /**
  * Inserts rows in file order while their txids ascend, skipping those up to `after` (already committed)
- * and committing every `chunk` rows at a txid boundary; throws OUT_OF_ORDER at the first txid that goes
- * back. Runs inside an open transaction and leaves one open.
+ * and committing every `chunk` rows at a txid boundary (`onCommit` first, with the rows read so far);
+ * throws OUT_OF_ORDER at the first txid that goes back. Runs inside an open transaction and leaves one
+ * open; returns the rows read.
  */
-function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: number): void {
+function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: number, onCommit: (coins: number) => void): number {
   const utxos = rowWriter(db, 'utxos', UTXO_COLUMNS);
   let inChunk = 0;
+  let read = 0;
   let prev: Buffer | null = null;
   for (const row of rows) {
     const key = row[0] as Buffer;
@@ -159,16 +178,19 @@ function append(db: Db, rows: Iterable<unknown[]>, after: Buffer | null, chunk: 
       const order = key.compare(prev, 0, TXID_BYTES, 0, TXID_BYTES);
       if (order < 0) throw new StoreError('OUT_OF_ORDER', `outpoint ${formatOutpoint(key)} comes after ${formatOutpoint(prev)}`);
       if (order > 0 && inChunk >= chunk) {
+        onCommit(read);
         utxos.commit();
         inChunk = 0;
       }
     }
+    read++;
     prev = key;
     if (after !== null && key.compare(after, 0, TXID_BYTES, 0, TXID_BYTES) <= 0) continue;
     inChunk++;
     utxos.add(row);
   }
   utxos.flush();
+  return read;
 }
 
 /** The txid after which an interrupted load of `base` resumes, or null for a fresh load; discards another snapshot's chunks. */
@@ -200,7 +222,7 @@ function discard(db: Db): void {
     db.prepare('DELETE FROM utxos').run();
     db.prepare('DELETE FROM scripts').run();
     db.prepare('DELETE FROM snapshot_coinbase').run();
-    db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
+    db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(PENDING_BASE_KEY, BOOTSTRAP_PROGRESS_KEY);
   }).immediate();
 }
 
@@ -215,8 +237,17 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
       yield* rows();
     },
   });
-  const phase = opts.onPhase ?? (() => undefined);
   const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  let progress: BootstrapProgress = { phase: 'reading coins in txid order', coins: 0, total: opts.totalCoins ?? null };
+  const record = (next: Partial<BootstrapProgress>): void => {
+    progress = { ...progress, ...next };
+    meta.run(BOOTSTRAP_PROGRESS_KEY, JSON.stringify(progress));
+  };
+  // Recorded in the open transaction: readers see a phase with the next chunk that commits in it.
+  const phase = (p: LoadPhase): void => {
+    record({ phase: p });
+    opts.onPhase?.(p);
+  };
   const chunk = opts.chunkCoins ?? CHUNK_COINS;
   db.pragma('temp_store = FILE');
   db.pragma(`threads = ${opts.sortThreads ?? 1}`);
@@ -225,7 +256,7 @@ export function bulkLoad(db: Db, rows: () => Iterable<unknown[]>, base: BaseBloc
       db.exec('BEGIN IMMEDIATE');
       meta.run(PENDING_BASE_KEY, base.hash);
       phase('reading coins in txid order');
-      append(db, rows(), after, chunk);
+      record({ coins: append(db, rows(), after, chunk, (coins) => record({ coins })) });
       const totals = finish(db, base, meta, phase, opts, chunk);
       db.exec('COMMIT');
       return totals;
@@ -304,7 +335,7 @@ function finish(
     meta.run(SNAPSHOT_COINBASE_KEY, base.height);
   }
   db.prepare('INSERT INTO blocks (height, hash, prev_hash) VALUES (?, ?, ?)').run(base.height, base.hash, base.prevHash);
-  db.prepare('DELETE FROM meta WHERE key = ?').run(PENDING_BASE_KEY);
+  db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(PENDING_BASE_KEY, BOOTSTRAP_PROGRESS_KEY);
   meta.run(BASE_HEIGHT_KEY, base.height);
   meta.run('tip_height', base.height);
   meta.run('tip_hash', base.hash);

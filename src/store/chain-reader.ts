@@ -10,6 +10,7 @@
  */
 import { toDisplayHex } from '../chain/hash.js';
 import type { ChainCode, NetworkName } from '../chain/params.js';
+import { BOOTSTRAP_PROGRESS_KEY, type BootstrapProgress } from './bulk-load.js';
 import { FeedReader } from './change-feed.js';
 import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from './errors.js';
@@ -95,6 +96,7 @@ export class ChainReader {
   private readonly summaryStmt: Database.Statement<[Buffer], SummaryRow>;
   private readonly statusStmt: Database.Statement<[], StatusRow>;
   private readonly mempoolCountStmt: Database.Statement<[], { n: number }>;
+  private readonly bootstrapStmt: Database.Statement<[string], unknown>;
   private readonly confirmedStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly withMempoolStmt: Database.Statement<[Buffer], ViewRow>;
   private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
@@ -121,6 +123,7 @@ export class ChainReader {
     );
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
+    this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
     this.confirmedStmt = db.prepare(
       'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
         'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k',
@@ -198,6 +201,23 @@ export class ChainReader {
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
     );
+  }
+
+  /**
+   * Where an unfinished snapshot load stands (bulk-load.ts BOOTSTRAP_PROGRESS_KEY), as of its last
+   * committed chunk; null when no load is under way or left interrupted.
+   */
+  bootstrap(): BootstrapProgress | null {
+    const text = this.bootstrapStmt.get(BOOTSTRAP_PROGRESS_KEY);
+    if (typeof text !== 'string') return null;
+    try {
+      const p = JSON.parse(text) as Partial<BootstrapProgress>;
+      return typeof p.phase === 'string' && Number.isSafeInteger(p.coins)
+        ? { phase: p.phase, coins: p.coins!, total: Number.isSafeInteger(p.total) ? p.total! : null }
+        : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */

@@ -5,6 +5,7 @@
 import { MAX_SATS } from '../../chain/amount.js';
 import { ALL_NETWORK_NAMES, CHAIN_CODES } from '../../chain/params.js';
 import { failSchema, ref, successSchema, type Json } from './build.js';
+import { LOAD_PHASES } from '../../store/bulk-load.js';
 
 export const SCHEMAS: Json = {
   AddressSummary: {
@@ -164,6 +165,17 @@ export const SCHEMAS: Json = {
       indexedHeight: { type: ['integer', 'null'], minimum: 0 },
       indexedHash: { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$', description: "The indexed tip's block hash." },
       mempoolTxs: { type: ['integer', 'null'], minimum: 0, description: "Transactions of the node's mempool the index holds." },
+      bootstrap: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['phase', 'coins', 'total'],
+        description: "Present while a UTXO snapshot is being loaded (nothing indexed yet), as of the load's last committed chunk.",
+        properties: {
+          phase: { enum: [...LOAD_PHASES] },
+          coins: { type: 'integer', minimum: 0, description: "The file's coins read so far." },
+          total: { type: ['integer', 'null'], minimum: 0, description: 'Coins in the snapshot file.' },
+        },
+      },
       nodeHeight: {
         type: ['integer', 'null'],
         minimum: 0,

@@ -10,6 +10,7 @@ import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../metrics.js';
 import { addressMatcher } from '../../net-ranges.js';
+import type { BootstrapProgress } from '../../store/bulk-load.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
@@ -37,6 +38,8 @@ export interface ChainReadiness {
   tipAgeSeconds: number | null;
   /** Why the chain does not answer; absent when ready. */
   reason?: string;
+  /** While a snapshot is being loaded (nothing indexed yet): its phase and coins read of the file's total. */
+  bootstrap?: BootstrapProgress;
 }
 
 function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
@@ -56,7 +59,8 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
     case 'unavailable':
       return { ...base, ready: false, ...none, reason: state.reason };
     case 'empty':
-      return { ...base, ready: false, ...none, reason: 'the index has no blocks yet' };
+      if (state.bootstrap === null) return { ...base, ready: false, ...none, reason: 'the index has no blocks yet' };
+      return { ...base, ready: false, ...none, reason: bootstrapReason(state.bootstrap), bootstrap: state.bootstrap };
     case 'stale':
     case 'syncing':
     case 'ready': {
@@ -78,6 +82,11 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
       return { ...row, reason: state.kind === 'stale' ? state.reason : `the index is ${state.lag} blocks behind the node` };
     }
   }
+}
+
+function bootstrapReason(p: BootstrapProgress): string {
+  const share = p.total !== null && p.total > 0 ? ` (${((100 * p.coins) / p.total).toFixed(1)} % of ${p.total} coins read)` : '';
+  return `a UTXO snapshot is being loaded: ${p.phase}${share}`;
 }
 
 function mempoolTxsOf(handle: ChainHandle): number | null {

@@ -42,11 +42,28 @@ const catchUps = new Map();
 
 function syncState(row) {
   if (row.ready) return { text: 'in sync', cls: 'state-ready' };
+  if (row.bootstrap) return { text: `loading a UTXO snapshot: ${row.bootstrap.phase}`, cls: 'state-syncing' };
   if (row.lag !== null && row.lag > 0 && row.indexedHeight !== null) return { text: 'catching up', cls: 'state-syncing' };
   return { text: row.reason ? `not ready: ${row.reason}` : 'not ready', cls: 'state-down' };
 }
 
+/** A snapshot load's share of coins read, and an ETA from the rate seen since this page first saw it. */
+function bootstrapProgress(row) {
+  const b = row.bootstrap;
+  if (!b.total) return null;
+  const key = `${row.chain}/bootstrap`;
+  const now = Date.now();
+  let first = catchUps.get(key);
+  if (!first || first.height > b.coins) catchUps.set(key, (first = { height: b.coins, at: now }));
+  const rate = (b.coins - first.height) / ((now - first.at) / 1000);
+  const reading = b.phase === 'reading coins in txid order';
+  const eta = !reading ? 'unknown' : rate > 0 ? duration((b.total - b.coins) / rate) : 'estimating…';
+  return { percent: (100 * b.coins) / b.total, eta, label: `${row.chain} snapshot load progress` };
+}
+
 function progress(row) {
+  if (row.bootstrap) return bootstrapProgress(row);
+  catchUps.delete(`${row.chain}/bootstrap`);
   if (row.lag === null || row.lag <= 0 || row.nodeHeight === null || row.indexedHeight === null) {
     catchUps.delete(row.chain);
     return null;
@@ -57,7 +74,7 @@ function progress(row) {
   const rate = (row.indexedHeight - first.height) / ((now - first.at) / 1000);
   const eta = rate > 0 ? duration(row.lag / rate) : 'estimating…';
   const percent = row.nodeHeight > 0 ? (100 * row.indexedHeight) / row.nodeHeight : 0;
-  return { percent, eta };
+  return { percent, eta, label: `${row.chain} sync progress` };
 }
 
 function renderChain(row) {
@@ -81,7 +98,7 @@ function renderChain(row) {
     list.append(el('dt', {}, name), el('dd', { 'data-field': field, ...(cls ? { class: cls } : {}) }, value));
   }
   if (p) {
-    const bar = el('progress', { max: '100', value: p.percent.toFixed(2), 'aria-label': `${row.chain} sync progress` });
+    const bar = el('progress', { max: '100', value: p.percent.toFixed(2), 'aria-label': p.label });
     list.append(el('dt', {}, 'Progress'), el('dd', { 'data-field': 'progress' }, bar, ` ${p.percent.toFixed(2)} % · ETA ${p.eta}`));
   }
   card.replaceChildren(el('h2', {}, row.chain), list);
