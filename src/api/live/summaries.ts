@@ -86,15 +86,17 @@ function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: readon
 export function readSummaries(deps: AppDeps, chain: ChainCode, watches: readonly Watch[]): Summary[] {
   const handle: ChainHandle | undefined = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
-  const keys = watches.flatMap((w) => w.keys.map((k) => Buffer.from(k, 'latin1')));
+  // Each script read once, however many watches share it (a popular address, wallets that overlap).
+  const slot = new Map<string, number>();
+  for (const w of watches) for (const k of w.keys) if (!slot.has(k)) slot.set(k, slot.size);
+  const keys = [...slot.keys()].map((k) => Buffer.from(k, 'latin1'));
   const views = readIndex(chain, handle, (source) => source.keyViews(keys, true));
   if (views === null) throw syncing(chain, null, null);
   const judged = judge(views, deps.settings, (deps.clock ?? { now: Date.now }).now(), handle.params);
   if (judged.kind === 'stale') throw unavailable(chain, judged.reason);
   if (judged.kind === 'syncing') throw syncing(chain, views.tipHeight, views.nodeHeight);
-  let at = 0;
   return watches.map((w) => {
-    const read = views.items.slice(at, (at += w.keys.length));
+    const read = w.keys.map((k) => views.items[slot.get(k)!]!);
     return summaryOf(chain, handle, w, read, views);
   });
 }
