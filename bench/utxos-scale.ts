@@ -136,7 +136,13 @@ outputs and pays two outputs per transaction, one commit per block.
 | block apply with ÷ without the listing | **${fmt(ratio, 2)}×** (${fmt(withList.blocksPerSec, 2)} vs ${fmt(without.blocksPerSec, 2)} blocks/s) | ≥ ${GOALS.applyRatio}× | ${mark(goals.apply)} |
 
 - Without the listing: ${fmt(without.blocksPerSec, 2)} blocks/s${read(without)}; with it: ${fmt(withList.blocksPerSec, 2)} blocks/s${read(withList)}.
-- The build's events: ${events.length === 0 ? 'none' : events.map((e) => `\`${e.replace(/^listing: /, '')}\``).join('; ')}.
+- The build's progress events (the indexer logs one line each): ${events.length} in all; the first and the last two: ${[
+          events[0],
+          ...events.slice(-2),
+        ]
+          .filter((e) => e !== undefined)
+          .map((e) => `\`${e.replace(/^listing: /, '')}\``)
+          .join('; ')}.
 - The reference ran first, on the file before the listing existed; the run with the listing followed its build.`,
       );
       return { goalMet: goals.bootstrap && goals.bytes && goals.apply };
