@@ -281,8 +281,8 @@ without the listing. That is inherent to any script→outpoint access path kept 
 transaction; what it buys is that the listing can never disagree with the balances. An operator who
 needs the listing pays it on every block; one who does not keeps the default (off).
 
-Not measured this time: the 185M-UTXO figures (bytes per UTXO, the 30-minute bootstrap with the listing
-built at its end, block apply at 185M); they take hours on this shared 2-core machine.
+The 185M-UTXO figures (bytes per UTXO, the bootstrap with the listing built at its end, block apply at
+185M) are measured from a snapshot by \`npm run bench -- utxos-scale\` (section utxos-scale).
 `,
   );
   process.stdout.write(
