@@ -74,9 +74,10 @@ interface SummaryRow extends StatusRow {
 interface ViewRow {
   balance: number | null;
   utxo_count: number | null;
-  m_balance: number | null;
-  m_utxo_count: number | null;
-  m_tx_count: number | null;
+  /** Only in the mempool statement's rows. */
+  m_balance?: number | null;
+  m_utxo_count?: number | null;
+  m_tx_count?: number | null;
 }
 
 interface StatusRow {
@@ -124,10 +125,9 @@ export class ChainReader {
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
     this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
-    this.confirmedStmt = db.prepare(
-      'SELECT s.balance, s.utxo_count, NULL AS m_balance, NULL AS m_utxo_count, NULL AS m_tx_count ' +
-        'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k',
-    );
+    // The plain point lookup (no row for an unknown script): BENCHMARKS.md xpub measured it faster than
+    // the LEFT JOIN form below, which a confirmed-only read does not need.
+    this.confirmedStmt = db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?');
     this.withMempoolStmt = db.prepare(
       'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
         'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
@@ -138,11 +138,7 @@ export class ChainReader {
       const status = this.toStatus(this.statusStmt.get()!);
       if (status === null) return null;
       const stmt = mempool ? this.withMempoolStmt : this.confirmedStmt;
-      // Looked up in key order: neighbouring keys share b-tree pages, so the descents stay in the same
-      // cached leaves (BENCHMARKS.md xpub: 2,000 keys ≈ 1.2× faster than in the caller's order).
-      const items: ScriptView[] = new Array(keys.length);
-      for (const i of keyOrder(keys)) items[i] = toView(stmt.get(keys[i]!)!, mempool);
-      return { ...status, items };
+      return { ...status, items: keys.map((key) => toView(stmt.get(key) ?? NO_ROW, mempool)) };
     });
   }
 
@@ -251,11 +247,7 @@ export class ChainReader {
   }
 }
 
-/** Indices of `keys` in ascending key order (a one-key read needs no sort). */
-function keyOrder(keys: readonly Buffer[]): number[] {
-  const order = keys.map((_, i) => i);
-  return keys.length < 2 ? order : order.sort((a, b) => Buffer.compare(keys[a]!, keys[b]!));
-}
+const NO_ROW: ViewRow = { balance: null, utxo_count: null };
 
 function toView(row: ViewRow, mempool: boolean): ScriptView {
   const view: ScriptView = { balanceSats: row.balance ?? 0, utxoCount: row.utxo_count ?? 0 };
