@@ -152,6 +152,12 @@ export class LitecoindWorld {
     return this.node.cli<string>('getbestblockhash');
   }
 
+  /** Mines one block paying `to` and waits until the indexer has it. */
+  async mineBlock(to: string): Promise<void> {
+    await this.node.cli('generatetoaddress', 1, to);
+    await this.world.waitForTip('the mined block', 60_000);
+  }
+
   async close(): Promise<void> {
     await this.world.close();
     await this.node.stop();

@@ -75,10 +75,7 @@ describe('live guards and resumption against a real litecoind', () => {
     streams.push(stream);
     return stream;
   };
-  const mine = async (): Promise<void> => {
-    await node.cli('generatetoaddress', 1, miner);
-    await lw.world.waitForTip('the mined block', 60_000);
-  };
+  const mine = (): Promise<void> => lw.mineBlock(miner);
 
   beforeAll(async () => {
     lw = await LitecoindWorld.start();

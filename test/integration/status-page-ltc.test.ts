@@ -40,10 +40,7 @@ describe('status page in chromium against a real litecoind', () => {
     return page;
   };
   const field = (page: Page, name: string) => page.textContent(`#chain-${CHAIN} [data-field="${name}"]`);
-  const mine = async (): Promise<void> => {
-    await node.cli('generatetoaddress', 1, miner);
-    await lw.world.waitForTip('the mined block', 60_000);
-  };
+  const mine = (): Promise<void> => lw.mineBlock(miner);
 
   beforeAll(async () => {
     lw = await LitecoindWorld.start();

@@ -16,19 +16,24 @@ export function startStoreChild(args: string[]): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Resolves with the first stdout line; rejects if the child exits first (with its stderr). */
-export function firstLine(child: ChildProcess): Promise<string> {
+/** Resolves with the child's stdout lines once one satisfies `want`; rejects if it exits first (with its stderr). */
+export function linesUntil(child: ChildProcess, want: (line: string) => boolean): Promise<string[]> {
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
+      const lines = out.split('\n').slice(0, -1);
+      if (lines.some(want)) resolve(lines);
     });
-    child.on('exit', (code, signal) => reject(new Error(`child exited (${String(code ?? signal)}) before a line: ${err}`)));
+    child.on('exit', (code, signal) => reject(new Error(`child exited (${String(code ?? signal)}) before the line: ${err}`)));
   });
+}
+
+/** Resolves with the first stdout line; rejects if the child exits first (with its stderr). */
+export async function firstLine(child: ChildProcess): Promise<string> {
+  return (await linesUntil(child, () => true))[0]!;
 }
 
 export function exited(child: ChildProcess): Promise<void> {

@@ -5,18 +5,15 @@
  * limits are checked, and the routes answer 404 UTXO_LIST_DISABLED while the listing is off.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
 import { ChainStore } from '../../src/store/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
-import { buildWorld, Caller, type Answer, type World } from '../support/api-world.js';
+import type { Answer, Caller, World } from '../support/api-world.js';
+import { listingWorld, type ListingWorld } from '../support/listing-world.js';
 import { ChainBuilder, coinbaseTx, p2pkh, p2wpkh, Rng, spendTx } from '../support/blocks.js';
 
 const rng = new Rng(23);
@@ -44,12 +41,10 @@ interface PageData {
   blockHash: string;
 }
 
-let dir: string;
 let world: World;
 let caller: Caller;
 let key: string;
 let store: ChainStore;
-let reader: ChainReader;
 let chain: ChainBuilder;
 
 const get = (p: string) => caller.send('GET', p, { 'x-api-key': key });
@@ -106,25 +101,16 @@ async function pageAll(base: string, limit: number): Promise<{ items: Item[]; he
   throw new Error('no last page');
 }
 
+let t: ListingWorld;
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'addrsum-utxos-'));
-  world = buildWorld();
-  caller = new Caller(world.app);
-  key = world.createKey('private').key;
-  store = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'mainnet' });
-  store.setUtxoList(true);
-  build();
-  reader = ChainReader.open(path.join(dir, 'ltc.sqlite'));
-  world.index.LTC.lister = reader;
+  t = listingWorld('LTC', (s) => {
+    store = s;
+    build();
+  });
+  ({ world, caller, key } = t);
 });
 
-afterEach(() => {
-  expect(caller.problems).toEqual([]);
-  reader.close();
-  store.close();
-  world.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 describe('GET …/utxos', () => {
   it('pages with limit=2 through exactly the UTXO table, oldest first, at one tip, with coinbase flags', async () => {

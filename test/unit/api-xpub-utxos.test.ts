@@ -3,15 +3,11 @@
  * derived script merged oldest first, paged, each with its path and address; the cursor is bound to the
  * wallet and its range; wallet refusals keep their codes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore } from '../../src/store/chain-store.js';
-import { buildWorld, Caller, type Answer, type World } from '../support/api-world.js';
+import type { Answer, Caller } from '../support/api-world.js';
+import { listingWorld, type ListingWorld } from '../support/listing-world.js';
 import { ChainBuilder, coinbaseTx, p2wpkh, Rng, spendTx } from '../support/blocks.js';
 
 const ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
@@ -32,47 +28,33 @@ interface Item {
   address: string | null;
 }
 
-let dir: string;
-let world: World;
 let caller: Caller;
 let key: string;
-let store: ChainStore;
-let reader: ChainReader;
 
 const get = (p: string) => caller.send('GET', p, { 'x-api-key': key });
 const data = (a: Answer) => (a.body as { data: { utxos: Item[]; next: string | null; code?: string; range: number } }).data;
 
+let t: ListingWorld;
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'addrsum-xpub-utxos-'));
-  world = buildWorld();
-  caller = new Caller(world.app);
-  key = world.createKey('private').key;
-  store = ChainStore.open(path.join(dir, 'btc.sqlite'), { chain: 'BTC', network: 'mainnet' });
-  store.setUtxoList(true);
-  const rng = new Rng(9);
-  const chain = new ChainBuilder(rng);
-  store.applyBlocks([chain.block([])]);
-  for (let h = 1; h <= 5; h++) {
-    const pay = [
-      { script: script(RECEIVE_0), value: 10_000 + h },
-      { script: p2wpkh(rng), value: 5 },
-      { script: script(CHANGE_0), value: 20_000 + h },
-    ];
-    store.applyBlocks([
-      chain.block([coinbaseTx([{ script: p2wpkh(rng), value: 1 }], rng.bytes(32)), spendTx([], pay, { txid: rng.bytes(32) })]),
-    ]);
-  }
-  reader = ChainReader.open(path.join(dir, 'btc.sqlite'));
-  world.index.BTC.lister = reader;
+  t = listingWorld('BTC', (store) => {
+    const rng = new Rng(9);
+    const chain = new ChainBuilder(rng);
+    store.applyBlocks([chain.block([])]);
+    for (let h = 1; h <= 5; h++) {
+      const pay = [
+        { script: script(RECEIVE_0), value: 10_000 + h },
+        { script: p2wpkh(rng), value: 5 },
+        { script: script(CHANGE_0), value: 20_000 + h },
+      ];
+      store.applyBlocks([
+        chain.block([coinbaseTx([{ script: p2wpkh(rng), value: 1 }], rng.bytes(32)), spendTx([], pay, { txid: rng.bytes(32) })]),
+      ]);
+    }
+  });
+  ({ caller, key } = t);
 });
 
-afterEach(() => {
-  expect(caller.problems).toEqual([]);
-  reader.close();
-  store.close();
-  world.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 describe('GET /api/v1/{chain}/xpub/{key}/utxos', () => {
   it("pages the wallet's outputs oldest first, each with its path and address", async () => {

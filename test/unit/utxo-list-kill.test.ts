@@ -15,28 +15,13 @@ import { ChainStore } from '../../src/store/chain-store.js';
 import { utxoListRecorded, utxoListShards, verifyUtxoList } from '../../src/store/utxo-list.js';
 import { UTXO_LIST_SHARDS } from '../../src/store/utxo-list-shards.js';
 import { verifyAggregates } from '../../src/store/verify.js';
-import { exited, killAll, startStoreChild } from '../support/store-child-run.js';
+import { exited, killAll, linesUntil, startStoreChild } from '../support/store-child-run.js';
 import { listedEntries, tableEntries } from '../support/utxo-listing.js';
 
 const UTXOS = 600_000;
 const SCRIPTS = 5000;
 /** Attempts at a kill inside a shard (each restarts the build and kills it as soon as a shard commits). */
 const INSIDE_KILLS = 4;
-
-/** Resolves with the child's stdout lines once one satisfies `want`; rejects if it exits first. */
-function lineSeen(child: ChildProcess, want: (line: string) => boolean): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const lines = out.split('\n').slice(0, -1);
-      if (lines.some(want)) resolve(lines);
-    });
-    child.on('exit', (code, signal) => reject(new Error(`child exited (${String(code ?? signal)}) before the line: ${err}`)));
-  });
-}
 
 function digest(rows: Iterable<[Buffer, number, Buffer]>): string {
   const h = createHash('sha256');
@@ -57,7 +42,7 @@ describe('UTXO listing build killed midway', () => {
   async function killedBuild(args: string[], stop: (line: string) => boolean): Promise<{ shards: number[]; lines: string[] }> {
     const child = startStoreChild(['list', path, ...args]);
     children.push(child);
-    const lines = await lineSeen(child, stop);
+    const lines = await linesUntil(child, stop);
     child.kill('SIGKILL');
     await exited(child);
     const db = new Database(path);
@@ -107,7 +92,7 @@ describe('UTXO listing build killed midway', () => {
 
     const child = startStoreChild(['list', path]);
     children.push(child);
-    const lines = await lineSeen(child, (l) => l === 'done');
+    const lines = await linesUntil(child, (l) => l === 'done');
     child.kill('SIGKILL');
     await exited(child);
     // Only the missing shards were built.

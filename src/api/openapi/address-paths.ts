@@ -7,6 +7,15 @@ import type { ErrorCode } from '../errors.js';
 import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
 
 export const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;
+
+/** The `{chain}` segment every chain route starts with. */
+export const CHAIN_PATH_PARAM: Json = {
+  name: 'chain',
+  in: 'path',
+  required: true,
+  description: CHAIN_PARAM_TEXT,
+  schema: { type: 'string' },
+};
 export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
 /** The 503 of a route that reads an index: `description` says which codes it gives and when. */
@@ -48,7 +57,7 @@ export function batchPathItem(): Json {
         "Checks, in order: chain, key, body, limits (one request of the caller's limit per address; a malformed body costs one), index state; " +
         "then one read for all addresses. A batch larger than the tier's burst never fits (429).",
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         {
           name: 'mempool',
           in: 'query',
@@ -190,7 +199,7 @@ export function addressPathItem(): Json {
       operationId: 'getAddressSummary',
       description: 'Checks, in order: method, chain, key, limits, address, index state; then one indexed read.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         {
           name: 'address',
           in: 'path',

@@ -5,7 +5,7 @@
 import { MAX_SATS } from '../../chain/amount.js';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PARAM_TEXT, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
+import { CHAIN_PATH_PARAM, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
 import { codesWithStatus, failSchema, headers, internalError, LIMITS, pathItem, ref, response, successSchema, type Json } from './build.js';
 
 const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
@@ -82,7 +82,7 @@ export function addressUtxosPathItem(): Json {
       description:
         'Needs the opt-in listing (chains.<C>.utxoList). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         { name: 'address', in: 'path', required: true, description: 'An address of that chain.', schema: { type: 'string' } },
         ...PAGE_QUERY,
       ],
@@ -106,7 +106,7 @@ export function scripthashUtxosPathItem(): Json {
       operationId: 'getScripthashUtxos',
       description: 'The address listing for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         { name: 'hash', in: 'path', required: true, description: 'Electrum scripthash, 64 hex digits.', schema: { type: 'string' } },
         ...PAGE_QUERY,
       ],
@@ -126,7 +126,7 @@ export function xpubUtxosPathItem(): Json {
         'Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), merged oldest first; ' +
         'each item adds its `path` and `address`. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         {
           name: 'key',
           in: 'path',

@@ -4,7 +4,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import {
-  CHAIN_PARAM_TEXT,
+  CHAIN_PATH_PARAM,
   IF_NONE_MATCH_PARAM,
   KEY_AND_CHAIN_FAILURES,
   MEMPOOL_PARAM,
@@ -25,7 +25,7 @@ export function scripthashPathItem(): Json {
         "The address route's answer for a script named by its Electrum scripthash, with `scripthash` in place of `address`: " +
         'how P2PK, bare multisig and non-standard outputs are asked for. Checks, in order: method, chain, key, limits, hash, index state.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         {
           name: 'hash',
           in: 'path',
@@ -123,7 +123,7 @@ export function xpubPathItem(): Json {
         'Checks, in order: chain, key, wallet input, limits, index state; then one read of every derived script. ' +
         'The POST form keeps the key out of URLs and proxy logs.',
       parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
+        CHAIN_PATH_PARAM,
         { name: 'key', in: 'path', required: true, description: `${XPUB_TEXT} URL-encoded.`, schema: { type: 'string' } },
         ...WALLET_QUERY,
       ],
@@ -142,10 +142,7 @@ export function xpubPostPathItem(): Json {
       operationId: 'postWalletSummary',
       summary: 'Wallet summary, the key in the body',
       description: 'As GET /api/v1/{chain}/xpub/{key}, with the key (and optionally the range) in a JSON body.',
-      parameters: [
-        { name: 'chain', in: 'path', required: true, description: CHAIN_PARAM_TEXT, schema: { type: 'string' } },
-        ...WALLET_QUERY.slice(1),
-      ],
+      parameters: [CHAIN_PATH_PARAM, ...WALLET_QUERY.slice(1)],
       requestBody: {
         required: true,
         description: 'Any content type is read as JSON; at most 16 KiB.',
