@@ -5,14 +5,17 @@
  */
 import { CodedError } from '../coded-error.js';
 
-export type WalletErrorCode =
-  | 'PRIVATE_KEY_REFUSED'
-  | 'BAD_CHECKSUM'
-  | 'WRONG_NETWORK'
-  | 'HARDENED_BELOW_XPUB'
-  | 'RANGE_TOO_LARGE'
-  | 'BAD_RANGE'
-  | 'MALFORMED_DESCRIPTOR';
+export const WALLET_ERROR_CODES = [
+  'PRIVATE_KEY_REFUSED',
+  'BAD_CHECKSUM',
+  'WRONG_NETWORK',
+  'HARDENED_BELOW_XPUB',
+  'RANGE_TOO_LARGE',
+  'BAD_RANGE',
+  'MALFORMED_DESCRIPTOR',
+] as const;
+
+export type WalletErrorCode = (typeof WALLET_ERROR_CODES)[number];
 
 export class WalletError extends CodedError<WalletErrorCode> {}
 

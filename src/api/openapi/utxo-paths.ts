@@ -4,6 +4,7 @@
  */
 import { MAX_SATS } from '../../chain/amount.js';
 import { CHAIN_CODES } from '../../chain/params.js';
+import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
 import { CHAIN_PATH_PARAM, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
 import { codesWithStatus, failSchema, headers, internalError, LIMITS, pathItem, ref, response, successSchema, type Json } from './build.js';
@@ -143,16 +144,7 @@ export function xpubUtxosPathItem(): Json {
         },
         ...PAGE_QUERY,
       ],
-      responses: pageResponses('WalletUtxosSuccess', [
-        ...PAGE_CODES,
-        'PRIVATE_KEY_REFUSED',
-        'BAD_CHECKSUM',
-        'WRONG_NETWORK',
-        'HARDENED_BELOW_XPUB',
-        'RANGE_TOO_LARGE',
-        'BAD_RANGE',
-        'MALFORMED_DESCRIPTOR',
-      ]),
+      responses: pageResponses('WalletUtxosSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES]),
     },
     [{ ApiKey: [] }, {}],
   );

@@ -2,6 +2,7 @@
  * The wallet paths: GET /api/v1/{chain}/scripthash/{hash} (one script by its Electrum scripthash) and
  * the xpub routes (a wallet's derived scripts summed in one read).
  */
+import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
 import {
   CHAIN_PATH_PARAM,
@@ -48,16 +49,7 @@ export function scripthashPathItem(): Json {
   );
 }
 
-const WALLET_CODES: ErrorCode[] = [
-  'PRIVATE_KEY_REFUSED',
-  'BAD_CHECKSUM',
-  'WRONG_NETWORK',
-  'HARDENED_BELOW_XPUB',
-  'RANGE_TOO_LARGE',
-  'BAD_RANGE',
-  'MALFORMED_DESCRIPTOR',
-  'BAD_REQUEST',
-];
+const WALLET_CODES: ErrorCode[] = [...WALLET_ERROR_CODES, 'BAD_REQUEST'];
 
 const WALLET_QUERY: Json[] = [
   {
