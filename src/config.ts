@@ -146,6 +146,10 @@ export const configSchema = z.strictObject({
      * branches, so a request derives at most twice this many scripts.
      */
     xpubMaxRange: int(1, 100_000),
+    /** Worker threads deriving wallets (src/api/derivation-pool.ts); 0 = one fewer than the cores, 1 to 4. */
+    walletThreads: int(0, 64),
+    /** A wallet that would wait longer than this behind the derivation queue is refused with Retry-After. */
+    walletMaxWaitSeconds: int(1, 3600),
     /** Request limits per tier: `default` (anonymous, `--tier default` keys) and `private`. */
     tiers: z.strictObject({ default: tierLimits, private: tierLimits }),
     /**
@@ -254,6 +258,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_REQUEST_TIMEOUT_MS', path: ['api', 'requestTimeoutMs'], kind: 'int' },
   { name: 'ADDRSUM_METRICS_ALLOW', path: ['api', 'metricsAllow'], kind: 'list' },
   { name: 'ADDRSUM_XPUB_MAX_RANGE', path: ['api', 'xpubMaxRange'], kind: 'int' },
+  { name: 'ADDRSUM_WALLET_THREADS', path: ['api', 'walletThreads'], kind: 'int' },
+  { name: 'ADDRSUM_WALLET_MAX_WAIT_SECONDS', path: ['api', 'walletMaxWaitSeconds'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.

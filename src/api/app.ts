@@ -3,7 +3,7 @@
  * collaborators come in through AppDeps, so tests build apps from fakes and many apps can coexist.
  */
 import express, { type Express } from 'express';
-import { createApiMetrics } from './metrics.js';
+import { createApiMetrics, derivationMetrics } from './metrics.js';
 import { systemClock, type AppDeps } from './deps.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';
@@ -18,6 +18,7 @@ import { mountUtxoRoutes } from './routes/utxos.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
+import { DerivationCache } from './derivation-cache.js';
 import type { LiveHub } from './live/hub.js';
 import type { LiveLimits } from './live/limits.js';
 import { mountEventsRoute } from './live/sse-route.js';
@@ -33,6 +34,9 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   const metrics = deps.metrics ?? createApiMetrics();
   const limiter = deps.limiter ?? new TokenBucketLimiter(() => clock.now());
   const logger = deps.logger.child({ component: 'api' });
+  // One cache for both wallet routes, so a wallet's summary and its pages derive it once.
+  const derivations = deps.derivations ?? new DerivationCache();
+  derivationMetrics(metrics.registry, derivations.pool);
 
   const app = express();
   app.disable('x-powered-by');
@@ -51,12 +55,12 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
   mountUtxoRoutes(app, deps, limiter, metrics);
-  mountXpubUtxosRoute(app, deps, limiter, metrics, deps.derivations);
+  mountXpubUtxosRoute(app, deps, limiter, metrics, derivations);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(statusPageRouter(deps, metrics, clock, live?.hub));
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
-  app.use(xpubRouter(deps, limiter, metrics, deps.derivations));
+  app.use(xpubRouter(deps, limiter, metrics, derivations));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

@@ -58,6 +58,8 @@ export const ERROR_STATUS = {
   KEYS_UNAVAILABLE: 503,
   NOT_READY: 503,
   LIMITS_UNAVAILABLE: 503,
+  /** Wallet derivation (derivation-pool.ts) has more queued than a new wallet should wait behind. */
+  WALLETS_BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -92,6 +94,14 @@ export function jsendBody(err: ApiError): object {
 /** Text shown in messages for user input: bounded, quoted, control characters escaped by JSON. */
 export function quote(input: string, max = 40): string {
   return JSON.stringify(input.length > max ? `${input.slice(0, max)}…` : input);
+}
+
+/**
+ * A JSON member's name as a message may show it: quoted when it is a short plain name, else not shown,
+ * since a long one may be a key or a descriptor sent in the wrong place.
+ */
+export function memberName(name: string): string {
+  return /^[A-Za-z_][\w-]{0,31}$/.test(name) ? quote(name) : '(name not shown)';
 }
 
 export const ALLOW = 'GET, HEAD';

@@ -162,6 +162,29 @@ export function connectionMetrics(
   for (const reason of ['evicted', 'refused', 'deadline']) closed.inc({ reason }, 0);
 }
 
+/** The wallet derivation pool (derivation-pool.ts): its backlog and its output, read at each scrape. */
+export function derivationMetrics(registry: Registry, pool: { readonly pendingWork: number; readonly doneWork: number }): void {
+  new Gauge({
+    name: 'addrsum_api_wallet_pending_work',
+    help: 'Wallet derivation work (key derivations) queued or running on the derivation threads',
+    aggregator: 'sum',
+    registers: [registry],
+    collect(this: Gauge) {
+      this.set(pool.pendingWork);
+    },
+  });
+  let seen = 0;
+  new Counter({
+    name: 'addrsum_api_wallet_work_total',
+    help: 'Wallet derivation work (key derivations) done on the derivation threads',
+    registers: [registry],
+    collect() {
+      this.inc(pool.doneWork - seen);
+      seen = pool.doneWork;
+    },
+  });
+}
+
 /** Log lines the process could not write (a full or broken log disk: log-writer.ts), read at each scrape. */
 function logDropsCounter(name: string, registers: Registry[]): void {
   let seen = 0;

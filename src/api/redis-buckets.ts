@@ -21,6 +21,9 @@ const TAKE_SCRIPT = `
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
+-- overdraw (1): a cost above the burst is taken from a full bucket, which goes below zero
+local need = math.max(cost, 1)
+if ARGV[4] == '1' then need = math.min(need, burst) end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -31,7 +34,7 @@ if state[1] and state[2] then
 end
 local allowed = 0
 -- cost 0 only looks: allowed while a token is left, nothing taken
-if tokens >= math.max(cost, 1) then
+if tokens >= need then
   tokens = tokens - cost
   allowed = 1
 end
@@ -46,7 +49,7 @@ export interface BucketTake {
   readonly tokens: number;
 }
 
-type TakeCommand = (key: string, rate: number, burst: number, cost: number) => Promise<[number, string]>;
+type TakeCommand = (key: string, rate: number, burst: number, cost: number, overdraw: 0 | 1) => Promise<[number, string]>;
 
 export interface RedisBucketsOptions {
   /** A take slower than this fails (and the caller falls back) rather than holding the request. */
@@ -84,8 +87,8 @@ export class RedisBuckets {
     return this.client.status === 'ready';
   }
 
-  async take(caller: string, limits: TierLimits, cost: number): Promise<BucketTake> {
-    const [allowed, tokens] = await this.take_(BUCKET_KEY_PREFIX + caller, limits.rate, limits.burst, cost);
+  async take(caller: string, limits: TierLimits, cost: number, overdraw = false): Promise<BucketTake> {
+    const [allowed, tokens] = await this.take_(BUCKET_KEY_PREFIX + caller, limits.rate, limits.burst, cost, overdraw ? 1 : 0);
     return { allowed: allowed === 1, tokens: Number(tokens) };
   }
 

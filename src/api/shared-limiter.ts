@@ -83,16 +83,16 @@ export class SharedLimiter implements RateLimiter {
     return this.state === 'up';
   }
 
-  consume(caller: string, limits: TierLimits, cost = 1): LimitDecision | Promise<LimitDecision> {
+  consume(caller: string, limits: TierLimits, cost = 1, overdraw = false): LimitDecision | Promise<LimitDecision> {
     // While down, requests never wait on Redis: a PING in the background (probe) decides when it is back.
     // A Redis that hangs (SIGSTOP, swapping) would otherwise stall a request for the command timeout at
     // every retry.
     if (this.state === 'down') {
       this.probe();
-      return this.fallback(caller, limits, cost);
+      return this.fallback(caller, limits, cost, overdraw);
     }
-    if (this.state === 'starting' && !this.redis.ready) return this.fallback(caller, limits, cost);
-    return this.redis.take(caller, limits, cost).then(
+    if (this.state === 'starting' && !this.redis.ready) return this.fallback(caller, limits, cost, overdraw);
+    return this.redis.take(caller, limits, cost, overdraw).then(
       (taken) => {
         this.markUp();
         this.local.set(caller, taken.tokens, limits);
@@ -101,7 +101,7 @@ export class SharedLimiter implements RateLimiter {
       (err: unknown) => {
         this.options.metrics.storeErrors.inc();
         this.markDown(err);
-        return this.fallback(caller, limits, cost);
+        return this.fallback(caller, limits, cost, overdraw);
       },
     );
   }
@@ -133,7 +133,7 @@ export class SharedLimiter implements RateLimiter {
     );
   }
 
-  private fallback(caller: string, limits: TierLimits, cost: number): LimitDecision {
+  private fallback(caller: string, limits: TierLimits, cost: number, overdraw: boolean): LimitDecision {
     if (this.options.mode === 'fail-closed') {
       throw new ApiError(
         'LIMITS_UNAVAILABLE',
@@ -144,7 +144,7 @@ export class SharedLimiter implements RateLimiter {
         },
       );
     }
-    return this.local.consume(caller, limits, cost);
+    return this.local.consume(caller, limits, cost, overdraw);
   }
 
   private markUp(): void {

@@ -8,6 +8,10 @@
  * Callers are named `<family>:<id>` (`key:<key id>`, `ip:<client IP>`, …): any family of buckets plugs in
  * by choosing a prefix and its TierLimits; families never collide and share one store.
  *
+ * Overdraw: a request that may cost more than the burst (a large wallet, priced by its work) is taken
+ * from a full bucket, which goes below zero; the caller's next request waits until the debt is repaid
+ * at the tier's rate. Without it such a request never fits, and the caller is told to split it.
+ *
  * Header values follow the IETF RateLimit header fields draft: Limit = burst (the quota), Remaining =
  * whole tokens left, Reset = seconds until the bucket is full again; a refusal adds Retry-After = seconds
  * until one token is back.
@@ -31,10 +35,17 @@ export interface RateLimiter {
   /**
    * Takes `cost` tokens from `caller`'s bucket if it holds that many; cost 0 only looks (allowed = a token
    * is left, nothing taken: the wrong-key check asks before the lookup and pays only for a wrong key).
+   * `overdraw`: a cost above the burst is taken from a full bucket (see above).
    * In-process stores answer at once;
    * shared ones (Redis) answer with a promise, so callers handle both without a promise per request here.
    */
-  consume(caller: string, limits: TierLimits, cost?: number): LimitDecision | Promise<LimitDecision>;
+  consume(caller: string, limits: TierLimits, cost?: number, overdraw?: boolean): LimitDecision | Promise<LimitDecision>;
+}
+
+/** Tokens a bucket must hold for `cost` to be taken. */
+export function tokensNeeded(cost: number, limits: TierLimits, overdraw: boolean): number {
+  const need = Math.max(cost, 1);
+  return overdraw ? Math.min(need, limits.burst) : need;
 }
 
 /** The decision for a bucket left holding `tokens` after the attempt (`allowed`: `cost` was taken). */
@@ -42,7 +53,8 @@ export function decide(allowed: boolean, tokens: number, limits: TierLimits, cos
   return {
     allowed,
     limit: limits.burst,
-    remaining: Math.floor(tokens),
+    // An overdrawn bucket is below zero: nothing remains.
+    remaining: Math.max(0, Math.floor(tokens)),
     resetSeconds: Math.ceil((limits.burst - tokens) / limits.rate),
     // A cost above the burst never fits: the wait shown is until the bucket is full, which then says so.
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(Math.max(cost, 1), limits.burst) - tokens) / limits.rate)),
@@ -65,12 +77,12 @@ export class TokenBucketLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  consume(caller: string, limits: TierLimits, cost = 1): LimitDecision {
+  consume(caller: string, limits: TierLimits, cost = 1, overdraw = false): LimitDecision {
     const t = this.now();
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
-    const allowed = tokens >= Math.max(cost, 1);
+    const allowed = tokens >= tokensNeeded(cost, limits, overdraw);
     if (allowed) tokens -= cost;
     if (bucket) {
       // Updated in place: no object per request on the hot path.

@@ -31,6 +31,8 @@ import { truncationProblem } from '../store/file-header.js';
 import { walMismatch } from '../store/wal-match.js';
 import { fileIdentity } from '../store/file-identity.js';
 import { chainDbPath } from '../store/paths.js';
+import { DerivationCache } from './derivation-cache.js';
+import { DerivationPool } from './derivation-pool.js';
 
 export interface WiredApi {
   readonly app: Express;
@@ -76,8 +78,11 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
     ...(keys.unreadable() ? ['the keys database cannot be read'] : []),
     ...(limits.refusing() ? ['limits are fail-closed and Redis is unreachable'] : []),
   ];
+  const pool = new DerivationPool({ threads: config.api.walletThreads, maxWaitSeconds: config.api.walletMaxWaitSeconds });
+  closers.push(() => void pool.close());
   const deps: AppDeps = {
     chains,
+    derivations: new DerivationCache(pool),
     keys: keys.value,
     settings: config.api,
     logger,

@@ -51,9 +51,25 @@ export function checkRange(desc: Descriptor, { range, maxRange }: RangeLimits): 
   }
 }
 
-/** How many scripts deriveScripts names for `range`: known before any key is derived (a request's price). */
+/** How many scripts deriveScripts names for `range`: known before any key is derived. */
 export function scriptCount(desc: Descriptor, range: number): number {
   return desc.ranged ? desc.branches * range : desc.branches;
+}
+
+/**
+ * What deriving the wallet costs, known before any key is derived (a request's price and its place in
+ * the derivation queue): one unit per child key derived at a script's index, so a script of 16 ranged
+ * keys costs 16 and a bare key's script 1; a script that derives nothing (hex keys, addr, raw) still
+ * costs 1 to build and look up.
+ */
+export function derivationWork(desc: Descriptor, range: number): number {
+  return scriptCount(desc, range) * workPerScript(desc);
+}
+
+/** Units of derivationWork per script: the ranged extended keys each script derives a child of. */
+export function workPerScript(desc: Descriptor): number {
+  const ranged = descriptorKeys(desc).filter((k) => k.source.type === 'xpub' && k.wildcard).length;
+  return Math.max(1, ranged);
 }
 
 /** Per key and branch: the node at the end of the fixed path, derived once, and its children. */
@@ -137,18 +153,45 @@ function pathOf(key: KeyExpression | undefined, branch: number, index: number | 
   return key.origin ? ['m', ...key.origin.path.map(stepText), ...steps].join('/') : steps.join('/');
 }
 
+/**
+ * The scripts of one wallet, derived slice by slice (the derivation pool hands out slices so that one
+ * large wallet cannot hold a worker for long): item `i` of the flat order is branch ⌊i / perBranch⌋ at
+ * index i mod perBranch, the order deriveScripts answers in. Each fixed part of a key's path is derived
+ * once per deriver, whatever the slices.
+ */
+export class WalletDeriver {
+  private readonly keys = new KeyDeriver();
+  private readonly first: KeyExpression | undefined;
+  readonly perBranch: number;
+  readonly total: number;
+
+  constructor(
+    private readonly desc: Descriptor,
+    limits: RangeLimits,
+  ) {
+    checkRange(desc, limits);
+    this.first = descriptorKeys(desc).find((k) => k.source.type === 'xpub');
+    this.perBranch = desc.ranged ? limits.range : 1;
+    this.total = desc.branches * this.perBranch;
+  }
+
+  /** Items from … to-1 of the flat order. */
+  slice(from: number, to: number): DerivedScript[] {
+    if (!(Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= 0 && from <= to && to <= this.total))
+      throw new RangeError(`no slice ${from}…${to} of ${this.total} scripts`);
+    const out: DerivedScript[] = [];
+    for (let at = from; at < to; at++) {
+      const branch = Math.floor(at / this.perBranch);
+      const i = at % this.perBranch;
+      const index = this.desc.ranged ? i : null;
+      out.push({ branch, index, path: pathOf(this.first, branch, index), script: scriptOf(this.desc.root, this.keys, branch, i) });
+    }
+    return out;
+  }
+}
+
 /** Every script the descriptor names over `limits.range`, branch by branch, in index order. */
 export function deriveScripts(desc: Descriptor, limits: RangeLimits): DerivedScript[] {
-  checkRange(desc, limits);
-  const keys = new KeyDeriver();
-  const first = descriptorKeys(desc).find((k) => k.source.type === 'xpub');
-  const out: DerivedScript[] = [];
-  for (let branch = 0; branch < desc.branches; branch++) {
-    const count = desc.ranged ? limits.range : 1;
-    for (let i = 0; i < count; i++) {
-      const index = desc.ranged ? i : null;
-      out.push({ branch, index, path: pathOf(first, branch, index), script: scriptOf(desc.root, keys, branch, i) });
-    }
-  }
-  return out;
+  const deriver = new WalletDeriver(desc, limits);
+  return deriver.slice(0, deriver.total);
 }

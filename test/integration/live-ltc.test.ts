@@ -61,9 +61,10 @@ describe('live pushes against a real litecoind', () => {
     ws = await WsClient.open(api.url, { 'x-api-key': key });
     ws.ws.send(JSON.stringify({ op: 'subscribe', id: 1, chain: 'ltc', addresses: [...addresses, 'not-an-address'] }));
     await waitFor('the subscribe reply', () => Promise.resolve(ws.reply(1) !== undefined), 20_000);
-    const reply = ws.reply(1) as { status: string; data: { subscribed: string[]; items: { address: string; code: string }[] } };
-    expect(reply.status).toBe('fail');
-    expect(reply.data.items).toEqual([expect.objectContaining({ address: 'not-an-address', code: 'INVALID_ADDRESS' })]);
+    const reply = ws.reply(1) as { status: string; data: { subscribed: string[]; failed: { address: string; code: string }[] } };
+    // The good items are subscribed, so the op succeeded; the bad one is listed with its code.
+    expect(reply.status).toBe('success');
+    expect(reply.data.failed).toEqual([expect.objectContaining({ address: 'not-an-address', code: 'INVALID_ADDRESS' })]);
     expect(reply.data.subscribed).toHaveLength(addresses.length);
     addresses.forEach((a, i) => canonical.set(a, reply.data.subscribed[i]!));
     for (const a of addresses) sse.push(await SseClient.open(api.url, 'LTC', a, { 'x-api-key': key }));

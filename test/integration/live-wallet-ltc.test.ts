@@ -94,9 +94,9 @@ describe('live scripthash and xpub subscriptions against a real litecoind', () =
     const hashes = [electrum(scriptPubKey), electrum(p2pk).toUpperCase()];
     const client = await ws();
     const reply = await client.op({ op: 'subscribe', chain: 'LTC', scripthashes: [...hashes, 'not-a-hash'] });
-    expect(reply.status).toBe('fail');
+    expect(reply.status).toBe('success');
     expect(reply.data.subscribed).toEqual(hashes.map((h) => h.toLowerCase()));
-    expect(reply.data.items).toEqual([expect.objectContaining({ scripthash: 'not-a-hash', code: 'INVALID_SCRIPTHASH' })]);
+    expect(reply.data.failed).toEqual([expect.objectContaining({ scripthash: 'not-a-hash', code: 'INVALID_SCRIPTHASH' })]);
     // The connection lives: the next op is answered.
     expect((await client.op({ op: 'subscribe', chain: 'LTC', scripthashes: [] })).status).toBe('success');
 
@@ -134,9 +134,9 @@ describe('live scripthash and xpub subscriptions against a real litecoind', () =
       chain: 'LTC',
       xpubs: [TPUB, { key: WPKH, range: 100 }, { key: 'xpub-garbage' }, { key: WPKH, range: 0 }],
     });
-    expect(reply.status).toBe('fail');
+    expect(reply.status).toBe('success');
     expect(reply.data.subscribed).toHaveLength(2);
-    expect((reply.data.items as { xpub: number }[]).map((i) => i.xpub)).toEqual([2, 3]);
+    expect((reply.data.failed as { xpub: number }[]).map((i) => i.xpub)).toEqual([2, 3]);
     // Neither the reply nor the log names a key: wallets are named by their fingerprints.
     expect(JSON.stringify(reply)).not.toContain(TPUB);
     expect(JSON.stringify(reply)).not.toContain('xpub-garbage');

@@ -181,6 +181,24 @@ describe('refusals: 400 with a code of their own, never the key', () => {
     expect((await get(ZPUB, '?range=50')).status).toBe(200);
   });
 
+  it('a private key is refused before the range or the body is judged', async () => {
+    expect(code(await get(XPRV, '?range=abc'))).toBe('PRIVATE_KEY_REFUSED');
+    expect(code(await get(`wpkh(${WIF})`, '?range=1&range=2'))).toBe('PRIVATE_KEY_REFUSED');
+    expect(code(await post({ key: XPRV, range: 'abc' }))).toBe('PRIVATE_KEY_REFUSED');
+    expect(code(await post({ key: XPRV }, '?range=abc'))).toBe('PRIVATE_KEY_REFUSED');
+  });
+
+  it('a key sent as a member name is refused if private and never echoed', async () => {
+    const asName = await post({ [XPRV]: 1 });
+    expect(code(asName)).toBe('PRIVATE_KEY_REFUSED');
+    expect(asName.text).not.toContain(XPRV.slice(0, 12));
+    const publicName = await post({ [XPUB]: 1 });
+    expect(code(publicName)).toBe('BAD_REQUEST');
+    expect(publicName.text).not.toContain(XPUB.slice(0, 12));
+    // A plain misspelt member is still named, so the caller can fix it.
+    expect(data(await post({ kye: ZPUB })).message).toContain('"kye"');
+  });
+
   it('bodies and parameters: INVALID_JSON, BAD_REQUEST', async () => {
     expect(code(await post('{'))).toBe('INVALID_JSON');
     expect(code(await post({ key: ZPUB, extra: 1 }))).toBe('BAD_REQUEST');
@@ -225,6 +243,43 @@ describe('limits charge by work', () => {
     const over = await get(ZPUB, '?range=7500');
     expect(over.status).toBe(429);
     expect(code(over)).toBe('RATE_LIMITED');
+  });
+});
+
+describe('wallets are priced by their key derivations', () => {
+  /** `n` extended keys of their own, each on both branches: every script derives one child of each. */
+  const multisig = (n: number) =>
+    `wsh(multi(1,${Array.from(
+      { length: n },
+      (_, i) =>
+        `${bip32
+          .fromSeed(Buffer.alloc(32, 40 + i), networks.bitcoin)
+          .neutered()
+          .toBase58()}/<0;1>/*`,
+    ).join(',')}))`;
+
+  it('charges keys × scripts before deriving, and a price above the burst overdraws a full bucket once', async () => {
+    world.cleanup();
+    setUp({ tiers: { default: { rate: 1, burst: 30 }, private: { rate: 1, burst: 30 } } });
+    const remaining = (a: Answer) => Number(a.headers['ratelimit-remaining']);
+    // 4 keys × 2 × 100 scripts = 800 derivations: 4 tokens (one per 200), not the 1 its 200 scripts would be.
+    const four = await get(multisig(4), '?range=100');
+    expect(four.status).toBe(200);
+    expect(remaining(four)).toBe(26);
+    // 16 keys × 2 × 300 = 9,600 derivations: 48 tokens, more than the burst. Refused while the bucket is not full…
+    const early = await post({ key: multisig(16), range: 300 });
+    expect(early.status).toBe(429);
+    expect(world.derivations.derivations).toBe(1);
+    // …and taken from a full one, which the caller then repays before anything else.
+    world.cleanup();
+    setUp({ tiers: { default: { rate: 1, burst: 30 }, private: { rate: 1, burst: 30 } } });
+    const heavy = await post({ key: multisig(16), range: 300 });
+    expect(heavy.status).toBe(200);
+    expect(remaining(heavy)).toBe(0);
+    const again = await post({ key: multisig(16), range: 300 });
+    expect(again.status).toBe(429);
+    // 18 tokens below zero and 30 to refill at 1/s.
+    expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(30);
   });
 });
 

@@ -2,9 +2,11 @@
  * One WebSocket client of /api/v1/ws (ws-server.ts accepts it): its caller, its watches, its timers.
  *
  * Ops: `auth` {key}; `subscribe` and `unsubscribe` {id, chain, addresses, scripthashes, xpubs, mempool}
- * (ws-items.ts reads the lists). Each op gets one
+ * (ws-items.ts reads the lists), handled one at a time in the order they arrive. Each op gets one
  * reply {id, status: "success"|"fail", data}; a subscribe whose items are partly bad subscribes the
- * good ones and answers "fail" with a code per bad item. Then one {event: "summary", data} per
+ * good ones and answers "success" with `failed`, a code per bad item; it fails only when nothing was
+ * subscribed. A subscribe is checked against the caps and priced (its wallets' derivation work, on the
+ * caller's token bucket as the xpub route charges it) before anything is derived. Then one {event: "summary", data} per
  * subscribed item at once (the GET route's body data), again whenever that summary changes, and
  * {event: "tip", data: {chain, blockHeight, blockHash}} on every new tip of a chain the client watches.
  */
@@ -16,7 +18,8 @@ import { parseChain } from '../routes/address.js';
 import type { LiveHub, Subscriber, Tip } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary, Watch } from './summaries.js';
-import { failEntry, readItems, type Items } from './ws-items.js';
+import { failEntry, readItems, type Item, type Items } from './ws-items.js';
+import { walletTokens } from '../routes/xpub.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
 import { CLOSE, failData, parseMessage } from './ws-protocol.js';
 
@@ -33,6 +36,9 @@ export interface ConnectionOptions extends KeyCheckDeps {
 
 type Op = Record<string, unknown>;
 
+/** Ops a client may send ahead of their replies (a wallet's derivation holds the ones behind it). */
+const MAX_WAITING_OPS = 32;
+
 export class LiveConnection {
   private caller: Caller | null;
   private readonly subs = new Map<string, Subscriber>();
@@ -42,6 +48,9 @@ export class LiveConnection {
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopTips: () => void;
+  /** The op being handled: the next waits for it, so a reply never overtakes an earlier one. */
+  private ops: Promise<void> = Promise.resolve();
+  private waiting = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -68,7 +77,16 @@ export class LiveConnection {
     this.stopTips = opts.hub.onTip((tip: Tip) => {
       if (this.chains.has(tip.chain)) this.send({ event: 'tip', data: tip });
     });
-    ws.on('message', (data: RawData) => void this.onMessage(data));
+    ws.on('message', (data: RawData) => {
+      if (++this.waiting > MAX_WAITING_OPS) return this.close(CLOSE.throttled, `more than ${MAX_WAITING_OPS} ops waiting`);
+      this.ops = this.ops
+        .then(() => this.onMessage(data))
+        .catch((err: unknown) => {
+          opts.deps.logger.error({ err, keyId: this.caller?.keyId ?? null }, 'live: an op failed');
+          this.close(CLOSE.internal, 'internal error');
+        })
+        .finally(() => (this.waiting -= 1));
+    });
     ws.once('close', () => this.cleanup());
     ws.on('error', () => ws.terminate());
   }
@@ -109,7 +127,7 @@ export class LiveConnection {
     try {
       if (op.op === 'auth') return await this.auth(op);
       if (this.caller === null) throw new ApiError('MISSING_API_KEY', 'send {"op":"auth","key":…} first');
-      if (op.op === 'subscribe') return this.subscribe(op);
+      if (op.op === 'subscribe') return await this.subscribe(op);
       if (op.op === 'unsubscribe') return this.unsubscribe(op);
       throw new ApiError('BAD_REQUEST', 'op must be auth, subscribe or unsubscribe');
     } catch (err) {
@@ -154,61 +172,96 @@ export class LiveConnection {
     return n;
   }
 
-  private subscribe(op: Op): void {
+  private async subscribe(op: Op): Promise<void> {
     const { chain, mempool } = this.options(op);
     const { good, bad } = this.items(op, chain, mempool);
-    const tier = this.caller!.tier;
-    const fresh = new Map<string, Subscriber>();
-    for (const item of good) {
-      if (this.subs.has(item.id) || fresh.has(item.id)) continue;
-      let watch;
-      try {
-        watch = item.make();
-      } catch (err) {
-        bad.push(failEntry(item.label, err));
-        continue;
-      }
-      fresh.set(item.id, {
-        watch,
-        last: null,
-        push: (s: Summary) => this.send({ event: 'summary', data: s.data }),
-        close: () => undefined,
-      });
-    }
-    const cost = this.held(fresh.values());
-    const perConnection = this.opts.limits.perConnection[tier];
+    const caller = this.caller!;
+    const fresh = new Map(good.filter((item) => !this.subs.has(item.id)).map((item) => [item.id, item]));
+    const items = [...fresh.values()];
+    // Everything that can refuse the op is asked before anything is derived: the caps, the queue, the price.
+    const cost = items.reduce((n, item) => n + item.cost, 0);
+    const perConnection = this.opts.limits.perConnection[caller.tier];
     if (this.held(this.subs.values()) + cost > perConnection) {
-      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${tier} tier`);
+      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${caller.tier} tier`);
     }
-    if (!this.opts.hub.reserve(this.owner, cost, this.opts.limits.perKey[tier])) {
-      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${this.opts.limits.perKey[tier]} subscriptions per key for the ${tier} tier`);
+    for (const item of items) {
+      const refusal = item.admit(this.owner);
+      if (refusal) throw refusal;
     }
-    const subs = [...fresh.values()];
+    if (!this.opts.hub.reserve(this.owner, cost, this.opts.limits.perKey[caller.tier])) {
+      throw new ApiError(
+        'TOO_MANY_SUBSCRIPTIONS',
+        `at most ${this.opts.limits.perKey[caller.tier]} subscriptions per key for the ${caller.tier} tier`,
+      );
+    }
+    let made: { item: Item; watch: Watch }[];
+    try {
+      await this.charge(
+        caller,
+        items.reduce((n, item) => n + item.work, 0),
+      );
+      made = await this.make(items, bad);
+    } catch (err) {
+      this.opts.hub.release(this.owner, cost);
+      throw err;
+    }
+    const unused = cost - made.reduce((n, m) => n + m.item.cost, 0);
+    this.opts.hub.release(this.owner, unused);
+    if (this.closed) return this.opts.hub.release(this.owner, cost - unused);
+    const subs = made.map(({ item, watch }) => ({
+      id: item.id,
+      sub: { watch, last: null, push: (s: Summary) => this.send({ event: 'summary', data: s.data }), close: () => undefined } as Subscriber,
+    }));
     let summaries: Summary[];
     try {
       summaries =
         subs.length > 0
           ? this.opts.hub.current(
               chain,
-              subs.map((s) => s.watch),
+              subs.map((f) => f.sub.watch),
             )
           : [];
     } catch (err) {
-      this.opts.hub.release(this.owner, cost);
+      this.opts.hub.release(this.owner, cost - unused);
       throw err;
     }
-    for (const [id, sub] of fresh) {
+    for (const { id, sub } of subs) {
       this.subs.set(id, sub);
       this.opts.hub.add(sub);
     }
     this.chains.add(chain);
-    const data = { chain, mempool, subscribed: subs.map((s, i) => nameOf(s.watch, summaries[i]!)) };
-    if (bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
-    else this.reply(op.id, 'success', data);
-    subs.forEach((sub, i) => {
+    const data = { chain, mempool, subscribed: subs.map((f, i) => nameOf(f.sub.watch, summaries[i]!)) };
+    if (subs.length === 0 && bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
+    else this.reply(op.id, 'success', bad.length > 0 ? { ...data, failed: bad } : data);
+    subs.forEach(({ sub }, i) => {
       sub.last = summaries[i]!.fingerprint;
       sub.push(summaries[i]!, 0);
     });
+  }
+
+  /** Takes the wallets' price from the caller's bucket, as the xpub route does (a full bucket may overdraw). */
+  private async charge(caller: Caller, work: number): Promise<void> {
+    if (work === 0) return;
+    const tokens = walletTokens(work);
+    const decision = await this.opts.limiter.consume(this.owner, this.opts.deps.settings.tiers[caller.tier], tokens, true);
+    if (!decision.allowed) {
+      this.opts.metrics.rateLimited.inc({ tier: caller.tier });
+      throw new ApiError('RATE_LIMITED', `the wallets cost ${tokens} tokens; retry in ${decision.retryAfterSeconds} s`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
+  }
+
+  /** The items' watches; an item that cannot be made joins `bad`. */
+  private async make(items: readonly Item[], bad: object[]): Promise<{ item: Item; watch: Watch }[]> {
+    const settled = await Promise.allSettled(items.map((item) => item.make(this.owner)));
+    const made: { item: Item; watch: Watch }[] = [];
+    settled.forEach((result, i) => {
+      const item = items[i]!;
+      if (result.status === 'fulfilled') made.push({ item, watch: result.value });
+      else bad.push(failEntry(item.label, result.reason));
+    });
+    return made;
   }
 
   private unsubscribe(op: Op): void {

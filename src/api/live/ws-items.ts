@@ -1,10 +1,11 @@
 /**
  * The items of a WebSocket subscribe or unsubscribe (ws-connection.ts): `addresses`, `scripthashes`
  * (Electrum, as GET …/scripthash/{hash}) and `xpubs` (as the xpub route: `{"key": "…", "range": N}` or a
- * bare key at the route's default range), all optional, any mix. Each good item gets an id that names
- * it within a connection and a watch made only when it is needed (a wallet is derived then, through
- * the xpub route's cache); each bad one a fail entry with its code. A wallet's entry names it by its
- * list index and its fingerprint, never by its key.
+ * bare key at the route's default range), all optional, any mix; at most MAX_XPUBS_PER_MESSAGE wallets.
+ * Each good item gets an id that names it within a connection, its cost in subscriptions and in
+ * derivation work (both known before anything is derived), and a watch made only when it is needed (a
+ * wallet is derived then, on the derivation pool through the xpub route's cache); each bad one a fail
+ * entry with its code. A wallet's entry names it by its list index and its fingerprint, never by its key.
  */
 import type { ChainCode } from '../../chain/params.js';
 import { checkAddress } from '../address-view.js';
@@ -13,7 +14,7 @@ import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
 import { ApiError } from '../errors.js';
 import { parseScripthash } from '../routes/scripthash.js';
-import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../routes/xpub.js';
+import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens } from '../routes/xpub.js';
 import type { Watch } from './summaries.js';
 import { scripthashWatch, walletWatch, watchOf } from './watch.js';
 
@@ -22,8 +23,14 @@ export interface Item {
   readonly id: string;
   /** How a fail entry names it. */
   readonly label: object;
-  /** The watch; throws when it cannot be made (a wallet that cannot be derived): failEntry() says why. */
-  make(): Watch;
+  /** Subscriptions it counts as (watch.ts), before it is made. */
+  readonly cost: number;
+  /** Its derivationWork (wallet/derive.ts); 0 for an address or a scripthash. */
+  readonly work: number;
+  /** Null when its derivation can be queued for `caller` now; else the derivation pool's refusal. */
+  admit(caller: string): ApiError | null;
+  /** The watch; rejects when it cannot be made (a wallet that cannot be derived): failEntry() says why. */
+  make(caller: string): Promise<Watch>;
 }
 
 export interface Items {
@@ -32,6 +39,8 @@ export interface Items {
 }
 
 const LISTS = ['addresses', 'scripthashes', 'xpubs'] as const;
+/** Wallets one subscribe may carry: each is checked and priced before any is derived, and a message is read whole. */
+export const MAX_XPUBS_PER_MESSAGE = 20;
 
 /** A bad item's entry in a fail reply: its label, and the code and message the GET route would answer. */
 export function failEntry(label: object, err: unknown): object {
@@ -47,10 +56,17 @@ function lists(op: Record<string, unknown>): { addresses: unknown[]; scripthashe
     if (list !== undefined && !Array.isArray(list)) throw new ApiError('BAD_REQUEST', `${name} must be an array`);
   }
   const of = (name: (typeof LISTS)[number]): unknown[] => (op[name] as unknown[] | undefined) ?? [];
+  if (of('xpubs').length > MAX_XPUBS_PER_MESSAGE)
+    throw new ApiError('BAD_REQUEST', `at most ${MAX_XPUBS_PER_MESSAGE} xpubs in one message`);
   if ([...of('addresses'), ...of('scripthashes')].some((a) => typeof a !== 'string')) {
     throw new ApiError('BAD_REQUEST', 'addresses and scripthashes must be arrays of strings');
   }
   return { addresses: of('addresses'), scripthashes: of('scripthashes'), xpubs: of('xpubs') };
+}
+
+/** An item whose watch is made already (an address or a scripthash: nothing to derive). */
+function ready(id: string, label: object, watch: Watch): Item {
+  return { id, label, cost: watch.cost, work: 0, admit: () => null, make: () => Promise.resolve(watch) };
 }
 
 function xpubItem(value: unknown): { key: unknown; range: unknown } {
@@ -78,14 +94,14 @@ export function readItems(
     if (!checked.ok) bad.push(failEntry({ address }, checked.error));
     else {
       const watch = watchOf(chain, address, checked.script, mempool);
-      good.push({ id: `a|${watch.keys[0]!}|${mempool}`, label: { address }, make: () => watch });
+      good.push(ready(`a|${watch.keys[0]!}|${mempool}`, { address }, watch));
     }
   }
   for (const text of scripthashes as string[]) {
     try {
       const { hash, key } = parseScripthash(text);
       const watch = scripthashWatch(chain, hash, key, mempool);
-      good.push({ id: `s|${watch.keys[0]!}|${mempool}`, label: { scripthash: hash }, make: () => watch });
+      good.push(ready(`s|${watch.keys[0]!}|${mempool}`, { scripthash: hash }, watch));
     } catch (err) {
       bad.push(failEntry({ scripthash: text.slice(0, 80) }, err));
     }
@@ -97,8 +113,11 @@ export function readItems(
       good.push({
         id: `w|${w.fingerprint}/${w.range}|${mempool}`,
         label: { xpub: index, wallet: w.fingerprint },
-        make: () => {
-          const { scripts, keys } = cache.wallet(w.fingerprint, w.desc, { range: w.range, maxRange: w.maxRange });
+        cost: walletTokens(w.scripts),
+        work: w.work,
+        admit: (caller) => cache.admit(caller, w.fingerprint, w),
+        make: async (caller) => {
+          const { scripts, keys } = await cache.wallet(caller, w.fingerprint, w);
           const wallet = { fingerprint: w.fingerprint, range: w.range, descriptors: canonicalDescriptors(w.desc), scripts, keys };
           return walletWatch(chain, wallet, mempool);
         },

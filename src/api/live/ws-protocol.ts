@@ -5,7 +5,7 @@ import type { ApiError } from '../errors.js';
 export const WS_PATH = '/api/v1/ws';
 
 /** Close codes (4000–4999 are the application's; 4xxx mirrors the HTTP status where there is one). */
-export const CLOSE = { authFailed: 4401, authTimeout: 4408, throttled: 4429, slowConsumer: 4008, goingAway: 1001 } as const;
+export const CLOSE = { authFailed: 4401, authTimeout: 4408, throttled: 4429, slowConsumer: 4008, goingAway: 1001, internal: 1011 } as const;
 
 /** Ping interval; a peer that missed the previous pong is cut. */
 export const PING_MS = 30_000;

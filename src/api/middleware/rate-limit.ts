@@ -20,7 +20,7 @@ const batchOversize: Oversize = (n) => `a batch of ${n} addresses`;
 
 /**
  * `cost`: tokens this request takes (default one; a batch takes one per address, a wallet one per
- * 200 derived scripts).
+ * 200 key derivations). `overdraw`: a cost above the burst is taken from a full bucket (token-bucket.ts).
  */
 export function rateLimit(
   limiter: RateLimiter,
@@ -28,8 +28,9 @@ export function rateLimit(
   metrics: ApiMetrics,
   cost: (req: Request, res: Response) => number = () => 1,
   oversize: Oversize = batchOversize,
+  overdraw = false,
 ): RequestHandler {
-  return asMiddleware(limitCheck(limiter, settings, metrics, cost, oversize));
+  return asMiddleware(limitCheck(limiter, settings, metrics, cost, oversize, overdraw));
 }
 
 /** The limit check as a step (step.ts): throws its 429, or sets the RateLimit-* headers. */
@@ -39,13 +40,14 @@ export function limitCheck(
   metrics: ApiMetrics,
   cost: (req: Request, res: Response) => number = () => 1,
   oversize: Oversize = batchOversize,
+  overdraw = false,
 ): Step {
   const apply = (res: Response, tier: 'default' | 'private', n: number, decision: LimitDecision): void => {
     setLimitHeaders(res, decision);
     if (!decision.allowed) {
       metrics.rateLimited.inc({ tier });
       const what =
-        n > decision.limit
+        n > decision.limit && !overdraw
           ? `${oversize(n)} exceeds the ${tier} tier's burst of ${decision.limit}; split it`
           : `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`;
       throw new ApiError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
@@ -57,7 +59,7 @@ export function limitCheck(
     if (tier === 'none') throw new Error('rate limiting before authentication');
     const caller = ctx.keyId !== null ? buckets.key(ctx.keyId) : buckets.anonymous(req.ip);
     const n = cost(req, res);
-    const decision = limiter.consume(caller, settings.tiers[tier], n);
+    const decision = limiter.consume(caller, settings.tiers[tier], n, overdraw);
     if (decision instanceof Promise) {
       // Express 5 forwards the rejection (429, 503 LIMITS_UNAVAILABLE) to the error handler.
       return decision.then((d) => apply(res, tier, n, d));

@@ -19,13 +19,13 @@ export const CHAIN_PATH_PARAM: Json = {
 export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
 /** The 503 of a route that reads an index: `description` says which codes it gives and when. */
-export function notReady(description: string): Json {
+export function notReady(description: string, more: readonly ErrorCode[] = []): Json {
   return response(
     description,
     {
       oneOf: [
         errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
-        errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE']),
+        errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE', ...more]),
       ],
     },
     headers(['Retry-After'], [...LIMITS, 'Cache-Control']),

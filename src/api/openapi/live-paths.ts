@@ -47,7 +47,8 @@ export function wsPathItem(): Json {
         'Upgrade to a WebSocket (docs/api.md: auth, subscribe and unsubscribe ops, summary and tip events, close codes). ' +
         'A subscribe lists `addresses`, `scripthashes` (Electrum) and `xpubs` ({"key","range"} or a bare key); each ' +
         "`summary` event's data is the matching GET route's answer (the xpub route's without details). A wallet counts " +
-        'one subscription per 200 derived scripts against the per-connection and per-key caps. ' +
+        'one subscription per 200 derived scripts against the per-connection and per-key caps, checked before anything is ' +
+        "derived; a subscribe's wallets are then charged to the caller's token bucket as the xpub route charges them. " +
         'A key in x-api-key is checked before the upgrade; without one, send {"op":"auth","key":…} within 10 s.',
       responses: {
         101: { description: 'Switching protocols.' },

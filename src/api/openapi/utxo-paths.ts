@@ -37,7 +37,7 @@ const PAGE_QUERY: Json[] = [
   },
 ];
 
-function pageResponses(success: string, codes: ErrorCode[]): Json {
+function pageResponses(success: string, codes: ErrorCode[], busy: ErrorCode[] = []): Json {
   return {
     200: response(
       'One page, oldest first (height, then txid in internal byte order, then vout: docs/api.md), true at blockHeight.',
@@ -70,7 +70,11 @@ function pageResponses(success: string, codes: ErrorCode[]): Json {
       headers(['Retry-After', ...LIMITS], ['Cache-Control']),
     ),
     500: internalError,
-    503: notReady('CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.'),
+    503: notReady(
+      'CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route' +
+        (busy.length > 0 ? "; WALLETS_BUSY when other callers' queued derivations would make this wallet wait too long." : '.'),
+      busy,
+    ),
   };
 }
 
@@ -144,7 +148,7 @@ export function xpubUtxosPathItem(): Json {
         },
         ...PAGE_QUERY,
       ],
-      responses: pageResponses('WalletUtxosSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES]),
+      responses: pageResponses('WalletUtxosSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES], ['WALLETS_BUSY']),
     },
     [{ ApiKey: [] }, {}],
   );

@@ -90,12 +90,18 @@ function walletResponses(): Json {
     ),
     ...KEY_AND_CHAIN_FAILURES,
     429: response(
-      "Over the tier's limit: a wallet request takes one token per 200 derived scripts (at least one).",
+      "Over the tier's limit: a wallet request takes one token per 200 key derivations (keys × scripts, at least one per " +
+        'script and one in all), charged before any derivation; a price above the burst is taken from a full bucket and repaid ' +
+        "at the tier's rate. Also when the caller's own wallets already queued would make this one wait past api.walletMaxWaitSeconds.",
       failSchema(['RATE_LIMITED']),
       headers(['Retry-After', ...LIMITS], ['Cache-Control']),
     ),
     500: internalError,
-    503: notReady('CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route.'),
+    503: notReady(
+      'CHAIN_SYNCING (data: indexed and node heights), CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route; ' +
+        "WALLETS_BUSY when other callers' queued derivations would make this wallet wait past api.walletMaxWaitSeconds (Retry-After).",
+      ['WALLETS_BUSY'],
+    ),
   };
 }
 

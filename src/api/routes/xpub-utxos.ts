@@ -5,8 +5,9 @@
  * `address`. Mounted before the xpub router, whose `*key` would otherwise take the `/utxos` segment
  * (no descriptor or key ends in a segment `utxos`).
  *
- * Checks, in order: chain → API key → wallet input and page query → limits (the wallet's price, one token
- * per 200 derived scripts, plus the page's) → derivation (cached per wallet) → one read → answer. The
+ * Checks, in order: chain → API key → a private key in the input → wallet input and page query → room
+ * in the derivation queue → limits (the wallet's price, one token per 200 key derivations, plus the
+ * page's) → derivation (cached per wallet, on the derivation pool's threads) → one read → answer. The
  * cursor is bound to the wallet's fingerprint and range. A page reads at most limit + 1 rows per derived
  * script: O(scripts × limit), whatever the wallet holds and however deep the page.
  *
@@ -15,10 +16,7 @@
 import type { Express, Request, Response } from 'express';
 import { scriptToAddress } from '../../chain/address.js';
 import { WalletError } from '../../wallet/errors.js';
-import { checkRange, scriptCount } from '../../wallet/derive.js';
-import type { Descriptor } from '../../wallet/descriptor.js';
-import { walletFingerprint } from '../../wallet/fingerprint.js';
-import { parseWalletInput } from '../../wallet/wallet-input.js';
+import { refusePrivateKeys } from '../../wallet/extended-key.js';
 import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
@@ -32,16 +30,22 @@ import type { RateLimiter } from '../token-bucket.js';
 import type { CursorScope } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
 import { chainCheck, parseChain, unavailable } from './address.js';
-import { DEFAULT_XPUB_MAX_RANGE, DEFAULT_XPUB_RANGE, SCRIPTS_PER_TOKEN, walletTokens } from './xpub.js';
+import {
+  DEFAULT_XPUB_MAX_RANGE,
+  DEFAULT_XPUB_RANGE,
+  derivationCaller,
+  derivedWallet,
+  refused,
+  walletOf,
+  walletTokens,
+  WORK_PER_TOKEN,
+} from './xpub.js';
 import { parsePageQuery, readPage, UTXOS_PER_TOKEN, type PageQuery } from './utxos.js';
 
 export const XPUB_UTXOS_ROUTE = '/api/v1/:chain/xpub/*key/utxos';
 
 interface Listing {
-  readonly desc: Descriptor;
-  readonly fingerprint: string;
-  readonly range: number;
-  readonly scripts: number;
+  readonly wallet: ReturnType<typeof walletOf>;
   readonly query: PageQuery;
 }
 
@@ -61,32 +65,28 @@ function parseListing(deps: AppDeps, req: Request, res: Response): void {
   if (!handle) throw unavailable(parseChain(String(req.params.chain)), 'this service is not configured for it');
   const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
   try {
-    const range = rangeParam(req);
     const input = (req.params.key as unknown as string[]).join('/');
-    const desc = parseWalletInput(handle.params, input);
-    checkRange(desc, { range, maxRange });
-    const fingerprint = walletFingerprint(desc);
-    context(res).wallet = fingerprint;
-    const listing: Listing = { desc, fingerprint, range, scripts: scriptCount(desc, range), query: parsePageQuery(req) };
+    // A private key is refused before anything else is judged, so no other error can hide it.
+    refusePrivateKeys(input);
+    const wallet = walletOf(handle, input, rangeParam(req), maxRange);
+    context(res).wallet = wallet.fingerprint;
+    const listing: Listing = { wallet, query: parsePageQuery(req) };
     res.locals.listing = listing;
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    if (err instanceof WalletError) throw new ApiError(err.code, err.message);
-    throw new ApiError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
+    throw refused(err);
   }
 }
 
-function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): void {
+async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain)!;
-  const { desc, fingerprint, range, query } = res.locals.listing as Listing;
-  const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
-  const { scripts: derived, keys } = cache.wallet(fingerprint, desc, { range, maxRange });
+  const { wallet, query } = res.locals.listing as Listing;
+  const { scripts: derived, keys } = await derivedWallet(cache, derivationCaller(req, res), wallet);
   const scope: CursorScope = {
     chain,
     network: handle.params.network,
     kind: 'wallet',
-    id: `${fingerprint}|${range}`,
+    id: `${wallet.fingerprint}|${wallet.range}`,
     mempool: query.mempool,
   };
   const { page, next } = readPage(deps, chain, handle, keys, scope, query, res);
@@ -95,7 +95,7 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
     status: 'success',
     data: {
       chain,
-      range,
+      range: wallet.range,
       utxos: page.rows.map((row) => {
         const d = derived[row.script]!;
         return { ...utxoItem(row, query.mempool), path: d.path, address: scriptToAddress(handle.params, d.script) };
@@ -109,15 +109,21 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
 
 export function mountXpubUtxosRoute(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics, cache?: DerivationCache): void {
   const derivations = cache ?? new DerivationCache();
+  const room = (req: Request, res: Response): void => {
+    const { wallet } = res.locals.listing as Listing;
+    const refusal = derivations.admit(derivationCaller(req, res), wallet.fingerprint, wallet);
+    if (refusal) throw refusal;
+  };
   const price = limitCheck(
     limiter,
     deps.settings,
     metrics,
     (_req, res) => {
       const listing = res.locals.listing as Listing;
-      return walletTokens(listing.scripts) + Math.ceil(listing.query.limit / UTXOS_PER_TOKEN);
+      return walletTokens(listing.wallet.work) + Math.ceil(listing.query.limit / UTXOS_PER_TOKEN);
     },
-    (n) => `a wallet page of ${n} tokens (one per ${SCRIPTS_PER_TOKEN} derived scripts and per ${UTXOS_PER_TOKEN} outputs)`,
+    (n) => `a wallet page of ${n} tokens (one per ${WORK_PER_TOKEN} key derivations and per ${UTXOS_PER_TOKEN} outputs)`,
+    true,
   );
   app
     .route(XPUB_UTXOS_ROUTE)
@@ -126,6 +132,7 @@ export function mountXpubUtxosRoute(app: Express, deps: AppDeps, limiter: RateLi
         chainCheck,
         keyCheck(deps.keys, deps.settings, limiter, metrics),
         (req: Request, res: Response) => parseListing(deps, req, res),
+        room,
         price,
         (req: Request, res: Response) => answer(deps, derivations, req, res),
       ),

@@ -3,9 +3,11 @@
  * POST /api/v1/{chain}/xpub       {"key": "…", "range": N}  (the same query options; keeps the key out of URLs)
  *
  * `key` is an extended public key (both branches, script kind by prefix) or an output descriptor,
- * URL-encoded in the path. Checks, in order: chain → API key → wallet input (parsed, not derived; a
- * refused input costs one token) → limits (one token per SCRIPTS_PER_TOKEN derived scripts) → index
- * state → derivation (cached per wallet) → one read of every script (the batch route's read) → answer.
+ * URL-encoded in the path. Checks, in order: chain → API key → a private key anywhere in the input
+ * (refused before anything else is judged) → wallet input (parsed, not derived; a refused input costs
+ * one token) → room in the derivation queue → limits (one token per WORK_PER_TOKEN key derivations,
+ * charged before any derivation) → derivation (cached per wallet, on the derivation pool's threads) →
+ * index state → one read of every script (the batch route's read) → answer.
  *
  * The range is explicit, as in `scantxoutset`: indices 0 … range-1 of every branch. The index holds
  * unspent outputs only, so it cannot tell an emptied address from a never-used one, and a gap limit
@@ -17,13 +19,15 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { WalletError } from '../../wallet/errors.js';
 import { canonicalDescriptors, type Descriptor } from '../../wallet/descriptor.js';
-import { checkRange, scriptCount } from '../../wallet/derive.js';
+import { checkRange, derivationWork, scriptCount } from '../../wallet/derive.js';
+import { refusePrivateKeys } from '../../wallet/extended-key.js';
 import { walletFingerprint } from '../../wallet/fingerprint.js';
 import { parseWalletInput } from '../../wallet/wallet-input.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
-import { DerivationCache } from '../derivation-cache.js';
-import { ApiError, methodNotAllowed, quote } from '../errors.js';
+import { buckets } from '../caller-buckets.js';
+import { DerivationCache, type DerivedWallet } from '../derivation-cache.js';
+import { ApiError, memberName, methodNotAllowed, quote } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -39,25 +43,29 @@ export const XPUB_POST_ROUTE = '/api/v1/:chain/xpub';
 export const DEFAULT_XPUB_RANGE = 1000;
 export const DEFAULT_XPUB_MAX_RANGE = 10_000;
 /**
- * The price of a wallet request: one token per 200 derived scripts, rounded up, at least one. A bare key
- * at the default range (2×1000 scripts) costs 10 tokens, the default tier's whole burst; the batch route
- * charges one token per address, which costs far more to answer than one derived script's lookup.
+ * The price of a wallet request: one token per 200 units of derivationWork (wallet/derive.ts: one per
+ * child key derived, at least one per script), rounded up, at least one. A bare key at the default range
+ * (2×1000 scripts, one key each) costs 10 tokens, the default tier's whole burst; a 16-key multisig costs
+ * 16 times its scripts, as its derivation does. A price above the tier's burst is taken from a full
+ * bucket and repaid at the tier's rate before the caller's next request (token-bucket.ts, overdraw).
  */
-export const SCRIPTS_PER_TOKEN = 200;
+export const WORK_PER_TOKEN = 200;
 
-/** Tokens a wallet of `scripts` derived scripts costs (routes and live subscriptions price alike). */
-export function walletTokens(scripts: number): number {
-  return Math.max(1, Math.ceil(scripts / SCRIPTS_PER_TOKEN));
+/** Tokens `units` cost: a wallet's derivationWork on the routes and the live subscribe alike. */
+export function walletTokens(units: number): number {
+  return Math.max(1, Math.ceil(units / WORK_PER_TOKEN));
 }
 /** A descriptor is at most 4096 characters (wallet/descriptor.ts); leave room for JSON. */
 const BODY_LIMIT = 16 * 1024;
 
 interface Wallet {
   readonly desc: Descriptor;
+  readonly input: string;
   readonly fingerprint: string;
   readonly range: number;
   readonly maxRange: number;
   readonly scripts: number;
+  readonly work: number;
   readonly funded: boolean;
   readonly mempool: boolean;
 }
@@ -87,12 +95,21 @@ function oneValue(params: URLSearchParams, name: string): string | null {
  * read it too); throws a WalletError, or any parser error that refused() turns into one.
  */
 export function walletOf(handle: ChainHandle, input: unknown, range: unknown, maxRange: number) {
-  const n = rangeOf(range);
   if (typeof input !== 'string' || input.trim() === '')
     throw new WalletError('MALFORMED_DESCRIPTOR', 'no extended key or descriptor given');
+  refusePrivateKeys(input);
+  const n = rangeOf(range);
   const desc = parseWalletInput(handle.params, input);
   checkRange(desc, { range: n, maxRange });
-  return { desc, fingerprint: walletFingerprint(desc), range: n, maxRange, scripts: scriptCount(desc, n) };
+  return {
+    desc,
+    input,
+    fingerprint: walletFingerprint(desc),
+    range: n,
+    maxRange,
+    scripts: scriptCount(desc, n),
+    work: derivationWork(desc, n),
+  };
 }
 
 function rangeOf(value: unknown): number {
@@ -105,6 +122,8 @@ function rangeOf(value: unknown): number {
 /** The request's wallet, parsed and priced but not derived; or why it is refused. */
 function parseWallet(handle: ChainHandle, input: unknown, bodyRange: unknown, req: Request, maxRange: number): Parsed {
   try {
+    // A private key is refused before anything else is judged, so no other error can hide it.
+    if (typeof input === 'string') refusePrivateKeys(input);
     const params = query(req);
     const details = oneValue(params, 'details');
     if (details !== null && details !== 'funded') throw new ApiError('BAD_REQUEST', 'the details parameter must be funded');
@@ -143,23 +162,43 @@ function fromBody(body: unknown): { key: unknown; range: unknown } | ApiError {
     return new ApiError('BAD_REQUEST', 'the body must be a JSON object: {"key": "…", "range": N}');
   }
   const extra = Object.keys(body).filter((k) => k !== 'key' && k !== 'range');
-  if (extra.length > 0) return new ApiError('BAD_REQUEST', `unknown member ${quote(extra[0]!, 20)}; the body is {"key": "…", "range": N}`);
+  // A key sent as a member's name is still a key: refused as one, and never echoed.
+  for (const name of extra) refusePrivateKeys(name);
+  if (extra.length > 0) return new ApiError('BAD_REQUEST', `unknown member ${memberName(extra[0]!)}; the body is {"key": "…", "range": N}`);
   const { key, range } = body as { key?: unknown; range?: unknown };
   return { key, range };
 }
 
-function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): void {
-  const chain = parseChain(String(req.params.chain));
-  const handle = handleOf(deps, req);
+/** Whose turn a derivation takes in the pool: the key's, or the client network's of an anonymous caller. */
+export function derivationCaller(req: Request, res: Response): string {
+  const { keyId } = context(res);
+  return keyId !== null ? buckets.key(keyId) : buckets.anonymous(req.ip);
+}
+
+function parsedWallet(res: Response): Wallet {
   const parsed = res.locals.wallet as Parsed;
   if (!parsed.ok) throw parsed.error;
-  const { desc, fingerprint, range, maxRange, funded, mempool } = parsed.wallet;
-  let wallet;
+  return parsed.wallet;
+}
+
+/** The wallet's scripts and keys from the cache or the derivation pool; a refusal as the route answers it. */
+export async function derivedWallet(
+  cache: DerivationCache,
+  caller: string,
+  wallet: Omit<Wallet, 'funded' | 'mempool'>,
+): Promise<DerivedWallet> {
   try {
-    wallet = cache.wallet(fingerprint, desc, { range, maxRange });
+    return await cache.wallet(caller, wallet.fingerprint, wallet);
   } catch (err) {
     throw refused(err);
   }
+}
+
+async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): Promise<void> {
+  const chain = parseChain(String(req.params.chain));
+  const handle = handleOf(deps, req);
+  const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
+  const wallet = await derivedWallet(cache, derivationCaller(req, res), { desc, range, ...rest });
   const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
@@ -170,15 +209,23 @@ function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Respon
 export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics, cache = new DerivationCache()): Router {
   const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
   const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+  // Room in the derivation queue is checked before the price: a refusal for the server's load costs nothing.
+  const room = asMiddleware((req, res) => {
+    const parsed = res.locals.wallet as Parsed;
+    if (!parsed.ok) return;
+    const refusal = cache.admit(derivationCaller(req, res), parsed.wallet.fingerprint, parsed.wallet);
+    if (refusal) throw refusal;
+  });
   const price = rateLimit(
     limiter,
     deps.settings,
     metrics,
     (_req, res) => {
       const parsed = res.locals.wallet as Parsed;
-      return parsed.ok ? walletTokens(parsed.wallet.scripts) : 1;
+      return parsed.ok ? walletTokens(parsed.wallet.work) : 1;
     },
-    (n) => `a wallet request of ${n} tokens (one per ${SCRIPTS_PER_TOKEN} derived scripts)`,
+    (n) => `a wallet request of ${n} tokens (one per ${WORK_PER_TOKEN} key derivations)`,
+    true,
   );
   const router = Router({ caseSensitive: true });
   router
@@ -191,6 +238,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
         const segments = req.params.key as unknown as string[];
         keep(res, parseWallet(handleOf(deps, req), segments.join('/'), undefined, req, maxRange));
       }),
+      room,
       price,
       (req: Request, res: Response) => answer(deps, cache, req, res),
     )
@@ -204,7 +252,12 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
       authenticate(deps.keys, deps.settings, limiter, metrics),
       (req: Request, res: Response, next: NextFunction) => {
         json(req, res, (err?: unknown) => {
-          const body = err === undefined ? fromBody(req.body) : bodyError(err);
+          let body;
+          try {
+            body = err === undefined ? fromBody(req.body) : bodyError(err);
+          } catch (refusal) {
+            body = refused(refusal);
+          }
           keep(
             res,
             body instanceof ApiError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
@@ -212,6 +265,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
           next();
         });
       },
+      room,
       price,
       (req: Request, res: Response) => answer(deps, cache, req, res),
     )
