@@ -11,7 +11,7 @@ import { loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { newProgram } from '../src/cli/program.js';
 import { main } from './main.js';
-import { exitAfterFlush, onStopSignals } from '../src/cli/process.js';
+import { exitAfterFlush, fatalLine, onStopSignals } from '../src/cli/process.js';
 
 const program = newProgram({
   name: 'addrsum-indexer',
@@ -36,7 +36,7 @@ main(config, { chain, logger, signal: controller.signal, ...(bootstrapFile !== u
   (err: unknown) => {
     const e = err as { code?: string; message?: string };
     log.fatal({ code: e.code, err: e.message }, 'indexer stopped');
-    process.stderr.write(`addrsum indexer: ${e.code ?? 'ERROR'}: ${e.message ?? String(err)}\n`);
+    process.stderr.write(fatalLine('indexer', err));
     exitAfterFlush(logger, 1);
   },
 );

@@ -4,6 +4,7 @@
  * with retries; bad configuration and fatal index errors reject.
  */
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ChainCode } from '../src/chain/params.js';
 import type { Config } from '../src/config.js';
@@ -21,6 +22,7 @@ import { checkSnapshot, runBootstrap, type CheckedSnapshot } from './bootstrap-c
 import { startMempoolFollow } from './mempool-start.js';
 import { redactUrl } from '../src/redact.js';
 import { CodedError } from '../src/coded-error.js';
+import { explainListenError } from '../src/listen-error.js';
 import { logUtxoListEvent } from './utxo-list-log.js';
 
 export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
@@ -65,9 +67,15 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
   try {
     // Before anything else: a partial bootstrap is no index to follow the node on.
     if (!snapshot) store.refusePendingBootstrap();
-    metricsServer = await startMetricsServer(metrics.registry, config.api.host, chainConfig.metricsPort);
+    const { host } = config.api;
+    metricsServer = await startMetricsServer(metrics.registry, host, chainConfig.metricsPort).catch((err: unknown) => {
+      const who = `the ${chain} indexer's metrics server`;
+      throw explainListenError(err, { who, setting: `chains.${chain}.metricsPort`, host, port: chainConfig.metricsPort });
+    });
+    // The bound port, which differs from the setting when that is 0 (any free port).
+    const metricsPort = (metricsServer.address() as AddressInfo).port;
     log.info(
-      { db: path.resolve(dbPath), node: redactUrl(chainConfig.rpcUrl), network: chainConfig.network, metricsPort: chainConfig.metricsPort },
+      { db: path.resolve(dbPath), node: redactUrl(chainConfig.rpcUrl), network: chainConfig.network, metricsPort },
       'indexer starting',
     );
     const source = retryingSource(client, log, metrics, signal);

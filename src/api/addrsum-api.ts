@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-/** `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration: one line on stderr, exit 1. */
+/**
+ * `addrsum-api` (`npm run api`): the HTTP API until SIGTERM/SIGINT. Bad configuration, or a port it cannot
+ * listen on: one line on stderr, exit 1.
+ */
 import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from './cluster-supervisor.js';
 import { CHAIN_CODES } from '../chain/params.js';
 import { warnUnsharedLimits } from './shared-limiter.js';
@@ -7,7 +10,7 @@ import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { main } from './main.js';
 import { newProgram } from '../cli/program.js';
-import { exitAfterFlush, onStopSignals } from '../cli/process.js';
+import { exitAfterFlush, fatalLine, onStopSignals } from '../cli/process.js';
 
 newProgram({
   name: 'addrsum-api',
@@ -39,6 +42,8 @@ main(config, logger).then(
   },
   (err: unknown) => {
     log.fatal({ err }, 'cannot listen');
+    // One line for whoever started the process, as a bad configuration value gets.
+    process.stderr.write(fatalLine('api', err));
     exitAfterFlush(logger, 1);
   },
 );

@@ -102,7 +102,7 @@ export interface ApiSettings extends Freshness {
   /** Most indices per branch of one xpub request (default 10,000). */
   readonly xpubMaxRange?: number;
   readonly tiers: Readonly<Record<Tier, TierLimits>>;
-  /** Bucket per client address (IPv6: per /64) for requests with a wrong key; checked before the key is looked up. */
+  /** Bucket per client address (IPv6: per /64) for requests with a missing or wrong key; a valid key never takes from it. */
   readonly invalidKeys?: TierLimits;
   /** Client addresses or CIDR ranges allowed to read /metrics (absent = anyone). */
   readonly metricsAllow?: readonly string[] | undefined;

@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CHAIN_CODES } from '../chain/params.js';
 import { isChainServed, type Config } from '../config.js';
+import { explainListenError } from '../listen-error.js';
 import type { Logger } from '../logger.js';
 import { connectionMetrics } from './metrics.js';
 import { createHttpServer } from './http-server.js';
@@ -34,7 +35,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => {
       wired.close();
-      reject(err);
+      reject(explainListenError(err, { who: 'the API', setting: 'api.port', host: config.api.host, port: config.api.port }));
     });
     server.listen(config.api.port, config.api.host, resolve);
   });

@@ -34,7 +34,7 @@ export interface LimitDecision {
 export interface RateLimiter {
   /**
    * Takes `cost` tokens from `caller`'s bucket if it holds that many; cost 0 only looks (allowed = a token
-   * is left, nothing taken: the wrong-key check asks before the lookup and pays only for a wrong key).
+   * is left, nothing taken).
    * `overdraw`: a cost above the burst is taken from a full bucket (see above).
    * In-process stores answer at once;
    * shared ones (Redis) answer with a promise, so callers handle both without a promise per request here.

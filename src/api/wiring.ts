@@ -14,6 +14,7 @@ import { workerMetrics } from './cluster-metrics.js';
 import { systemClock, type AppDeps, type ChainHandle, type Clock } from './deps.js';
 import { readiness } from './routes/ops.js';
 import { ApiError } from './errors.js';
+import { foreignIndex, warnForeignIndexAtStart } from './index-network.js';
 import { WatchedFile } from './watched-file.js';
 import { createLimiter } from './shared-limiter.js';
 import { TokenBucketLimiter } from './token-bucket.js';
@@ -62,7 +63,9 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
       chains.set(chain, { params, configured: false, acquire: () => ({ ok: false, reason: 'this service is not configured for it' }) });
       continue;
     }
-    const handle = servedChain(chainDbPath(config.dataDir, chain), chain, params, clock, log);
+    const file = chainDbPath(config.dataDir, chain);
+    warnForeignIndexAtStart(file, chain, params.network, log);
+    const handle = servedChain(file, chain, params, clock, log);
     closers.push(handle.close);
     chains.set(chain, handle.value);
   }
@@ -117,9 +120,10 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
 /** An index built for another chain or network would answer wrongly for every address: refuse it. */
 function openChecked(file: string, chain: ChainCode, network: NetworkName): ChainReader {
   const reader = ChainReader.open(file);
-  if (reader.chain !== chain || reader.network !== network) {
+  const foreign = foreignIndex(file, reader, chain, network);
+  if (foreign !== null) {
     reader.close();
-    throw new Error(`${file} indexes ${reader.chain} ${reader.network}, but this service is configured for ${chain} ${network}`);
+    throw new Error(foreign);
   }
   return reader;
 }

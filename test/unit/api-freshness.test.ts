@@ -1,16 +1,22 @@
 /**
  * Operational truth at the app level (fakes for the index): an index whose indexer went silent, or whose
  * tip is too old, is not served as ready; a damaged index answers 503 INDEX_DAMAGED, /ready never 500;
- * wrong keys are throttled per client network before lookup and their log lines are sampled; unconfigured
- * chains export no chain_ready series; every process exports addrsum_build_info.
+ * wrong keys are throttled per client network (a valid key never is) and their log lines are sampled;
+ * unconfigured chains export no chain_ready series; every process exports addrsum_build_info.
  */
 import { describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
+import type { ApiSettings, AppDeps } from '../../src/api/deps.js';
+import { ApiError } from '../../src/api/errors.js';
 import { createHttpServer } from '../../src/api/http-server.js';
+import { checkKey } from '../../src/api/live/ws-auth.js';
+import { createApiMetrics } from '../../src/api/metrics.js';
+import { TokenBucketLimiter, type RateLimiter } from '../../src/api/token-bucket.js';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
+import { KeyCache } from '../../src/keys/key-cache.js';
 import { worldPerTest, type World } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';
@@ -152,9 +158,9 @@ describe('metrics series', () => {
 describe('wrong keys', () => {
   const WRONG = 'asum_' + 'x'.repeat(43);
 
-  it('2,000 wrong keys from one client: 429 after the burst, before any lookup; the log stays small', { timeout: 120_000 }, async () => {
+  it('2,000 wrong keys from one client: 429 after the burst; the log stays small', { timeout: 120_000 }, async () => {
     const { w } = world({ invalidKeys: { rate: 1, burst: 20 } });
-    let lookups = 0;
+    let unauthorized = 0;
     const good = w.createKey('private').key;
     const statuses = new Map<number, number>();
     const server = createHttpServer(w.app, pino({ level: 'silent' }));
@@ -169,7 +175,7 @@ describe('wrong keys', () => {
             const res = await fetch(`${base}${ADDRESS}`, { headers: { 'x-api-key': WRONG } });
             await res.arrayBuffer();
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-            if (res.status === 401) lookups++;
+            if (res.status === 401) unauthorized++;
           }
         }),
       );
@@ -177,8 +183,8 @@ describe('wrong keys', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-    // The fake clock does not move: exactly the burst is looked up, everything after is refused first.
-    expect(lookups).toBe(20);
+    // The fake clock does not move: exactly the burst is answered 401, everything after 429.
+    expect(unauthorized).toBe(20);
     expect(statuses.get(429)).toBe(1_980);
     const logBytes = w.logs.reduce((n, line) => n + Buffer.byteLength(line), 0);
     expect(logBytes).toBeLessThan(30_000);
@@ -189,10 +195,62 @@ describe('wrong keys', () => {
     const metrics = (await request(w.app).get('/metrics')).text;
     expect(metrics).toMatch(/addrsum_api_log_lines_suppressed_total\{status="429"\} \d+/);
     expect(metrics).toMatch(/addrsum_api_rate_limited_total\{tier="invalid_key"\} 1980/);
-    // A good key from the same client still works (the wrong-key bucket only stops wrong keys... and the
-    // check comes before lookup, so while empty it refuses every keyed request from that network).
-    w.clock.t += 20_000;
+    // A good key from the same client still works (with the bucket empty too: the next test).
     expect((await request(w.app).get(ADDRESS).set('x-api-key', good)).status).toBe(200);
+  });
+
+  it("a valid key is served while its network's wrong-key bucket is empty; wrong and missing keys get 429", async () => {
+    const { w, c } = world({ invalidKeys: { rate: 1, burst: 3 } });
+    const good = w.createKey('default').key;
+    const wrong: number[] = [];
+    for (let i = 0; i < 4; i++) wrong.push((await c.send('GET', ADDRESS, { 'x-api-key': WRONG })).status);
+    expect(wrong).toEqual([401, 401, 401, 429]);
+    // The clock stands still: the bucket stays empty for everything below.
+    const served = await c.send('GET', ADDRESS, { 'x-api-key': good });
+    expect(served.status).toBe(200);
+    // Its own tier's bucket, not the wrong-key one.
+    expect(served.headers['ratelimit-limit']).toBe('10');
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': WRONG })).status).toBe(429);
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': 'not-a-key' })).status).toBe(429);
+    expect((await c.send('GET', ADDRESS)).status).toBe(429);
+    expect((await c.send('GET', ADDRESS, { 'x-api-key': good })).status).toBe(200);
+    expect(c.problems).toEqual([]);
+  });
+
+  it.each([
+    ['an in-process store', (inner: TokenBucketLimiter): RateLimiter => inner],
+    [
+      'a shared store answering with promises',
+      (inner: TokenBucketLimiter): RateLimiter => ({ consume: async (...a) => inner.consume(...a) }),
+    ],
+  ])('the same on WebSocket keys, with %s', async (_, limiterOver) => {
+    const { w } = world();
+    const good = w.createKey('private');
+    const keys = new KeyCache(w.keysFile);
+    try {
+      const settings: ApiSettings = {
+        allowAnonymous: true,
+        syncLagBlocks: 3,
+        trustProxyHops: 0,
+        tiers: { default: { rate: 5, burst: 10 }, private: { rate: 50, burst: 100 } },
+        invalidKeys: { rate: 1, burst: 2 },
+      };
+      // checkKey reads only the verifier and the settings of the app's deps.
+      const deps = { keys, settings } as unknown as AppDeps;
+      const opts = { deps, limiter: limiterOver(new TokenBucketLimiter(() => w.clock.now())), metrics: createApiMetrics() };
+      const code = (presented: string) =>
+        checkKey(opts, presented, '10.0.0.9').then(
+          () => 'ok',
+          (err: unknown) => (err instanceof ApiError ? err.code : String(err)),
+        );
+      expect([await code(WRONG), await code(WRONG), await code(WRONG)]).toEqual(['INVALID_API_KEY', 'INVALID_API_KEY', 'RATE_LIMITED']);
+      await expect(checkKey(opts, good.key, '10.0.0.9')).resolves.toEqual({ tier: 'private', keyId: good.id });
+      expect(await code(WRONG)).toBe('RATE_LIMITED');
+      // Another network's bucket is its own.
+      await expect(checkKey(opts, WRONG, '10.0.0.10')).rejects.toMatchObject({ code: 'INVALID_API_KEY' });
+    } finally {
+      keys.close();
+    }
   });
 
   it('missing keys count too when anonymous access is off', async () => {

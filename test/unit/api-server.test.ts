@@ -1,11 +1,12 @@
 /**
  * `npm run api` as a process: real config, real ChainReader and key store, lazy pickup of databases
- * created after start, refusal of an index built for another network, secrets kept out of logs, and a
- * clean exit 0 on SIGTERM.
+ * created after start, refusal of an index built for another network, secrets kept out of logs, a
+ * clean exit 0 on SIGTERM, and one line on stderr for what stops it at start.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -170,6 +171,26 @@ describe('the API process', () => {
     expect(await exited).toBe(0);
     expect(stdout).toContain('"msg":"stopped"');
     agent.destroy();
+  });
+
+  it('exits 1 with one line naming ADDRSUM_PORT when its port is held by another program', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as AddressInfo).port;
+    try {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
+        env: { ...env, ADDRSUM_PORT: String(taken) },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `addrsum api: EADDRINUSE: 127.0.0.1:${taken} is already in use (EADDRINUSE), so the API cannot listen there; ` +
+          'the port is api.port (ADDRSUM_PORT). Is another instance running? Stop it, or choose another port (0 = any free port).',
+      ]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('exits 1 with one line for a bad configuration value', () => {

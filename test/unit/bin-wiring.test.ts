@@ -1,15 +1,18 @@
 /**
  * Each process's main(config), wired in-process: the API listens and answers from the data dir it is
  * given and stops cleanly; the indexer follows a node to its tip and returns when its signal aborts;
- * a chain without an RPC URL is a coded setup error.
+ * a chain without an RPC URL is a coded setup error; a port held by something else is one line naming
+ * the setting and the variables that move it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main as runApi } from '../../src/api/main.js';
 import { main as runIndexer } from '../../indexer/main.js';
 import { main as runVerify } from '../../src/store/verify-cli.js';
+import { fatalLine } from '../../src/cli/process.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { ChainReader } from '../../src/store/chain-reader.js';
@@ -24,6 +27,16 @@ function dataDir(): string {
   const d = mkdtempSync(path.join(tmpdir(), 'addrsum-bin-'));
   dirs.push(d);
   return d;
+}
+
+/** A loopback port held by a plain TCP server of the test's own (not one of ours) until `release`. */
+async function occupiedPort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', reject);
+    holder.listen(0, '127.0.0.1', resolve);
+  });
+  return { port: (holder.address() as AddressInfo).port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
 }
 
 describe('api main', () => {
@@ -47,6 +60,26 @@ describe('api main', () => {
     );
     await first.stop();
   });
+
+  it('a port held by another program: one line naming the address, api.port and ADDRSUM_PORT, with a hint', async () => {
+    const held = await occupiedPort();
+    try {
+      const config = loadConfig({ env: { ADDRSUM_DATA_DIR: dataDir(), ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: String(held.port) } });
+      const err: unknown = await runApi(config, silentLogger()).then(
+        () => new Error('the API listened on a port that was taken'),
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'EADDRINUSE' });
+      const line = fatalLine('api', err);
+      expect(line).toMatch(/^addrsum api: EADDRINUSE: [^\n]+\n$/);
+      expect(line).toContain(`127.0.0.1:${held.port}`);
+      expect(line).toContain('api.port (ADDRSUM_PORT)');
+      expect(line).toContain('another instance running?');
+      expect(line).toContain('0 = any free port');
+    } finally {
+      await held.release();
+    }
+  });
 });
 
 describe('indexer main', () => {
@@ -55,6 +88,34 @@ describe('indexer main', () => {
     await expect(runIndexer(config, { chain: 'LTC', logger: silentLogger(), signal: new AbortController().signal })).rejects.toMatchObject({
       code: 'NO_RPC_URL',
     });
+  });
+
+  it('a metrics port held by another program: one line naming the address, the setting and both variables', async () => {
+    const held = await occupiedPort();
+    try {
+      const config = loadConfig({
+        env: {
+          ADDRSUM_DATA_DIR: dataDir(),
+          ADDRSUM_HOST: '127.0.0.1',
+          // The node is never asked: the metrics port comes first.
+          ADDRSUM_LTC_RPC_URL: 'http://u:p@127.0.0.1:1',
+          ADDRSUM_LTC_METRICS_PORT: String(held.port),
+        },
+      });
+      const err: unknown = await runIndexer(config, { chain: 'LTC', logger: silentLogger(), signal: new AbortController().signal }).then(
+        () => new Error('the indexer returned with its metrics port taken'),
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'EADDRINUSE' });
+      const line = fatalLine('indexer', err);
+      expect(line).toMatch(/^addrsum indexer: EADDRINUSE: [^\n]+\n$/);
+      expect(line).toContain(`127.0.0.1:${held.port}`);
+      expect(line).toContain('chains.LTC.metricsPort (ADDRSUM_LTC_METRICS_PORT or ADDRSUM_METRICS_PORT)');
+      expect(line).toContain('another instance running?');
+      expect(line).toContain('0 = any free port');
+    } finally {
+      await held.release();
+    }
   });
 
   it('follows the node to its tip, then stops when aborted; verify agrees', async () => {

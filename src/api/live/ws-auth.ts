@@ -1,7 +1,8 @@
 /**
  * A key presented on a WebSocket (upgrade header or auth message), checked by the address route's own
- * key check (middleware/auth.ts): the same verifier, the same invalid-key throttle per client network,
- * the same metrics and errors. It runs on a request-shaped stand-in, since there is no Express request.
+ * key check (middleware/auth.ts): the same verifier, looked up first, then the same invalid-key throttle
+ * per client network for a missing or wrong key only, the same metrics and errors. It runs on a
+ * request-shaped stand-in, since there is no Express request.
  */
 import type { Request, Response } from 'express';
 import type { Tier } from '../../keys/tier.js';

@@ -3,12 +3,20 @@
  * probes get a 401 and cannot use the address validator for free. The key itself is never logged or
  * labelled; the key id is.
  *
- * Wrong keys cost the sender: each wrong or missing key takes a token from its client network's
- * `badkey:` bucket (api.invalidKeys), and once that is empty the request is refused 429 BEFORE the key
- * is looked up, so guessing keys (or flooding with junk ones) is throttled per network like anything else.
+ * The key is looked up first, and a valid key goes on to its own bucket whatever else arrives from its
+ * client network: behind a proxy without api.trustProxyHops every client shares one address, and a
+ * throttle in front of the lookup would turn one sender of junk keys into a 429 for every keyed caller.
+ * The lookup is cheap enough to run for every request, junk included: a malformed value is refused by
+ * its shape, and a well-formed one costs a SHA-256 and a map lookup in the in-memory key cache, whose
+ * file-change check runs once per event-loop turn (keys/key-cache.ts, per-turn.ts).
+ *
+ * Wrong keys cost the sender: each missing or wrong key takes a token from its client network's
+ * `badkey:` bucket (api.invalidKeys) and is answered 401, or 429 once that bucket is empty, so floods of
+ * junk keys are throttled per network like anything else. A right key is never hidden behind that 429;
+ * guessing one is hopeless anyway (256 random bits, keys/key-format.ts).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { KeyVerifier } from '../../keys/key-verifier.js';
+import type { KeyFailure, KeyVerifier } from '../../keys/key-verifier.js';
 import type { ApiMetrics } from '../metrics.js';
 import { buckets } from '../caller-buckets.js';
 import type { ApiSettings, TierLimits } from '../deps.js';
@@ -19,6 +27,12 @@ import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'ApiKey header="x-api-key"' };
+
+const FAILURE_MESSAGES: Readonly<Record<KeyFailure, string>> = {
+  malformed: 'the x-api-key value is not an addrsum API key (they start with asum_)',
+  unknown: 'unknown API key',
+  revoked: 'this API key has been revoked',
+};
 
 /** Used when the settings carry none (tests, older callers of createApp). */
 export const DEFAULT_INVALID_KEY_LIMITS: TierLimits = { rate: 1, burst: 20 };
@@ -39,50 +53,40 @@ export function keyCheck(keys: KeyVerifier, settings: ApiSettings, limiter: Rate
       ctx.tier = 'default';
       return;
     }
-    const bucket = buckets.invalidKey(req.ip);
-    // A wrong key pays after the lookup; a shared store answers with a promise, whose failure the
-    // limiter itself reports (the request has its answer already).
-    const pay = () => {
-      const paid = limiter.consume(bucket, limits);
-      if (paid instanceof Promise) paid.catch(() => undefined);
-    };
-    const afterLook = (look: LimitDecision): void => {
-      if (!look.allowed) {
-        setLimitHeaders(res, look);
-        metrics.rateLimited.inc({ tier: 'invalid_key' });
-        ctx.authFailure = 'throttled';
-        throw new ApiError(
-          'RATE_LIMITED',
-          `too many requests with a missing or wrong API key from this network (${limits.rate}/s, burst ${limits.burst}); retry in ${look.retryAfterSeconds} s`,
-          undefined,
-          { 'Retry-After': String(look.retryAfterSeconds) },
-        );
-      }
-      if (missing) {
-        pay();
-        metrics.authFailures.inc({ reason: 'missing' });
-        ctx.authFailure = 'missing';
-        throw new ApiError('MISSING_API_KEY', 'send your API key in the x-api-key header', undefined, CHALLENGE);
-      }
+    let reason: KeyFailure | 'missing' = 'missing';
+    if (!missing) {
       const check = keys.verify(Array.isArray(presented) ? presented.join(', ') : presented);
-      if (!check.ok) {
-        pay();
-        metrics.authFailures.inc({ reason: check.reason });
-        ctx.authFailure = check.reason;
-        const message =
-          check.reason === 'revoked'
-            ? 'this API key has been revoked'
-            : check.reason === 'malformed'
-              ? 'the x-api-key value is not an addrsum API key (they start with asum_)'
-              : 'unknown API key';
-        throw new ApiError('INVALID_API_KEY', message, undefined, CHALLENGE);
+      if (check.ok) {
+        ctx.tier = check.tier;
+        ctx.keyId = check.id;
+        return;
       }
-      ctx.tier = check.tier;
-      ctx.keyId = check.id;
-    };
-    const look = limiter.consume(bucket, limits, 0);
+      reason = check.reason;
+    }
+    // Only now, for a missing or wrong key, the network's bad-key bucket: a token paid, or 429.
+    const paid = limiter.consume(buckets.invalidKey(req.ip), limits);
     // Express 5 forwards a rejected promise (429, 401, 503 LIMITS_UNAVAILABLE) to the error handler.
-    if (look instanceof Promise) return look.then(afterLook);
-    afterLook(look);
+    if (paid instanceof Promise) return paid.then((decision) => refuse(res, decision, reason));
+    refuse(res, paid, reason);
   };
+
+  /** Throws the answer to a missing or wrong key: 401 when its token was paid, 429 when none was left. */
+  function refuse(res: Response, decision: LimitDecision, reason: KeyFailure | 'missing'): never {
+    const ctx = context(res);
+    if (!decision.allowed) {
+      setLimitHeaders(res, decision);
+      metrics.rateLimited.inc({ tier: 'invalid_key' });
+      ctx.authFailure = 'throttled';
+      throw new ApiError(
+        'RATE_LIMITED',
+        `too many requests with a missing or wrong API key from this network (${limits.rate}/s, burst ${limits.burst}); retry in ${decision.retryAfterSeconds} s`,
+        undefined,
+        { 'Retry-After': String(decision.retryAfterSeconds) },
+      );
+    }
+    metrics.authFailures.inc({ reason });
+    ctx.authFailure = reason;
+    if (reason === 'missing') throw new ApiError('MISSING_API_KEY', 'send your API key in the x-api-key header', undefined, CHALLENGE);
+    throw new ApiError('INVALID_API_KEY', FAILURE_MESSAGES[reason], undefined, CHALLENGE);
+  }
 }
