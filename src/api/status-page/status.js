@@ -4,7 +4,18 @@
 'use strict';
 
 const KEY_STORAGE = 'addrsum.apiKey';
+/** First reconnect delay of a lookup; doubled after each close, up to RECONNECT_MAX_MS. */
 const RECONNECT_MS = 3000;
+// A server that keeps refusing the upgrade (too many sockets from this network) is asked less and less often.
+const RECONNECT_MAX_MS = 60_000;
+// EventSource gives up on a refused stream for good; the server's Retry-After for it is a few seconds.
+const STATUS_RETRY_MS = 10_000;
+/** Close codes of /api/v1/ws (src/api/live/ws-protocol.ts) after which only the user can change the outcome. */
+const CLOSE_AUTH_FAILED = 4401;
+const CLOSE_AUTH_TIMEOUT = 4408;
+const CLOSE_THROTTLED = 4429;
+const AUTH_ID = 1;
+const SUBSCRIBE_ID = 2;
 
 const $ = (id) => document.getElementById(id);
 
@@ -124,8 +135,16 @@ function followStatus() {
     $('connection').textContent = 'live';
     renderStatus(JSON.parse(e.data));
   });
-  // EventSource reconnects on its own.
-  events.onerror = () => ($('connection').textContent = 'reconnecting…');
+  events.onerror = () => {
+    // A dropped stream is reopened by EventSource itself; one answered with an error (the server's
+    // cap of status streams per client network) is closed for good, and the page does not see why.
+    if (events.readyState !== EventSource.CLOSED) {
+      $('connection').textContent = 'reconnecting…';
+      return;
+    }
+    $('connection').textContent = 'status updates refused (a network may keep only a few status pages open); retrying…';
+    setTimeout(followStatus, STATUS_RETRY_MS);
+  };
 }
 
 // ---- lookup ----
@@ -133,8 +152,47 @@ function followStatus() {
 let lookup = null;
 let pendingChain = null;
 
+const NEEDS_KEY = 'This server needs an API key for lookups. Enter one above.';
+
 function showLookupState(text) {
   $('lookup-state').textContent = text;
+}
+
+/** Keeps a typed key for this tab only (null: none), and says so where the key is typed. */
+function keepKey(key) {
+  if (key) sessionStorage.setItem(KEY_STORAGE, key);
+  else sessionStorage.removeItem(KEY_STORAGE);
+  $('lookup-key').placeholder = key ? 'a key is kept for this tab' : '';
+}
+
+/** A server message as a clause of the page's own sentences (the server's own end without a full stop). */
+const sentence = (message) => String(message || '').replace(/[.\s]+$/, '');
+
+/**
+ * What a refused auth message means for the lookup: the text to show, and whether the page may try
+ * again by itself (only when the server, not the key, was at fault).
+ */
+function authRefusal(data) {
+  switch (data.code) {
+    case 'MISSING_API_KEY':
+      return { text: NEEDS_KEY, retry: false };
+    case 'INVALID_API_KEY':
+      return { text: `The API key was refused: ${sentence(data.message)}. Enter a valid key.`, retry: false, forget: true };
+    case 'RATE_LIMITED':
+      // Waits for the user instead of retrying after the delay: the throttle is checked before the key,
+      // so the key may still be wrong, and each wrong one spends the allowance the network shares.
+      return { text: `API keys from this network are throttled: ${sentence(data.message)}. Press Look up to try again.`, retry: false };
+    default:
+      return { text: `The server could not check the API key: ${sentence(data.message)}. Reconnecting…`, retry: true };
+  }
+}
+
+/** The text for a close that came without a reply saying why (null: an ordinary disconnection). */
+function closeRefusal(code) {
+  if (code === CLOSE_AUTH_TIMEOUT) return NEEDS_KEY;
+  if (code === CLOSE_AUTH_FAILED) return 'The API key was refused. Enter a valid key.';
+  if (code === CLOSE_THROTTLED) return 'API keys from this network are throttled. Press Look up to try again later.';
+  return null;
 }
 
 function renderSummary(data) {
@@ -154,51 +212,68 @@ function startLookup(chain, address) {
   let stopped = false;
   let socket = null;
   let timer = null;
+  let delay = RECONNECT_MS;
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+    if (socket) socket.close();
+  };
+  /** Ends the lookup with a message: a retry would be refused alike, so only the user starts another. */
+  const end = (text) => {
+    showLookupState(text);
+    stop();
+  };
   const connect = () => {
+    /** Why the server is about to close this socket, when its reply said so and a retry may cure it. */
+    let closing = null;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     socket = new WebSocket(`${scheme}//${location.host}/api/v1/ws`);
-    const subscribe = () => socket.send(JSON.stringify({ op: 'subscribe', id: 2, chain, addresses: [address], mempool: true }));
+    const subscribe = () => socket.send(JSON.stringify({ op: 'subscribe', id: SUBSCRIBE_ID, chain, addresses: [address], mempool: true }));
     socket.onopen = () => {
       showLookupState('subscribing…');
       // With a key, subscribe once the auth reply says it is accepted.
-      if (key) socket.send(JSON.stringify({ op: 'auth', id: 1, key }));
+      if (key) socket.send(JSON.stringify({ op: 'auth', id: AUTH_ID, key }));
       else subscribe();
     };
     socket.onmessage = (e) => {
       const m = JSON.parse(e.data);
-      if (m.id === 1 && m.status === 'success') {
-        subscribe();
-      } else if (m.event === 'summary') {
+      if (m.event === 'summary') {
+        delay = RECONNECT_MS;
         renderSummary(m.data);
         showLookupState('live: updates when the balance changes');
-      } else if (m.status === 'fail') {
+      } else if (m.id === AUTH_ID && m.status === 'success') {
+        subscribe();
+      } else if (m.id === AUTH_ID && m.status === 'fail') {
+        const refusal = authRefusal(m.data);
+        // Not sent again on a reload: each wrong key spends the allowance its client network shares.
+        if (refusal.forget) keepKey(null);
+        if (refusal.retry) closing = refusal.text;
+        else end(refusal.text);
+      } else if (m.id === SUBSCRIBE_ID && m.status === 'fail') {
+        // Nothing is subscribed (the one address was refused): the socket has nothing left to carry.
+        if (m.data.code === 'MISSING_API_KEY') return end(NEEDS_KEY);
         const item = m.data.items && m.data.items[0];
-        showLookupState(`${(item || m.data).code}: ${(item || m.data).message}`);
+        end(`The lookup was refused: ${sentence((item || m.data).message)}.`);
       }
     };
-    socket.onclose = () => {
+    socket.onclose = (e) => {
       if (stopped) return;
-      showLookupState('disconnected; reconnecting…');
-      timer = setTimeout(connect, RECONNECT_MS);
+      const refused = closeRefusal(e.code);
+      if (refused && !closing) return end(refused);
+      showLookupState(closing || 'disconnected; reconnecting…');
+      timer = setTimeout(connect, delay);
+      delay = Math.min(delay * 2, RECONNECT_MAX_MS);
     };
   };
   connect();
-  lookup = {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      if (socket) socket.close();
-    },
-  };
+  lookup = { stop };
 }
 
 function onSubmit(e) {
   e.preventDefault();
   const chain = $('lookup-chain').value;
   const address = $('lookup-address').value.trim();
-  const key = $('lookup-key').value.trim();
-  if (key) sessionStorage.setItem(KEY_STORAGE, key);
-  else sessionStorage.removeItem(KEY_STORAGE);
+  keepKey($('lookup-key').value.trim() || null);
   $('lookup-key').value = '';
   if (!chain || !address) return;
   // The address may be shared in a link; the key never is.
@@ -209,7 +284,7 @@ function onSubmit(e) {
 function init() {
   followStatus();
   $('lookup-form').addEventListener('submit', onSubmit);
-  if (sessionStorage.getItem(KEY_STORAGE)) $('lookup-key').placeholder = 'a key is kept for this tab';
+  keepKey(sessionStorage.getItem(KEY_STORAGE));
   const params = new URLSearchParams(location.search);
   const chain = (params.get('chain') || '').toUpperCase();
   const address = params.get('address');
