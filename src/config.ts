@@ -20,6 +20,8 @@ export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export const REQUEST_LOG_MODES = ['all', 'errors', 'off'] as const;
+export type RequestLogMode = (typeof REQUEST_LOG_MODES)[number];
 
 /** An integer in [min, max]; one message for every way of getting it wrong. */
 function int(min: number, max: number) {
@@ -183,6 +185,11 @@ export const configSchema = z.strictObject({
      * address, never X-Forwarded-For.
      */
     metricsAllow: z.array(z.string().refine(isAddressOrRange, { error: 'expected IP addresses or CIDR ranges' })).optional(),
+    /**
+     * Which answers get a request log line: `all`, `errors` (status 400 and above: what someone reads the
+     * log for) or `off`. The request metrics count every request either way.
+     */
+    requestLog: z.enum(REQUEST_LOG_MODES, { error: `expected one of ${REQUEST_LOG_MODES.join(', ')}` }),
     /** Live pushes (WebSocket /api/v1/ws and …/address/{address}/events); src/api/live/limits.ts. */
     live: z.strictObject({
       /** How often each API process reads the change feed while anyone listens. */
@@ -261,6 +268,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_XPUB_MAX_RANGE', path: ['api', 'xpubMaxRange'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
+  { name: 'ADDRSUM_REQUEST_LOG', path: ['api', 'requestLog'], kind: 'text' },
   { name: 'ADDRSUM_SYNC_LAG_BLOCKS', path: ['api', 'syncLagBlocks'], kind: 'int' },
   { name: 'ADDRSUM_TRUST_PROXY_HOPS', path: ['api', 'trustProxyHops'], kind: 'int' },
   { name: 'ADDRSUM_BATCH_MAX_ADDRESSES', path: ['api', 'batchMaxAddresses'], kind: 'int' },

@@ -343,6 +343,15 @@ describe('logFormat (ADDRSUM_LOG_FORMAT)', () => {
   });
 });
 
+describe('api.requestLog (ADDRSUM_REQUEST_LOG)', () => {
+  it('is all by default and takes errors or off', () => {
+    expect(loadConfig({ env: {} }).api.requestLog).toBe('all');
+    expect(loadConfig({ env: { ADDRSUM_REQUEST_LOG: 'errors' } }).api.requestLog).toBe('errors');
+    expect(loadConfig({ env: { ADDRSUM_REQUEST_LOG: 'off' } }).api.requestLog).toBe('off');
+    expect(errorOf({ ADDRSUM_REQUEST_LOG: 'none' })).toBe('ADDRSUM_REQUEST_LOG: expected one of all, errors, off (got "none")');
+  });
+});
+
 describe('redactUrl', () => {
   it('hides credentials and keeps the rest', () => {
     expect(redactUrl('http://user:hunter2@127.0.0.1:8332/wallet/x')).toBe('http://***:***@127.0.0.1:8332/wallet/x');
