@@ -2,17 +2,21 @@
  * The README and docs/ stay true to the code: every metric they name is exported on some /metrics (the
  * API's registry, with the Redis limiter's metrics, or an indexer's), every environment variable and
  * setting they name is one the configuration reads, the settings table lists every setting with the
- * variables that set it, and the README stays short with its two commands.
+ * variables that set it, every error code they name is one the code answers (with that status), the
+ * error table says what the app answers, and the README stays short with its two commands.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES } from '../../src/config.js';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
 import { connectionMetrics, createApiMetrics } from '../../src/api/metrics.js';
+import { buildWorld } from '../support/api-world.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [
@@ -51,15 +55,20 @@ function mentionedSettings(doc: string): string[] {
   return [...new Set(found.flatMap(perChain))];
 }
 
+/** The rows of the table whose header row starts with `header`. */
+function tableRows(doc: string, header: string): string[] {
+  const lines = doc.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(header)) + 2;
+  const end = lines.findIndex((l, i) => i >= start && !l.startsWith('|'));
+  return lines.slice(start, end < 0 ? undefined : end);
+}
+
 /**
  * docs/configuration.md's settings table, row by row: the keys of the first column (`<C>` expanded; a
  * `.burst` after `api.tiers.default.rate` is `api.tiers.default.burst`) and the variables of the second.
  */
 function settingsTable(doc: string): { keys: string[]; env: string[] }[] {
-  const lines = doc.split('\n');
-  const rows: { keys: string[]; env: string[] }[] = [];
-  for (const line of lines.slice(lines.findIndex((l) => l.startsWith('| TOML key |')) + 2)) {
-    if (!line.startsWith('|')) break;
+  return tableRows(doc, '| TOML key |').map((line) => {
     const [, keyCell = '', envCell = ''] = line.split('|');
     let previous = '';
     const keys = [...keyCell.matchAll(/`([^`]+)`/g)].flatMap(([, written]) => {
@@ -67,13 +76,42 @@ function settingsTable(doc: string): { keys: string[]; env: string[] }[] {
       previous = key;
       return perChain(key);
     });
-    rows.push({ keys, env: mentionedEnv(envCell) });
-  }
-  return rows;
+    return { keys, env: mentionedEnv(envCell) };
+  });
+}
+
+/** Every .ts file's text under the given top-level folders. */
+function sources(...dirs: string[]): string {
+  return dirs
+    .flatMap((dir) => readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)))
+    .filter((f) => f.endsWith('.ts'))
+    .map(text)
+    .join('\n');
+}
+
+/** docs/api.md's error table: status, code and the `when` text of each row. */
+function errorTable(doc: string): { status: number; code: string; when: string }[] {
+  return tableRows(doc, '| HTTP | code |').map((line) => {
+    const [, status = '', code = '', when = ''] = line.split('|');
+    return { status: Number(status.trim()), code: code.trim().replaceAll('`', ''), when: when.trim() };
+  });
+}
+
+/** Backticked UPPER_SNAKE words: error codes, except variables and the few other names the docs write so. */
+const NOT_CODES = new Set(['COMPOSE_PROJECT_NAME', 'SQLITE_TMPDIR', 'OP_RETURN']);
+function mentionedCodes(doc: string): string[] {
+  const found = [...doc.matchAll(/`(?:[0-9]{3} )?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`/g)].map((m) => m[1]!);
+  return [...new Set(found.filter((w) => !w.startsWith('ADDRSUM_') && !NOT_CODES.has(w)))];
+}
+
+/** `503 CHAIN_SYNCING`, `` 503 `CHAIN_SYNCING` ``: a status the docs give a code. */
+function statusClaims(doc: string): { status: number; code: string }[] {
+  return [...doc.matchAll(/\b([1-5][0-9]{2}) `?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g)].map((m) => ({ status: Number(m[1]), code: m[2]! }));
 }
 
 describe('documentation', () => {
   const exported = exportedMetrics();
+  const sourceText = sources('src', 'indexer');
 
   it.each(DOCS)('%s names only metrics that /metrics exports', (file) => {
     const unknown = mentionedMetrics(text(file)).filter((n) =>
@@ -101,6 +139,49 @@ describe('documentation', () => {
     for (const row of rows) {
       const variables = [...new Set(row.keys.flatMap((k) => settings.get(k) ?? []))].sort();
       expect([...row.env].sort(), row.keys.join(', ')).toEqual(variables);
+    }
+  });
+
+  it("docs/api.md's error table lists every code the API answers, each with its status", () => {
+    const rows = errorTable(text('docs/api.md'));
+    expect(rows.length).toBeGreaterThan(30);
+    expect(rows.filter((r) => ERROR_STATUS[r.code as ErrorCode] !== r.status).map((r) => `${r.status} ${r.code}`)).toEqual([]);
+    // The few codes answered outside the HTTP routes (WebSocket refusals) are in the live summaries' text.
+    const api = text('docs/api.md');
+    expect(ERROR_CODES.filter((c) => !api.includes(c))).toEqual([]);
+  });
+
+  it.each(DOCS)('%s gives every error code the status the code answers it with', (file) => {
+    const wrong = statusClaims(text(file)).filter((c) => ERROR_STATUS[c.code as ErrorCode] !== c.status);
+    expect(wrong.map((c) => `${c.status} ${c.code}`)).toEqual([]);
+  });
+
+  it.each(DOCS)('%s names only error codes the code has', (file) => {
+    const unknown = mentionedCodes(text(file)).filter((c) => !sourceText.includes(`'${c}'`));
+    expect(unknown).toEqual([]);
+  });
+
+  // What a table row says about a case has to be what the app answers for it: probes of cases a reader
+  // could get wrong, each with the words of the row that must describe it.
+  it.each([
+    [
+      'a range both in the body and in the query',
+      'POST',
+      '/api/v1/BTC/xpub?range=5',
+      { key: 'xpub', range: 5 },
+      'both in the body and in the query',
+    ],
+    ['a query parameter given twice', 'GET', '/api/v1/BTC/xpub/xpub?range=5&range=6', undefined, 'a query parameter given more than once'],
+    ['an unknown member of the wallet body', 'POST', '/api/v1/BTC/xpub', { key: 'xpub', extra: 1 }, 'other than `{"key", "range"}`'],
+  ])("docs/api.md's error table describes %s under the code the app answers", async (_case, method, url, body, words) => {
+    const world = buildWorld({ allowAnonymous: true });
+    try {
+      const req = method === 'POST' ? request(world.app).post(url).send(body) : request(world.app).get(url);
+      const answer = (await req).body as { data: { code: string } };
+      const rows = errorTable(text('docs/api.md'));
+      expect(rows.filter((r) => r.when.includes(words)).map((r) => r.code)).toEqual([answer.data.code]);
+    } finally {
+      world.cleanup();
     }
   });
 
