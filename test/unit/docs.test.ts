@@ -16,6 +16,7 @@ import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES } from '../../src/config.js';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
 import { connectionMetrics, createApiMetrics } from '../../src/api/metrics.js';
+import { verifyProgram } from '../../src/store/verify-cli.js';
 import { buildWorld } from '../support/api-world.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,6 +110,13 @@ function statusClaims(doc: string): { status: number; code: string }[] {
   return [...doc.matchAll(/\b([1-5][0-9]{2}) `?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g)].map((m) => ({ status: Number(m[1]), code: m[2]! }));
 }
 
+/** Lines that run addrsum-verify (`npm run verify -- …` or the installed command): their arguments, up to a `#` comment. */
+function verifyCommands(doc: string): string[][] {
+  return [...doc.matchAll(/^(?:npm run verify --|addrsum-verify)( [^#\n]*)?/gm)].map((m) =>
+    (m[1] ?? '').trim().split(/\s+/).filter(Boolean),
+  );
+}
+
 describe('documentation', () => {
   const exported = exportedMetrics();
   const sourceText = sources('src', 'indexer');
@@ -183,6 +191,17 @@ describe('documentation', () => {
     } finally {
       world.cleanup();
     }
+  });
+
+  // An option shown only in a comment next to a command reads as a replacement for the options there.
+  it('shows verify commands that run as written, together using every option', () => {
+    const commands = DOCS.flatMap((f) => verifyCommands(text(f)));
+    expect(commands.length).toBeGreaterThan(0);
+    const silent = { out: () => {}, err: () => {} };
+    for (const args of commands) expect(() => verifyProgram(silent).parse(args, { from: 'user' }), args.join(' ')).not.toThrow();
+    const shown = new Set(commands.flat());
+    const options = verifyProgram(silent).options.flatMap((o) => (o.long === undefined || o.long === '--version' ? [] : [o.long]));
+    expect(options.filter((o) => !shown.has(o))).toEqual([]);
   });
 
   it('finds what it checks: the metrics tables and the settings table are there', () => {
