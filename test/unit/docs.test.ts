@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
@@ -117,6 +118,13 @@ function verifyCommands(doc: string): string[][] {
   );
 }
 
+/** config/alerts.yml's alerts and how long each must hold (`for`). */
+function alertRules(): Map<string, string> {
+  const rules = parseYaml(text('config/alerts.yml')) as { groups: { rules: { alert?: string; for?: string }[] }[] };
+  const alerts = rules.groups.flatMap((g) => g.rules).filter((r) => r.alert !== undefined);
+  return new Map(alerts.map((r) => [r.alert!, r.for ?? '']));
+}
+
 describe('documentation', () => {
   const exported = exportedMetrics();
   const sourceText = sources('src', 'indexer');
@@ -202,6 +210,14 @@ describe('documentation', () => {
     const shown = new Set(commands.flat());
     const options = verifyProgram(silent).options.flatMap((o) => (o.long === undefined || o.long === '--version' ? [] : [o.long]));
     expect(options.filter((o) => !shown.has(o))).toEqual([]);
+  });
+
+  it("docs/operations.md's alert table is config/alerts.yml's alerts, each with its `for`", () => {
+    const documented = tableRows(text('docs/operations.md'), '| alert |').map((line) => {
+      const cells = line.split('|').map((c) => c.trim());
+      return `${cells[1]!.replaceAll('`', '')} for ${cells[3]!}`;
+    });
+    expect(documented.sort()).toEqual([...alertRules()].map(([alert, wait]) => `${alert} for ${wait}`).sort());
   });
 
   it('finds what it checks: the metrics tables and the settings table are there', () => {
