@@ -8,14 +8,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { pino } from 'pino';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
-import { describeSettings, ENV_VARIABLES } from '../../src/config.js';
+import { describeSettings, ENV_VARIABLES, loadConfig } from '../../src/config.js';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
+import { connectionTimeouts, createHttpServer } from '../../src/api/http-server.js';
 import { connectionMetrics, createApiMetrics } from '../../src/api/metrics.js';
 import { verifyProgram } from '../../src/store/verify-cli.js';
 import { buildWorld } from '../support/api-world.js';
@@ -218,6 +221,18 @@ describe('documentation', () => {
       return `${cells[1]!.replaceAll('`', '')} for ${cells[3]!}`;
     });
     expect(documented.sort()).toEqual([...alertRules()].map(([alert, wait]) => `${alert} for ${wait}`).sort());
+  });
+
+  it("docs/api.md's connection timeouts are the server's, at the default api.requestTimeoutMs", () => {
+    const t = connectionTimeouts({ requestTimeoutMs: loadConfig({ env: {} }).api.requestTimeoutMs });
+    const keepAliveMs = createHttpServer(express(), pino({ level: 'silent' })).keepAliveTimeout;
+    const s = (ms: number) => `${ms / 1000} s`;
+    const doc = text('docs/api.md');
+    const connections = doc.slice(doc.indexOf('**Connections.**'), doc.indexOf('### Caching')).replace(/\s+/g, ' ');
+    expect(connections).toContain(`sends no request within ${s(t.headersTimeoutMs)} is answered \`408 REQUEST_TIMEOUT\``);
+    expect(connections).toContain(`checks that deadline every ${s(t.checkIntervalMs)}`);
+    expect(connections).toContain(`${t.headersTimeoutMs / 1000} to ${s(t.headersTimeoutMs + t.checkIntervalMs)} after it opened`);
+    expect(connections).toContain(`keep-alive connection idle for ${s(keepAliveMs)} is closed`);
   });
 
   it('finds what it checks: the metrics tables and the settings table are there', () => {
