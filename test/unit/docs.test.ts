@@ -128,6 +128,11 @@ function alertRules(): Map<string, string> {
   return new Map(alerts.map((r) => [r.alert!, r.for ?? '']));
 }
 
+/** The system packages scripts/ensure-deps.sh installs (`ensure_command COMMAND PACKAGE`). */
+function ensuredPackages(): string[] {
+  return [...text('scripts/ensure-deps.sh').matchAll(/^ensure_command \S+ (\S+)$/gm)].map((m) => m[1]!);
+}
+
 describe('documentation', () => {
   const exported = exportedMetrics();
   const sourceText = sources('src', 'indexer');
@@ -233,6 +238,13 @@ describe('documentation', () => {
     expect(connections).toContain(`checks that deadline every ${s(t.checkIntervalMs)}`);
     expect(connections).toContain(`${t.headersTimeoutMs / 1000} to ${s(t.headersTimeoutMs + t.checkIntervalMs)} after it opened`);
     expect(connections).toContain(`keep-alive connection idle for ${s(keepAliveMs)} is closed`);
+  });
+
+  // A newcomer without root reads these lists to know what to install before `npm test`.
+  it.each(['README.md', 'docs/development.md'])('%s names every package scripts/ensure-deps.sh installs', (file) => {
+    const packages = ensuredPackages();
+    expect(packages.length).toBeGreaterThan(3);
+    expect(packages.filter((p) => !new RegExp(`\\b${p}\\b`).test(text(file)))).toEqual([]);
   });
 
   it('finds what it checks: the metrics tables and the settings table are there', () => {
