@@ -20,6 +20,8 @@ export const DEFAULTS_FILE = packageFile('config', 'default.toml');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export const REQUEST_LOG_MODES = ['all', 'errors', 'off'] as const;
+export type RequestLogMode = (typeof REQUEST_LOG_MODES)[number];
 
 /** An integer in [min, max]; one message for every way of getting it wrong. */
 function int(min: number, max: number) {
@@ -187,6 +189,11 @@ export const configSchema = z.strictObject({
      * address, never X-Forwarded-For.
      */
     metricsAllow: z.array(z.string().refine(isAddressOrRange, { error: 'expected IP addresses or CIDR ranges' })).optional(),
+    /**
+     * Which answers get a request log line: `all`, `errors` (status 400 and above: what someone reads the
+     * log for) or `off`. The request metrics count every request either way.
+     */
+    requestLog: z.enum(REQUEST_LOG_MODES, { error: `expected one of ${REQUEST_LOG_MODES.join(', ')}` }),
     /** Live pushes (WebSocket /api/v1/ws and …/address/{address}/events); src/api/live/limits.ts. */
     live: z.strictObject({
       /** How often each API process reads the change feed while anyone listens. */
@@ -236,6 +243,11 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
     { name: `ADDRSUM_${chain}_MEMPOOL`, path: p('mempool'), kind: 'text' },
     { name: `ADDRSUM_${chain}_UTXO_LIST`, path: p('utxoList'), kind: 'text' },
     { name: `ADDRSUM_${chain}_METRICS_PORT`, path: p('metricsPort'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_MEMPOOL_POLL_MS`, path: p('mempoolPollMs'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_POLL_INTERVAL_MS`, path: p('pollIntervalMs'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_UNDO_DEPTH`, path: p('undoDepth'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_PREFETCH`, path: p('prefetch'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_COMMIT_INTERVAL_MS`, path: p('commitIntervalMs'), kind: 'int' },
   ];
 }
 
@@ -262,6 +274,30 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_WALLET_MAX_WAIT_SECONDS', path: ['api', 'walletMaxWaitSeconds'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_RATE', path: ['api', 'invalidKeys', 'rate'], kind: 'int' },
   { name: 'ADDRSUM_INVALID_KEY_BURST', path: ['api', 'invalidKeys', 'burst'], kind: 'int' },
+  { name: 'ADDRSUM_REQUEST_LOG', path: ['api', 'requestLog'], kind: 'text' },
+  { name: 'ADDRSUM_SYNC_LAG_BLOCKS', path: ['api', 'syncLagBlocks'], kind: 'int' },
+  { name: 'ADDRSUM_TRUST_PROXY_HOPS', path: ['api', 'trustProxyHops'], kind: 'int' },
+  { name: 'ADDRSUM_BATCH_MAX_ADDRESSES', path: ['api', 'batchMaxAddresses'], kind: 'int' },
+  { name: 'ADDRSUM_TIER_DEFAULT_RATE', path: ['api', 'tiers', 'default', 'rate'], kind: 'int' },
+  { name: 'ADDRSUM_TIER_DEFAULT_BURST', path: ['api', 'tiers', 'default', 'burst'], kind: 'int' },
+  { name: 'ADDRSUM_TIER_PRIVATE_RATE', path: ['api', 'tiers', 'private', 'rate'], kind: 'int' },
+  { name: 'ADDRSUM_TIER_PRIVATE_BURST', path: ['api', 'tiers', 'private', 'burst'], kind: 'int' },
+  { name: 'ADDRSUM_LIVE_POLL_MS', path: ['api', 'live', 'pollMs'], kind: 'int' },
+  { name: 'ADDRSUM_LIVE_MAX_BUFFERED_BYTES', path: ['api', 'live', 'maxBufferedBytes'], kind: 'int' },
+  { name: 'ADDRSUM_LIVE_AUTH_TIMEOUT_MS', path: ['api', 'live', 'authTimeoutMs'], kind: 'int' },
+  { name: 'ADDRSUM_LIVE_CONNECTIONS_PER_NETWORK', path: ['api', 'live', 'connectionsPerNetwork'], kind: 'int' },
+  {
+    name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_CONNECTION_DEFAULT',
+    path: ['api', 'live', 'subscriptionsPerConnection', 'default'],
+    kind: 'int',
+  },
+  {
+    name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_CONNECTION_PRIVATE',
+    path: ['api', 'live', 'subscriptionsPerConnection', 'private'],
+    kind: 'int',
+  },
+  { name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_DEFAULT', path: ['api', 'live', 'subscriptionsPerKey', 'default'], kind: 'int' },
+  { name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_PRIVATE', path: ['api', 'live', 'subscriptionsPerKey', 'private'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_UTXO_LIST', path: ['chains', chain, 'utxoList'], kind: 'text' as const })),

@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   // Paths are case-sensitive as documented; only the chain segment is case-insensitive (by parseChain).
   app.set('case sensitive routing', true);
 
-  app.use(requestContext(logger, metrics, () => clock.now()));
+  app.use(requestContext(logger, metrics, () => clock.now(), deps.settings.requestLog));
   app.use(rejectMalformedUrl);
   app.use(cors(deps.settings.corsOrigins ?? []));
   // The address route first: it takes nearly every request, and the paths of the others never overlap.

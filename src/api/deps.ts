@@ -3,6 +3,7 @@
  * key store, tests pass fakes. Nothing here opens a file or a socket.
  */
 import type { ChainCode, ChainParams } from '../chain/params.js';
+import type { RequestLogMode } from '../config.js';
 import type { KeyVerifier } from '../keys/key-verifier.js';
 import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
@@ -106,6 +107,8 @@ export interface ApiSettings extends Freshness {
   readonly invalidKeys?: TierLimits;
   /** Client addresses or CIDR ranges allowed to read /metrics (absent = anyone). */
   readonly metricsAllow?: readonly string[] | undefined;
+  /** Which answers get a request log line (middleware/request-context.ts; absent = all). */
+  readonly requestLog?: RequestLogMode;
 }
 
 /** When an index stops counting as current (0 = that check is off; absent: see each field). */

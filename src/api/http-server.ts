@@ -62,11 +62,27 @@ export interface HttpServerOptions {
   readonly maxConnections?: number;
 }
 
-export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
-  const log = logger.child({ component: 'http' });
+export interface ConnectionTimeouts {
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly checkIntervalMs: number;
+  /** For a socket that sends no request, Node answers 408 once headersTimeout is checked: this backstop closes whatever Node leaves. */
+  readonly idleTimeoutMs: number;
+}
+
+/** The timeouts a server gets from its options (docs/api.md states them; the docs test reads them here). */
+export function connectionTimeouts(
+  options: Pick<HttpServerOptions, 'requestTimeoutMs' | 'headersTimeoutMs' | 'checkIntervalMs'> = {},
+): ConnectionTimeouts {
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const headersTimeoutMs = options.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs);
   const checkIntervalMs = options.checkIntervalMs ?? Math.min(30_000, Math.max(1000, Math.floor(requestTimeoutMs / 4)));
+  return { requestTimeoutMs, headersTimeoutMs, checkIntervalMs, idleTimeoutMs: 2 * headersTimeoutMs + checkIntervalMs };
+}
+
+export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
+  const log = logger.child({ component: 'http' });
+  const { requestTimeoutMs, headersTimeoutMs, checkIntervalMs, idleTimeoutMs } = connectionTimeouts(options);
   const server = http.createServer(
     {
       // Node would otherwise answer a Host-less HTTP/1.1 request with an empty 400 of its own.
@@ -119,8 +135,7 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
   const guard = guardConnections(server, {
     maxConnections: options.maxConnections ?? 2048,
     requestTimeoutMs,
-    // A silent socket: Node answers 408 once headersTimeout is checked; this closes whatever Node leaves.
-    idleTimeoutMs: 2 * headersTimeoutMs + checkIntervalMs,
+    idleTimeoutMs,
   });
   options.onGuard?.(guard);
   return server;

@@ -3,7 +3,7 @@
  * aggregate from the UTXO table and checks the chain bookkeeping on one read snapshot (safe while the
  * indexer runs). Returns 0: consistent; 1: any difference (listed); 2: the database cannot be read.
  */
-import { CommanderError, Option } from 'commander';
+import { type Command, CommanderError, Option } from 'commander';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
 import { openReaderDb } from './db.js';
@@ -34,17 +34,22 @@ function check(chain: ChainCode, file: string, io: CommandIo): number {
   }
 }
 
-/** `config` is read only when no --db is given. */
-export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
-  const program = newProgram({
+/** The command's options and help, apart from running it: the docs test parses the documented command lines with it. */
+export function verifyProgram(io: CommandIo): Command {
+  return newProgram({
     name: 'addrsum-verify',
     description: "Recompute every aggregate of a chain's index and report differences",
     settings: ['dataDir'],
   })
     .addOption(new Option('--chain <chain>', 'chain to verify').choices([...CHAIN_CODES]).makeOptionMandatory())
-    .option('--db <file>', 'database file (default: <dataDir>/<chain>.sqlite)')
+    .option('--db <file>', 'database file (default: <dataDir>/<chain>.sqlite); --chain is still required')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
+}
+
+/** `config` is read only when no --db is given. */
+export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
+  const program = verifyProgram(io);
   try {
     program.parse(argv, { from: 'user' });
     const opts = program.opts<{ chain: ChainCode; db?: string }>();

@@ -124,6 +124,7 @@ export interface WorldOptions {
   maxTipAgeSeconds?: number;
   corsOrigins?: readonly string[];
   xpubMaxRange?: number;
+  requestLog?: ApiSettings['requestLog'];
 }
 
 export class FakeClock {
@@ -194,6 +195,7 @@ export function buildWorld(options: WorldOptions = {}): World {
       ...(options.maxTipAgeSeconds !== undefined && { maxTipAgeSeconds: options.maxTipAgeSeconds }),
       ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
       ...(options.xpubMaxRange !== undefined && { xpubMaxRange: options.xpubMaxRange }),
+      ...(options.requestLog !== undefined && { requestLog: options.requestLog }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,

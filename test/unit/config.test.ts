@@ -3,7 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS_FILE, ENV_VARIABLES, isChainServed, keysDbPath, loadConfig, type Config } from '../../src/config.js';
+import {
+  ConfigError,
+  DEFAULTS_FILE,
+  describeSettings,
+  ENV_VARIABLES,
+  isChainServed,
+  keysDbPath,
+  loadConfig,
+  type Config,
+} from '../../src/config.js';
 import { redactUrl } from '../../src/redact.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-config-'));
@@ -61,6 +70,86 @@ describe('defaults', () => {
       }
     });
     expect(settings).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe('every setting has an environment variable', () => {
+  // Containers are configured through their environment: a setting only a file can change is one a
+  // Docker user cannot reach without mounting a file.
+  it('binds every setting of the schema to at least one variable', () => {
+    const settings = describeSettings();
+    expect(settings.length).toBeGreaterThan(40);
+    expect(settings.filter((s) => s.env.length === 0).map((s) => s.key)).toEqual([]);
+  });
+
+  it("config/default.toml names each setting's variables in the comment above it", () => {
+    const settings = new Map(describeSettings().map((s) => [s.key, s.env]));
+    const lines = readFileSync(DEFAULTS_FILE, 'utf8').split('\n');
+    let section = '';
+    // A setting's line, set or commented out (`# rpcUrl = "…"`): prose such as `# rate = sustained …`
+    // under [api] names no setting, so it is not taken for one.
+    const settingAt = (line: string): string | undefined => {
+      const m = /^\s*(?:#\s*)?([A-Za-z]+)\s*=\s*\S/.exec(line);
+      const key = m ? [section, m[1]].filter(Boolean).join('.') : undefined;
+      return key !== undefined && settings.has(key) ? key : undefined;
+    };
+    const comments = new Map<string, string>();
+    lines.forEach((line, i) => {
+      const header = /^\[([A-Za-z.]+)\]/.exec(line);
+      if (header) section = header[1]!;
+      const key = header ? undefined : settingAt(line);
+      if (key === undefined) return;
+      const block: string[] = [];
+      for (let j = i - 1; j >= 0 && /^\s*#/.test(lines[j]!) && settingAt(lines[j]!) === undefined; j--) block.push(lines[j]!);
+      comments.set(key, block.join('\n'));
+    });
+    const missing = [...settings].flatMap(([key, env]) => {
+      const comment = comments.get(key);
+      if (comment === undefined) return [`${key}: not in the file`];
+      return env.filter((v) => !new RegExp(`\\b${v}\\b`).test(comment)).map((v) => `${key}: ${v} not named`);
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('reads the variables of the settings that had none', () => {
+    const c = loadConfig({
+      env: {
+        ADDRSUM_SYNC_LAG_BLOCKS: '7',
+        ADDRSUM_TRUST_PROXY_HOPS: '2',
+        ADDRSUM_BATCH_MAX_ADDRESSES: '50',
+        ADDRSUM_TIER_DEFAULT_RATE: '3',
+        ADDRSUM_TIER_DEFAULT_BURST: '6',
+        ADDRSUM_TIER_PRIVATE_RATE: '30',
+        ADDRSUM_TIER_PRIVATE_BURST: '60',
+        ADDRSUM_LIVE_POLL_MS: '500',
+        ADDRSUM_LIVE_MAX_BUFFERED_BYTES: '65536',
+        ADDRSUM_LIVE_AUTH_TIMEOUT_MS: '2000',
+        ADDRSUM_LIVE_CONNECTIONS_PER_NETWORK: '8',
+        ADDRSUM_LIVE_SUBSCRIPTIONS_PER_CONNECTION_DEFAULT: '11',
+        ADDRSUM_LIVE_SUBSCRIPTIONS_PER_CONNECTION_PRIVATE: '12',
+        ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_DEFAULT: '21',
+        ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_PRIVATE: '22',
+        ADDRSUM_BTC_MEMPOOL_POLL_MS: '2000',
+        ADDRSUM_BTC_POLL_INTERVAL_MS: '3000',
+        ADDRSUM_BTC_UNDO_DEPTH: '100',
+        ADDRSUM_BTC_PREFETCH: '4',
+        ADDRSUM_BTC_COMMIT_INTERVAL_MS: '0',
+        ADDRSUM_LTC_UNDO_DEPTH: '500',
+      },
+    });
+    expect(c.api).toMatchObject({ syncLagBlocks: 7, trustProxyHops: 2, batchMaxAddresses: 50 });
+    expect(c.api.tiers).toEqual({ default: { rate: 3, burst: 6 }, private: { rate: 30, burst: 60 } });
+    expect(c.api.live).toEqual({
+      pollMs: 500,
+      maxBufferedBytes: 65536,
+      authTimeoutMs: 2000,
+      connectionsPerNetwork: 8,
+      subscriptionsPerConnection: { default: 11, private: 12 },
+      subscriptionsPerKey: { default: 21, private: 22 },
+    });
+    expect(c.chains.BTC).toMatchObject({ mempoolPollMs: 2000, pollIntervalMs: 3000, undoDepth: 100, prefetch: 4, commitIntervalMs: 0 });
+    // Per-chain variables set their chain only.
+    expect(c.chains.LTC).toMatchObject({ mempoolPollMs: 1000, pollIntervalMs: 1000, undoDepth: 500, prefetch: 16, commitIntervalMs: 1000 });
   });
 });
 
@@ -165,6 +254,8 @@ describe('invalid values stop the process with one line naming the key', () => {
     ],
     [{ ADDRSUM_METRICS_PORT: '-1' }, 'ADDRSUM_METRICS_PORT: expected an integer from 0 to 65535 (got "-1")'],
     [{ ADDRSUM_LOG_LEVEL: 'loud' }, 'ADDRSUM_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
+    [{ ADDRSUM_LTC_UNDO_DEPTH: '3' }, 'ADDRSUM_LTC_UNDO_DEPTH: expected an integer from 6 to 100000 (got 3)'],
+    [{ ADDRSUM_TIER_PRIVATE_BURST: 'lots' }, 'ADDRSUM_TIER_PRIVATE_BURST: expected an integer from 1 to 1000000 (got "lots")'],
     [{ ADDRSUM_CONFIG: '/nonexistent/addrsum.toml' }, 'ADDRSUM_CONFIG: cannot read /nonexistent/addrsum.toml (ENOENT)'],
   ])('%j', (env, message) => {
     expect(errorOf(env)).toBe(message);
@@ -249,6 +340,15 @@ describe('logFormat (ADDRSUM_LOG_FORMAT)', () => {
     expect(loadConfig({ env: { ADDRSUM_LOG_FORMAT: 'json' } }).logFormat).toBe('json');
     expect(loadConfig({ env: { ADDRSUM_LOG_FORMAT: 'pretty' } }).logFormat).toBe('pretty');
     expect(errorOf({ ADDRSUM_LOG_FORMAT: 'text' })).toBe('ADDRSUM_LOG_FORMAT: expected one of auto, json, pretty (got "text")');
+  });
+});
+
+describe('api.requestLog (ADDRSUM_REQUEST_LOG)', () => {
+  it('is all by default and takes errors or off', () => {
+    expect(loadConfig({ env: {} }).api.requestLog).toBe('all');
+    expect(loadConfig({ env: { ADDRSUM_REQUEST_LOG: 'errors' } }).api.requestLog).toBe('errors');
+    expect(loadConfig({ env: { ADDRSUM_REQUEST_LOG: 'off' } }).api.requestLog).toBe('off');
+    expect(errorOf({ ADDRSUM_REQUEST_LOG: 'none' })).toBe('ADDRSUM_REQUEST_LOG: expected one of all, errors, off (got "none")');
   });
 });
 

@@ -5,9 +5,11 @@
  * Lines are sampled per status (log-sampler.ts; then a summary line per window): 4xx answers, which a
  * client can produce at will and in bulk, 20 per status per 10 s; others 1,000. So no flood of bad keys,
  * unknown routes or wrong methods can fill the disk; the request metrics still count every one.
+ * api.requestLog narrows the lines to failed answers (`errors`) or none (`off`) before any sampling.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RequestLogMode } from '../../config.js';
 import type { Tier } from '../../keys/tier.js';
 import { unredacted, type Logger } from '../../logger.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -29,6 +31,14 @@ export interface RequestContext {
 /** Lines per status per sampling window: a client can produce 4xx answers at will and in bulk. */
 const linesPerWindow = (status: string): number => (status.startsWith('4') ? 20 : 1000);
 
+/**
+ * Whether api.requestLog wants a line for this status. `errors` starts at 400: refusals and failures are
+ * what an operator searches the log for; an aborted answer (a live client leaving its stream) is neither.
+ */
+function wantsLine(mode: RequestLogMode, status: number): boolean {
+  return mode === 'all' || (mode === 'errors' && status >= 400);
+}
+
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function requestId(incoming: unknown): string {
@@ -45,7 +55,12 @@ export function routeTemplate(req: Request): string {
   return typeof path === 'string' ? path : 'unmatched';
 }
 
-export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => number = Date.now): RequestHandler {
+export function requestContext(
+  logger: Logger,
+  metrics: ApiMetrics,
+  now: () => number = Date.now,
+  mode: RequestLogMode = 'all',
+): RequestHandler {
   const sampler = new LogSampler(linesPerWindow);
   // Every field of the request line is ours (route template, status, key id, wallet fingerprint; never a
   // header, never the raw path, which holds addresses and, on xpub routes, the extended key): no secret to redact.
@@ -75,7 +90,7 @@ export function requestContext(logger: Logger, metrics: ApiMetrics, now: () => n
       const seconds = (performance.now() - started) / 1000;
       metrics.requests.inc({ route, status: aborted ? 'aborted' : String(res.statusCode), tier: ctx.tier });
       metrics.latency.observe({ route }, seconds);
-      if (!shouldLog(res.statusCode)) return;
+      if (!wantsLine(mode, res.statusCode) || !shouldLog(res.statusCode)) return;
       requestLog.info(
         {
           reqId: ctx.id,
