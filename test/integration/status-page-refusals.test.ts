@@ -131,7 +131,7 @@ describe('status page refusals in chromium', () => {
       .toBe(`API keys from this network are throttled: ${THROTTLED}. Press Look up to try again.`);
     await expectNoReconnect(opened);
     expect(connections).toBe(1);
-    // Throttled before the key was looked at: it may well be right.
+    // The page keeps what the user typed; the user decides whether to change it.
     expect(await storedKey(page)).toBe(key);
     expect(uncaught(opened.errors)).toEqual([]);
   }, 120_000);

@@ -26,12 +26,16 @@ export interface WalletOf {
 }
 
 /**
- * A wallet counts as one subscription per SCRIPTS_PER_TOKEN derived scripts (rounded up), the xpub
- * route's token price: watching 2×1000 scripts costs what 10 addresses do, and the caps stay a bound
- * on the keys the hub holds.
+ * A wallet counts as one subscription per 200 derived scripts (rounded up), the xpub route's token
+ * arithmetic over its scripts (not its derivations: the caps bound the keys the hub holds): watching
+ * 2×1000 scripts costs what 10 addresses do. Known before the wallet is derived.
  */
+export function walletSubscriptions(scripts: number): number {
+  return walletTokens(scripts);
+}
+
 export function walletWatch(chain: ChainCode, wallet: WalletOf, mempool: boolean): WalletWatch {
   const { keys: storeKeys, ...rest } = wallet;
   const keys = storeKeys.map((k) => k.toString('latin1'));
-  return { kind: 'wallet', chain, ...rest, keys, mempool, cost: walletTokens(keys.length) };
+  return { kind: 'wallet', chain, ...rest, keys, mempool, cost: walletSubscriptions(keys.length) };
 }

@@ -14,9 +14,9 @@ import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
 import { ApiError } from '../errors.js';
 import { parseScripthash } from '../routes/scripthash.js';
-import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens } from '../routes/xpub.js';
+import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../routes/xpub.js';
 import type { Watch } from './summaries.js';
-import { scripthashWatch, walletWatch, watchOf } from './watch.js';
+import { scripthashWatch, walletSubscriptions, walletWatch, watchOf } from './watch.js';
 
 export interface Item {
   /** Names the subscription within its connection: the same script as address and as scripthash are two. */
@@ -113,7 +113,7 @@ export function readItems(
       good.push({
         id: `w|${w.fingerprint}/${w.range}|${mempool}`,
         label: { xpub: index, wallet: w.fingerprint },
-        cost: walletTokens(w.scripts),
+        cost: walletSubscriptions(w.scripts),
         work: w.work,
         admit: (caller) => cache.admit(caller, w.fingerprint, w),
         make: async (caller) => {

@@ -179,8 +179,8 @@ function authRefusal(data) {
     case 'INVALID_API_KEY':
       return { text: `The API key was refused: ${sentence(data.message)}. Enter a valid key.`, retry: false, forget: true };
     case 'RATE_LIMITED':
-      // Waits for the user instead of retrying after the delay: the throttle is checked before the key,
-      // so the key may still be wrong, and each wrong one spends the allowance the network shares.
+      // Waits for the user instead of retrying after the delay: only a missing or wrong key is throttled
+      // (a valid one never is), and each retry would spend the allowance the network shares.
       return { text: `API keys from this network are throttled: ${sentence(data.message)}. Press Look up to try again.`, retry: false };
     default:
       return { text: `The server could not check the API key: ${sentence(data.message)}. Reconnecting…`, retry: true };
