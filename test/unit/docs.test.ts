@@ -19,7 +19,7 @@ import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES, loadConfig } from '../../src/config.js';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
 import { connectionTimeouts, createHttpServer } from '../../src/api/http-server.js';
-import { connectionMetrics, createApiMetrics } from '../../src/api/metrics.js';
+import { connectionMetrics, derivationMetrics, createApiMetrics } from '../../src/api/metrics.js';
 import { verifyProgram } from '../../src/store/verify-cli.js';
 import { buildWorld } from '../support/api-world.js';
 
@@ -36,6 +36,7 @@ function exportedMetrics(): Set<string> {
   const api = createApiMetrics({ defaultMetrics: true });
   createLimiterMetrics(api.registry);
   connectionMetrics(api.registry, { open: () => 0, counts: { evicted: 0, refused: 0, deadline: 0 } });
+  derivationMetrics(api.registry, { pendingWork: 0, doneWork: 0 });
   const names = (m: { getMetricsAsArray(): unknown[] }) => m.getMetricsAsArray().map((x) => (x as { name: string }).name);
   return new Set([...names(api.registry), ...names(new IndexerMetrics('LTC', true).registry)]);
 }
