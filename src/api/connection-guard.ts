@@ -13,7 +13,9 @@
  *   - Every request must be answered within `requestTimeoutMs` of its arrival, however slowly the
  *     client sends or reads; past it the socket is destroyed. Except live streams: an event stream
  *     (holdOpen) and an upgraded WebSocket stay open, counted as busy (never evicted as idle); they
- *     bound what a slow reader holds themselves (api.live.maxBufferedBytes).
+ *     bound what a slow reader holds themselves (api.live.maxBufferedBytes). And the server's own work
+ *     on a request (working(): a wallet's derivation, bounded by its queue and paid for) does not count:
+ *     the deadline starts again when that work ends, for sending the answer.
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
@@ -29,6 +31,25 @@ export function upgraded(server: http.Server, req: http.IncomingMessage): void {
 
 /** Sockets answering a live stream now: the request deadline does not apply to them. */
 const streaming = new WeakSet<Socket>();
+
+/** Per socket of a guarded server: starts its request deadline again (working() below). */
+const rearm = new WeakMap<Socket, () => void>();
+
+/**
+ * Exempts `res`'s request from the deadline while `work` runs, then gives it the whole deadline again
+ * from when the work settles: a slow machine deriving a wallet is not a slow client.
+ */
+export async function working<T>(res: http.ServerResponse, work: Promise<T>): Promise<T> {
+  const socket = res.socket;
+  if (!socket || streaming.has(socket)) return work;
+  streaming.add(socket);
+  try {
+    return await work;
+  } finally {
+    streaming.delete(socket);
+    rearm.get(socket)?.();
+  }
+}
 
 /** Exempts a response that streams on purpose (Server-Sent Events) from the request deadline while it lasts. */
 export function holdOpen(res: http.ServerResponse): void {
@@ -132,6 +153,7 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits, 
     silent.unref();
     const state: SocketState = { busy: 0, silent, deadline: null, body: null };
     sockets.set(socket, state);
+    rearm.set(socket, () => state.deadline?.refresh());
     socket.once('close', () => {
       sockets.delete(socket);
       endBody(socket, state);

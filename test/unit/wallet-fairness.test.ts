@@ -38,7 +38,14 @@ beforeAll(async () => {
   // Slow refills: a debt a wallet ran up is still owed when the next request comes, however slow the machine.
   const config = path.join(data.dir, 'slow-refill.toml');
   writeFileSync(config, '[api.tiers.default]\nrate = 1\nburst = 10\n[api.tiers.private]\nrate = 1\nburst = 100\n');
-  api = await startApi({ ...data.env, ADDRSUM_CONFIG: config, ADDRSUM_ALLOW_ANONYMOUS: 'true', ADDRSUM_WALLET_THREADS: '1' });
+  // The shortest request deadline: a wallet's derivation is the server's own work, not a slow client.
+  api = await startApi({
+    ...data.env,
+    ADDRSUM_CONFIG: config,
+    ADDRSUM_ALLOW_ANONYMOUS: 'true',
+    ADDRSUM_WALLET_THREADS: '1',
+    ADDRSUM_REQUEST_TIMEOUT_MS: '1000',
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -72,6 +79,7 @@ async function open(headers: Record<string, string> = {}): Promise<WsClient> {
 
 describe('wallet derivation off the event loop', () => {
   it("answers another key's address lookup while a heavy wallet derives, and refuses that wallet twice in a row", async () => {
+    // The wallet takes seconds, far past the 1 s request deadline: it is answered all the same.
     const heavy = data.createKey('private').key;
     const other = data.createKey('private').key;
     let settled = false;

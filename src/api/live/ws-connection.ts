@@ -36,8 +36,11 @@ export interface ConnectionOptions extends KeyCheckDeps {
 
 type Op = Record<string, unknown>;
 
-/** Ops a client may send ahead of their replies (a wallet's derivation holds the ones behind it). */
-const MAX_WAITING_OPS = 32;
+/**
+ * Bytes of ops a client may send ahead of their replies (a wallet's derivation holds the ones behind
+ * it): what a connection can make the process hold, whatever its ops are.
+ */
+const MAX_WAITING_BYTES = 1024 * 1024;
 
 export class LiveConnection {
   private caller: Caller | null;
@@ -50,6 +53,7 @@ export class LiveConnection {
   private readonly stopTips: () => void;
   /** The op being handled: the next waits for it, so a reply never overtakes an earlier one. */
   private ops: Promise<void> = Promise.resolve();
+  /** Bytes of ops received and not yet answered. */
   private waiting = 0;
 
   constructor(
@@ -78,14 +82,16 @@ export class LiveConnection {
       if (this.chains.has(tip.chain)) this.send({ event: 'tip', data: tip });
     });
     ws.on('message', (data: RawData) => {
-      if (++this.waiting > MAX_WAITING_OPS) return this.close(CLOSE.throttled, `more than ${MAX_WAITING_OPS} ops waiting`);
+      const bytes = rawLength(data);
+      this.waiting += bytes;
+      if (this.waiting > MAX_WAITING_BYTES) return this.close(CLOSE.throttled, 'too many ops sent ahead of their replies');
       this.ops = this.ops
         .then(() => this.onMessage(data))
         .catch((err: unknown) => {
           opts.deps.logger.error({ err, keyId: this.caller?.keyId ?? null }, 'live: an op failed');
           this.close(CLOSE.internal, 'internal error');
         })
-        .finally(() => (this.waiting -= 1));
+        .finally(() => (this.waiting -= bytes));
     });
     ws.once('close', () => this.cleanup());
     ws.on('error', () => ws.terminate());
@@ -297,4 +303,8 @@ export class LiveConnection {
 function nameOf(watch: Watch, summary: Summary): string {
   if (watch.kind === 'address') return (summary.data as { address: string }).address;
   return watch.kind === 'scripthash' ? watch.scripthash : watch.fingerprint;
+}
+
+function rawLength(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
 }

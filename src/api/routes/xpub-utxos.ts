@@ -17,6 +17,7 @@ import type { Express, Request, Response } from 'express';
 import { scriptToAddress } from '../../chain/address.js';
 import { WalletError } from '../../wallet/errors.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
+import { working } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
@@ -81,7 +82,7 @@ async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: 
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain)!;
   const { wallet, query } = res.locals.listing as Listing;
-  const { scripts: derived, keys } = await derivedWallet(cache, derivationCaller(req, res), wallet);
+  const { scripts: derived, keys } = await working(res, derivedWallet(cache, derivationCaller(req, res), wallet));
   const scope: CursorScope = {
     chain,
     network: handle.params.network,

@@ -26,6 +26,7 @@ import { parseWalletInput } from '../../wallet/wallet-input.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
 import { buckets } from '../caller-buckets.js';
+import { working } from '../connection-guard.js';
 import { DerivationCache, type DerivedWallet } from '../derivation-cache.js';
 import { ApiError, memberName, methodNotAllowed, quote } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -198,7 +199,7 @@ async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: 
   const chain = parseChain(String(req.params.chain));
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
-  const wallet = await derivedWallet(cache, derivationCaller(req, res), { desc, range, ...rest });
+  const wallet = await working(res, derivedWallet(cache, derivationCaller(req, res), { desc, range, ...rest }));
   const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
