@@ -19,6 +19,7 @@ import { runTipBench } from './tip.js';
 import { runXpubBench } from './xpub.js';
 import { runUtxosBench } from './utxos.js';
 import { runUtxosScaleBench } from './utxos-scale.js';
+import { runWalletFairnessBench } from './wallet-fairness.js';
 
 interface Outcome {
   goalMet: boolean;
@@ -38,6 +39,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   push: () => runPushBench(),
   utxos: () => runUtxosBench(),
   'utxos-scale': () => runUtxosScaleBench(),
+  'wallet-fairness': () => runWalletFairnessBench(),
 };
 
 async function main(): Promise<void> {
