@@ -10,7 +10,7 @@ import type { DerivedScript } from '../../wallet/derive.js';
 import { scripthashBody, summaryBody } from '../address-view.js';
 import { judge } from '../chain-state.js';
 import type { AppDeps, ChainHandle, ScriptView, ScriptViews } from '../deps.js';
-import { readIndex, syncing, unavailable } from '../routes/address.js';
+import { readIndex, syncing, unavailable } from '../index-read.js';
 import { walletBody } from '../wallet-view.js';
 
 interface WatchBase {

@@ -14,7 +14,7 @@ import { stringifyWithCoins } from '../../chain/amount.js';
 import type { RawData, WebSocket } from 'ws';
 import type { ChainCode } from '../../chain/params.js';
 import { ApiError } from '../errors.js';
-import { parseChain } from '../routes/address.js';
+import { parseChain } from '../chain-param.js';
 import type { LiveHub, Subscriber, Tip } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary, Watch } from './summaries.js';

@@ -18,7 +18,8 @@ import { rateLimit } from '../middleware/rate-limit.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+import { chainCheck, parseChain } from '../chain-param.js';
+import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 
 export const BATCH_ROUTE = '/api/v1/:chain/addresses';
 export const DEFAULT_BATCH_MAX = 100;

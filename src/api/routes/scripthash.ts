@@ -14,7 +14,9 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import type { RateLimiter } from '../token-bucket.js';
-import { checkAnswering, mountSummaryRoute, parseChain, readIndex, sendSummary, unavailable } from './address.js';
+import { parseChain } from '../chain-param.js';
+import { checkAnswering, readIndex, unavailable } from '../index-read.js';
+import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';
 

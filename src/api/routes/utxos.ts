@@ -26,7 +26,8 @@ import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
 import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type DecodedCursor } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
-import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+import { chainCheck, parseChain } from '../chain-param.js';
+import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 import { parseScripthash } from './scripthash.js';
 
 export const ADDRESS_UTXOS_ROUTE = '/api/v1/:chain/address/:address/utxos';

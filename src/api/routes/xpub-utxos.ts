@@ -30,7 +30,8 @@ import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
 import type { CursorScope } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
-import { chainCheck, parseChain, unavailable } from './address.js';
+import { chainCheck, parseChain } from '../chain-param.js';
+import { unavailable } from '../index-read.js';
 import {
   DEFAULT_XPUB_MAX_RANGE,
   DEFAULT_XPUB_RANGE,

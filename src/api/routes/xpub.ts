@@ -37,7 +37,8 @@ import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
 import { walletBody } from '../wallet-view.js';
-import { chainCheck, checkAnswering, parseChain, readIndex, unavailable } from './address.js';
+import { chainCheck, parseChain } from '../chain-param.js';
+import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 
 export const XPUB_GET_ROUTE = '/api/v1/:chain/xpub/*key';
 export const XPUB_POST_ROUTE = '/api/v1/:chain/xpub';

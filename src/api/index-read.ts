@@ -1,0 +1,79 @@
+/**
+ * One read of a chain's index, and the 503s that say why it may not answer (missing, damaged, stale,
+ * behind the node): kept in one place so that every route and the live pushes refuse alike.
+ */
+import type { Response } from 'express';
+import type { ChainCode } from '../chain/params.js';
+import { judge, type Ages } from './chain-state.js';
+import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type SummarySource } from './deps.js';
+import { ApiError } from './errors.js';
+
+/** Seconds a client should wait before retrying a 503 (the indexer polls the node every second). */
+const RETRY_503_SECONDS = '5';
+
+export function unavailable(chain: ChainCode, why: string): ApiError {
+  return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+}
+
+function damaged(chain: ChainCode, why: string): ApiError {
+  return new ApiError('INDEX_DAMAGED', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+}
+
+function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
+  return new ApiError(
+    'CHAIN_UNAVAILABLE',
+    `${chain} is not available: ${why}`,
+    { indexedHeight, ...ages },
+    { 'Retry-After': RETRY_503_SECONDS },
+  );
+}
+
+/** How current the answer is, so a caller can judge for itself (seconds; absent when unknown). */
+function setAgeHeaders(res: Response, ages: Ages): void {
+  if (ages.nodeSeenAgeSeconds !== null) res.setHeader('X-Index-Age', String(ages.nodeSeenAgeSeconds));
+  if (ages.tipAgeSeconds !== null) res.setHeader('X-Tip-Age', String(ages.tipAgeSeconds));
+}
+
+export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
+  const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
+  return new ApiError(
+    'CHAIN_SYNCING',
+    `the ${chain} index ${where}; answers resume when it has caught up`,
+    { indexedHeight, nodeHeight },
+    {
+      'Retry-After': RETRY_503_SECONDS,
+    },
+  );
+}
+
+/**
+ * One read of the chain's index through `read` (the answer and the status it is true at together); a
+ * missing, damaged or vanished file answers its 503 here.
+ */
+export function readIndex<T extends IndexStatus>(
+  chain: ChainCode,
+  handle: ChainHandle,
+  read: (source: SummarySource) => T | null,
+): T | null {
+  const acquired = handle.acquire();
+  if (!acquired.ok) throw acquired.damaged === true ? damaged(chain, acquired.reason) : unavailable(chain, acquired.reason);
+  try {
+    return read(acquired.source);
+  } catch (err) {
+    const failure = handle.failed?.(err);
+    if (!failure) throw err;
+    throw failure.damaged ? damaged(chain, failure.reason) : unavailable(chain, failure.reason);
+  }
+}
+
+/**
+ * Throws the 503 that says why the index must not answer now (nothing indexed, stale, behind the node);
+ * otherwise sets the age headers.
+ */
+export function checkAnswering(deps: AppDeps, chain: ChainCode, status: IndexStatus | null, res: Response): asserts status is IndexStatus {
+  if (status === null) throw syncing(chain, null, null);
+  const judged = judge(status, deps.settings, (deps.clock ?? systemClock).now(), deps.chains.get(chain)?.params);
+  if (judged.kind === 'stale') throw stale(chain, judged.reason, status.tipHeight, judged.ages);
+  if (judged.kind === 'syncing') throw syncing(chain, status.tipHeight, status.nodeHeight);
+  setAgeHeaders(res, judged.ages);
+}
