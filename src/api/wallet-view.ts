@@ -19,7 +19,7 @@ export interface WalletAnswer {
   readonly funded: boolean;
 }
 
-/** Electrum's name for a script (routes/scripthash.ts reads it back): SHA-256, byte-reversed, hex. */
+/** Electrum's name for a script (scripthash-param.ts reads it back): SHA-256, byte-reversed, hex. */
 function electrumHash(script: Uint8Array): string {
   const digest = Buffer.allocUnsafe(32);
   sha256Into(script, digest, 0);

@@ -5,7 +5,7 @@
 import type { ChainCode } from '../../chain/params.js';
 import { scriptKey } from '../../store/script-key.js';
 import type { DerivedScript } from '../../wallet/derive.js';
-import { walletTokens } from '../routes/xpub.js';
+import { walletTokens } from '../wallet-request.js';
 import type { AddressWatch, ScripthashWatch, WalletWatch } from './summaries.js';
 
 export function watchOf(chain: ChainCode, address: string, script: Uint8Array, mempool: boolean): AddressWatch {

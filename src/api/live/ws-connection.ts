@@ -19,7 +19,7 @@ import type { LiveHub, Subscriber, Tip } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary, Watch } from './summaries.js';
 import { failEntry, readItems, type Item, type Items } from './ws-items.js';
-import { walletTokens } from '../routes/xpub.js';
+import { walletTokens } from '../wallet-request.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
 import { CLOSE, failData, parseMessage } from './ws-protocol.js';
 

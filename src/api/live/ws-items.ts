@@ -13,8 +13,8 @@ import type { ChainHandle } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
 import { ApiError } from '../errors.js';
-import { parseScripthash } from '../routes/scripthash.js';
-import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../routes/xpub.js';
+import { parseScripthash } from '../scripthash-param.js';
+import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../wallet-request.js';
 import type { Watch } from './summaries.js';
 import { scripthashWatch, walletSubscriptions, walletWatch, watchOf } from './watch.js';
 

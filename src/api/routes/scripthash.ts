@@ -8,28 +8,16 @@
  * order (chain → key → limits → hash → one read → index state), and `?mempool=true` works as there.
  */
 import type { Express, Request, Response } from 'express';
-import { scriptKeyOfDigest } from '../../store/script-key.js';
 import { etagOf, mempoolRequested, scripthashBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import type { RateLimiter } from '../token-bucket.js';
 import { parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
+import { parseScripthash } from '../scripthash-param.js';
 import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';
-
-const ELECTRUM_HASH = /^[0-9a-fA-F]{64}$/;
-
-/** The script key an Electrum scripthash names; INVALID_SCRIPTHASH unless it is 64 hex digits. */
-export function parseScripthash(text: string): { hash: string; key: Buffer } {
-  if (!ELECTRUM_HASH.test(text)) {
-    throw new ApiError('INVALID_SCRIPTHASH', 'a scripthash is the SHA-256 of the scriptPubKey as 64 hex digits, byte-reversed (Electrum)');
-  }
-  const digest = Buffer.from(text, 'hex').reverse();
-  return { hash: text.toLowerCase(), key: scriptKeyOfDigest(digest) };
-}
 
 function answer(deps: AppDeps, req: Request, res: Response): void {
   const chain = parseChain(String(req.params.chain));

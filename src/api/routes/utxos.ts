@@ -28,7 +28,7 @@ import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type Decoded
 import { utxoItem } from '../utxo-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
-import { parseScripthash } from './scripthash.js';
+import { parseScripthash } from '../scripthash-param.js';
 
 export const ADDRESS_UTXOS_ROUTE = '/api/v1/:chain/address/:address/utxos';
 export const SCRIPTHASH_UTXOS_ROUTE = '/api/v1/:chain/scripthash/:hash/utxos';

@@ -32,16 +32,8 @@ import type { CursorScope } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { unavailable } from '../index-read.js';
-import {
-  DEFAULT_XPUB_MAX_RANGE,
-  DEFAULT_XPUB_RANGE,
-  derivationCaller,
-  derivedWallet,
-  refused,
-  walletOf,
-  walletTokens,
-  WORK_PER_TOKEN,
-} from './xpub.js';
+import { DEFAULT_XPUB_MAX_RANGE, DEFAULT_XPUB_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
+import { derivationCaller, derivedWallet } from './xpub.js';
 import { parsePageQuery, readPage, UTXOS_PER_TOKEN, type PageQuery } from './utxos.js';
 
 export const XPUB_UTXOS_ROUTE = '/api/v1/:chain/xpub/*key/utxos';

@@ -19,10 +19,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { WalletError } from '../../wallet/errors.js';
 import { canonicalDescriptors, type Descriptor } from '../../wallet/descriptor.js';
-import { checkRange, derivationWork, scriptCount } from '../../wallet/derive.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
-import { walletFingerprint } from '../../wallet/fingerprint.js';
-import { parseWalletInput } from '../../wallet/wallet-input.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
 import { buckets } from '../caller-buckets.js';
@@ -36,27 +33,13 @@ import { context } from '../middleware/request-context.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
+import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
 import { walletBody } from '../wallet-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 
 export const XPUB_GET_ROUTE = '/api/v1/:chain/xpub/*key';
 export const XPUB_POST_ROUTE = '/api/v1/:chain/xpub';
-export const DEFAULT_XPUB_RANGE = 1000;
-export const DEFAULT_XPUB_MAX_RANGE = 10_000;
-/**
- * The price of a wallet request: one token per 200 units of derivationWork (wallet/derive.ts: one per
- * child key derived, at least one per script), rounded up, at least one. A bare key at the default range
- * (2×1000 scripts, one key each) costs 10 tokens, the default tier's whole burst; a 16-key multisig costs
- * 16 times its scripts, as its derivation does. A price above the tier's burst is taken from a full
- * bucket and repaid at the tier's rate before the caller's next request (token-bucket.ts, overdraw).
- */
-export const WORK_PER_TOKEN = 200;
-
-/** Tokens `units` cost: a wallet's derivationWork on the routes and the live subscribe alike. */
-export function walletTokens(units: number): number {
-  return Math.max(1, Math.ceil(units / WORK_PER_TOKEN));
-}
 /** A descriptor is at most 4096 characters (wallet/descriptor.ts); leave room for JSON. */
 const BODY_LIMIT = 16 * 1024;
 
@@ -74,13 +57,6 @@ interface Wallet {
 
 type Parsed = { readonly ok: true; readonly wallet: Wallet } | { readonly ok: false; readonly error: ApiError };
 
-/** Never 5xx for what a caller sent: a parser failure that is not a WalletError is still a malformed input. */
-export function refused(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof WalletError) return new ApiError(err.code, err.message);
-  return new ApiError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
-}
-
 function query(req: Request): URLSearchParams {
   const at = req.originalUrl.indexOf('?');
   return new URLSearchParams(at < 0 ? '' : req.originalUrl.slice(at + 1));
@@ -90,35 +66,6 @@ function oneValue(params: URLSearchParams, name: string): string | null {
   const values = params.getAll(name);
   if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
   return values[0] ?? null;
-}
-
-/**
- * A wallet input and its range, parsed and priced but not derived (the live subscribe's xpub items
- * read it too); throws a WalletError, or any parser error that refused() turns into one.
- */
-export function walletOf(handle: ChainHandle, input: unknown, range: unknown, maxRange: number) {
-  if (typeof input !== 'string' || input.trim() === '')
-    throw new WalletError('MALFORMED_DESCRIPTOR', 'no extended key or descriptor given');
-  refusePrivateKeys(input);
-  const n = rangeOf(range);
-  const desc = parseWalletInput(handle.params, input);
-  checkRange(desc, { range: n, maxRange });
-  return {
-    desc,
-    input,
-    fingerprint: walletFingerprint(desc),
-    range: n,
-    maxRange,
-    scripts: scriptCount(desc, n),
-    work: derivationWork(desc, n),
-  };
-}
-
-function rangeOf(value: unknown): number {
-  if (value === null || value === undefined) return DEFAULT_XPUB_RANGE;
-  const n = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new WalletError('BAD_RANGE', 'range must be a whole number of at least 1');
-  return n;
 }
 
 /** The request's wallet, parsed and priced but not derived; or why it is refused. */
