@@ -49,6 +49,17 @@ function clientErrorAnswer(code: string | undefined): [ErrorCode, string] {
   return ['BAD_REQUEST', 'the request is not valid HTTP/1.1'];
 }
 
+/**
+ * The request target as Express should route it. Express's URL parsing falls back to Node's url.parse
+ * for any target with a `#`, which reads `\` as `/` (a segment more), and it treats `//x…` as a
+ * protocol-relative URL with no path, skipping every middleware. Escape both, so such paths route like
+ * any other text: to NOT_FOUND, or into the address check.
+ */
+function routableUrl(url: string | undefined): string | undefined {
+  if (url === undefined || !(url.startsWith('//') || url.includes('\\'))) return url;
+  return url.replace(/^\/\//, '/%2F').replaceAll('\\', '%5C');
+}
+
 export interface HttpServerOptions {
   /** Time allowed to receive a request's headers (Node's default: 60 s); slower clients get 408. */
   readonly headersTimeoutMs?: number;
@@ -83,6 +94,11 @@ export function connectionTimeouts(
 export function createHttpServer(app: Express, logger: Logger, options: HttpServerOptions = {}): http.Server {
   const log = logger.child({ component: 'http' });
   const { requestTimeoutMs, headersTimeoutMs, checkIntervalMs, idleTimeoutMs } = connectionTimeouts(options);
+  // Every request the app answers comes through here, whichever server event carried it.
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    req.url = routableUrl(req.url);
+    app(req, res);
+  };
   const server = http.createServer(
     {
       // Node would otherwise answer a Host-less HTTP/1.1 request with an empty 400 of its own.
@@ -91,15 +107,7 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
       requestTimeout: requestTimeoutMs,
       connectionsCheckingInterval: checkIntervalMs,
     },
-    (req, res) => {
-      // Express's URL parsing (Node's url.parse) treats `//x…` as a protocol-relative URL with no path,
-      // skipping every middleware for its HTML 404, and sometimes reads `\` as `/`. Escape both so
-      // such paths route like any other text: to NOT_FOUND, or into the address check.
-      if (req.url !== undefined && (req.url.startsWith('//') || req.url.includes('\\'))) {
-        req.url = req.url.replace(/^\/\//, '/%2F').replaceAll('\\', '%5C');
-      }
-      app(req, res);
-    },
+    handle,
   );
 
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -125,8 +133,9 @@ export function createHttpServer(app: Express, logger: Logger, options: HttpServ
     }
   });
 
-  // Answer unknown expectations normally (RFC 9110 allows ignoring them) instead of Node's bare 417.
-  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => app(req, res));
+  // Answer unknown expectations normally (RFC 9110 allows ignoring them) instead of Node's bare 417:
+  // through `handle`, so the path routes as it would without the Expect header.
+  server.on('checkExpectation', handle);
 
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
     rawAnswer(socket, 'METHOD_NOT_ALLOWED', 'method "CONNECT" is not allowed here; use GET or HEAD', { Allow: 'GET, HEAD' });

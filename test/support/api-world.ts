@@ -13,6 +13,7 @@ import request from 'supertest';
 import { createApp } from '../../src/api/app.js';
 import type {
   AddressSummary,
+  AppDeps,
   ApiSettings,
   ChainHandle,
   IndexStatus,
@@ -29,6 +30,8 @@ import { KeyCache } from '../../src/keys/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
 import { DerivationCache } from '../../src/api/derivation-cache.js';
+import { LiveHub } from '../../src/api/live/hub.js';
+import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 
@@ -125,6 +128,8 @@ export interface WorldOptions {
   corsOrigins?: readonly string[];
   xpubMaxRange?: number;
   requestLog?: ApiSettings['requestLog'];
+  /** Mount the events stream route (api.live, default limits), as the API process always does. */
+  live?: boolean;
 }
 
 export class FakeClock {
@@ -181,7 +186,7 @@ export function buildWorld(options: WorldOptions = {}): World {
   const clock = new FakeClock();
   const metrics = createApiMetrics();
   const derivations = new DerivationCache();
-  const app = createApp({
+  const deps: AppDeps = {
     chains,
     keys: reader,
     settings: {
@@ -201,7 +206,9 @@ export function buildWorld(options: WorldOptions = {}): World {
     metrics,
     derivations,
     ...(options.realClock ? {} : { clock }),
-  });
+  };
+  const hub = options.live ? new LiveHub(deps, DEFAULT_LIVE_LIMITS, pino({ level: 'silent' })) : undefined;
+  const app = createApp(deps, hub && { hub, limits: DEFAULT_LIVE_LIMITS });
   return {
     app,
     index,
@@ -217,6 +224,7 @@ export function buildWorld(options: WorldOptions = {}): World {
       return { key, id: record.id };
     },
     cleanup() {
+      hub?.close();
       reader.close();
       keyStore.close();
       rmSync(dir, { recursive: true, force: true });

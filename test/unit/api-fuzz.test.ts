@@ -273,10 +273,11 @@ function problemsWith(r: Req, res: RawResponse): string | null {
   if (res.status >= 500) return `status ${res.status}`;
   if (!res.headers['x-request-id']) return 'no X-Request-Id';
   if (r.method === 'HEAD' || res.status === 304) return res.body === '' ? null : 'body on HEAD/304';
-  const path = r.target.split('?')[0];
+  // The path routed on: `/metrics/#` and `http://host/metrics` are `/metrics`.
+  const path = pathOf(r.target);
   // Express routes are not strict: `/metrics/` is `/metrics`, and those two answer in their own formats,
   // as do the status page's files (`/`, `//`, `/status-page/…`), which alone carry a CSP.
-  if (res.status === 200 && path !== undefined && /\/(metrics|openapi\.json)\/?$/.test(path)) return null;
+  if (res.status === 200 && /\/(metrics|openapi\.json)\/?$/.test(path)) return null;
   if (res.status === 200 && res.headers['content-security-policy'] !== undefined) return null;
   let body: { status?: unknown; data?: { code?: unknown; message?: unknown }; code?: unknown };
   try {
@@ -289,6 +290,22 @@ function problemsWith(r: Req, res: RawResponse): string | null {
   const expected = ERROR_STATUS[body.data.code as ErrorCode] as number | undefined;
   return expected === res.status ? null : `code ${String(body.data.code)} with status ${res.status}`;
 }
+
+/** Counterexamples seeds have found, replayed first on every run (the seed in each comment found it). */
+const FOUND: Req[] = [
+  // 1964450892: a `\` before a fragment, with an Expect header (which reached the app by another door).
+  {
+    method: 'SEARCH',
+    target: '/api/v1/BTC/address/1FsSi\\&#9rv4NeEwvJ2GvXrX7LyxYspbN2mo',
+    version: 'HTTP/1.1',
+    headers: [['Expect', '']],
+    withKey: false,
+    server: 0,
+    body: undefined,
+  },
+  // 1084656220: a fragment after `/metrics/` (the check took the fragment for part of the path).
+  { method: 'GET', target: '/metrics/#', version: 'HTTP/1.1', headers: [], withKey: false, server: 0, body: undefined },
+];
 
 it(`answers ${RUNS} generated malformed requests with JSend, never 5xx, never crashing`, async () => {
   const statuses = new Map<number, number>();
@@ -308,7 +325,7 @@ it(`answers ${RUNS} generated malformed requests with JSend, never 5xx, never cr
           `${problem}\nrequest: ${JSON.stringify(bytesOf(r).toString('latin1').slice(0, 300))}\nresponse: ${res.status} ${res.body.slice(0, 200)}`,
         );
     }),
-    { numRuns: RUNS },
+    { numRuns: RUNS, examples: FOUND.map((r) => [r]) },
   );
   // The generator must reach every layer, or the property says little.
   for (const status of [200, 400, 401, 404, 405, 431]) expect(statuses.get(status) ?? 0, `status ${status} reached`).toBeGreaterThan(10);

@@ -3,7 +3,7 @@
  * odd Expect values, missing Host. Every answer must still be a JSend envelope with X-Request-Id.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { METHODS, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createHttpServer } from '../../src/api/http-server.js';
@@ -19,7 +19,12 @@ let key: string;
 const validator = new OpenApiValidator(JSON.parse(JSON.stringify(openApiDocument())) as Record<string, unknown>);
 
 beforeAll(async () => {
-  world = buildWorld();
+  // Limits out of reach: the method sweeps below send hundreds of requests from one client.
+  world = buildWorld({
+    live: true,
+    tiers: { default: { rate: 1e6, burst: 1e6 }, private: { rate: 1e6, burst: 1e6 } },
+    invalidKeys: { rate: 1e6, burst: 1e6 },
+  });
   key = world.createKey('private').key;
   server = createHttpServer(world.app, pino({ level: 'silent' }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -132,5 +137,79 @@ describe('odd but valid requests reach the app', () => {
     expect(r.body).toBe('');
     expect(Number(r.headers['content-length'])).toBeGreaterThan(100);
     expect(validator.check({ method: 'HEAD', path, status: r.status, headers: r.headers, text: r.body })).toEqual([]);
+  });
+});
+
+/**
+ * A concrete path for each path the document lists, parameters filled with plausible values. Not the
+ * WebSocket's: its server (ws-server.ts) is not attached here.
+ */
+const DOCUMENTED_PATHS = Object.keys(openApiDocument().paths as Record<string, unknown>)
+  .filter((template) => template !== '/api/v1/ws')
+  .map((template) =>
+    template
+      .replace('{chain}', 'BTC')
+      .replace('{address}', '1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo')
+      .replace('{hash}', 'ab'.repeat(32))
+      .replace('{key}', 'not-a-key'),
+  );
+
+const codeOf = (r: RawResponse): unknown => (JSON.parse(r.body) as { data?: { code?: unknown } }).data?.code;
+
+/** The path the document is asked about: the fragment (`#…`) is not part of it; the query is not either. */
+const pathPart = (target: string): string => target.split(/[?#]/)[0] ?? '';
+
+async function expectDocumented(method: string, target: string, extra: string[] = []): Promise<RawResponse> {
+  const r = await send([`${method} ${target} HTTP/1.1`, 'Host: x', ...extra, 'Connection: close'], { head: method === 'HEAD' });
+  const where = `${method} ${target} ${extra.join(' ')}`;
+  expect(r.status, where).toBeLessThan(500);
+  expect(validator.check({ method, path: pathPart(target), status: r.status, headers: r.headers, text: r.body }), where).toEqual([]);
+  return r;
+}
+
+describe('every method Node accepts, on every documented path', () => {
+  // CONNECT never reaches the app (Node hands its socket to the 'connect' handler, tested above).
+  const methods = METHODS.filter((m) => m !== 'CONNECT');
+  // A stream that stays open: no whole answer to check.
+  const streams = (method: string, path: string): boolean => path.endsWith('/events') && (method === 'GET' || method === 'HEAD');
+
+  it.each([
+    ['plain', []],
+    ['with an unknown Expect value', ['Expect: something']],
+    ['with an empty Expect', ['Expect: ']],
+  ])('answers as the document says (%s)', async (_name, extra) => {
+    for (const path of DOCUMENTED_PATHS) {
+      for (const method of methods) if (!streams(method, path)) await expectDocumented(method, path, extra);
+    }
+  });
+
+  it('SEARCH, PROPFIND, QUERY… on the address route answer 405 METHOD_NOT_ALLOWED with Allow: GET, HEAD', async () => {
+    for (const method of ['SEARCH', 'PROPFIND', 'QUERY', 'PURGE', 'M-SEARCH', 'MKCOL']) {
+      for (const extra of [[], ['Expect: something']]) {
+        const r = await expectDocumented(method, '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo', extra);
+        expect(r.status, `${method} ${extra.join(' ')}`).toBe(405);
+        expect(r.headers.allow).toBe('GET, HEAD');
+      }
+    }
+  });
+});
+
+describe('an unknown Expect value does not change how a path is routed', () => {
+  // Node hands such requests to 'checkExpectation' instead of 'request': both must route the same.
+  it.each([
+    // `\` before a fragment: Node's url.parse reads it as `/` (FC_SEED=1964450892 in api-fuzz.test.ts).
+    ['SEARCH', '/api/v1/BTC/address/1FsSi\\&#9rv4NeEwvJ2GvXrX7LyxYspbN2mo'],
+    ['GET', '/api/v1/BTC/address/1FsSi\\&#9rv4NeEwvJ2GvXrX7LyxYspbN2mo'],
+    ['GET', '/api/v1/BTC/address/a\\b'],
+    ['POST', '/api/v1/BTC\\addresses#x'],
+    ['GET', '//health'],
+    ['GET', '//api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo'],
+  ])('%s %s', async (method, target) => {
+    const withKey = `x-api-key: ${key}`;
+    const plain = await expectDocumented(method, target, [withKey]);
+    for (const expectation of ['Expect: ', 'Expect: something', 'Expect: 100-continue']) {
+      const r = await expectDocumented(method, target, [withKey, expectation]);
+      expect([r.status, codeOf(r)], expectation).toEqual([plain.status, codeOf(plain)]);
+    }
   });
 });

@@ -12,7 +12,7 @@ import { stringifyWithCoins } from '../../chain/amount.js';
 import type { Express, Request, Response } from 'express';
 import { holdOpen } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { ApiError, methodNotAllowed } from '../errors.js';
 import { checkAddress, mempoolRequested } from '../address-view.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
@@ -84,13 +84,18 @@ export function mountEventsRoute(
   hub: LiveHub,
   limits: LiveLimits,
 ): void {
-  app.get(
-    EVENTS_ROUTE,
-    inSequence(
-      chainCheck,
-      keyCheck(deps.keys, deps.settings, limiter, metrics),
-      limitCheck(limiter, deps.settings, metrics),
-      (req: Request, res: Response) => open(deps, hub, limits, req, res),
-    ),
-  );
+  app
+    .route(EVENTS_ROUTE)
+    .get(
+      inSequence(
+        chainCheck,
+        keyCheck(deps.keys, deps.settings, limiter, metrics),
+        limitCheck(limiter, deps.settings, metrics),
+        (req: Request, res: Response) => open(deps, hub, limits, req, res),
+      ),
+    )
+    // Other methods answer 405, as on the address route and /status/events.
+    .all((req: Request) => {
+      throw methodNotAllowed(req.method);
+    });
 }
