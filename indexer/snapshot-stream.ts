@@ -12,12 +12,11 @@
  * packed pairs, snapshot-coinbases.ts), then the per-script sums of those rows (script-sums.ts), in
  * ascending key order, as batches of packed sum rows.
  */
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { SnapshotError, type SnapshotErrorCode } from '../src/chain/snapshot-format.js';
 import { MAX_OUTPOINT_KEY_BYTES } from '../src/store/outpoint.js';
+import { workerModule } from '../src/worker-module.js';
 import { SCRIPT_KEY_BYTES } from '../src/store/script-key.js';
 import { SUM_ROW_BYTES } from './script-sums.js';
 import { unpackCoinbases } from './snapshot-coinbases.js';
@@ -62,10 +61,7 @@ export type StreamMessage =
   | { sums: ArrayBuffer; length: number; done: boolean }
   | { error: { code: SnapshotErrorCode | null; message: string } };
 
-// Under tsx (sources, tests) the worker is a .ts file and needs tsx's loader; from dist it is plain .js.
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const WORKER_URL = new URL(`./snapshot-worker${ownExtension}`, import.meta.url).href;
-const TSX_API = ownExtension === '.ts' ? import.meta.resolve('tsx/esm/api') : null;
+const WORKER = workerModule(import.meta.url, 'snapshot-worker');
 // The worker module is imported from this stub so that a failure to load it still reaches the
 // loading thread as an error message instead of leaving it waiting.
 const WORKER_STUB = `
@@ -100,7 +96,7 @@ export class WorkerStream {
     this.port = port1;
     this.worker = new Worker(WORKER_STUB, {
       eval: true,
-      workerData: { ...job, entry: WORKER_URL, tsx: TSX_API, port: port2, counters: this.counters.buffer } satisfies StreamJob,
+      workerData: { ...job, entry: WORKER.entry, tsx: WORKER.tsx, port: port2, counters: this.counters.buffer } satisfies StreamJob,
       transferList: [port2],
     });
     // The loading thread drives the worker synchronously; an unclosed stream must not keep the process alive.

@@ -10,8 +10,6 @@
  * 503 WALLETS_BUSY when other callers' are. Wallets small enough to answer at once derive inline.
  */
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import { scriptKey } from '../store/script-key.js';
@@ -21,6 +19,7 @@ import { WalletError, WALLET_ERROR_CODES, type WalletErrorCode } from '../wallet
 import { unpackSlice, type DerivedWallet, type PackedSlice, type SliceJob, type SliceReply } from './derivation-job.js';
 import { ApiError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
+import { workerModule } from '../worker-module.js';
 
 export type { DerivedWallet };
 
@@ -52,10 +51,7 @@ export interface WalletJob {
   readonly work: number;
 }
 
-// Under tsx (sources, tests) the worker is a .ts file and needs tsx's loader; from dist it is plain .js.
-const ownExtension = extname(fileURLToPath(import.meta.url));
-const WORKER_URL = new URL(`./derivation-worker${ownExtension}`, import.meta.url).href;
-const TSX_API = ownExtension === '.ts' ? import.meta.resolve('tsx/esm/api') : null;
+const WORKER = workerModule(import.meta.url, 'derivation-worker');
 const WORKER_STUB = `
 const { workerData } = require('node:worker_threads');
 (async () => {
@@ -218,7 +214,7 @@ export class DerivationPool {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(WORKER_STUB, { eval: true, workerData: { entry: WORKER_URL, tsx: TSX_API } });
+    const worker = new Worker(WORKER_STUB, { eval: true, workerData: WORKER });
     const thread: Thread = { worker, busy: null };
     worker.unref();
     worker.on('message', (reply: SliceReply) => this.done(thread, reply));
