@@ -13,7 +13,7 @@
  */
 import { Redis } from 'ioredis';
 
-import type { TierLimits } from './token-bucket.js';
+import type { Draw, TierLimits } from './token-bucket.js';
 
 export const BUCKET_KEY_PREFIX = 'addrsum:bucket:';
 
@@ -21,9 +21,10 @@ const TAKE_SCRIPT = `
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
--- overdraw (1): a cost above the burst is taken from a full bucket, which goes below zero
+-- draw (token-bucket.ts): overdraw takes a cost above the burst from a full bucket, debit always takes
 local need = math.max(cost, 1)
-if ARGV[4] == '1' then need = math.min(need, burst) end
+if ARGV[4] == 'overdraw' then need = math.min(need, burst) end
+if ARGV[4] == 'debit' then need = -math.huge end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -49,7 +50,7 @@ export interface BucketTake {
   readonly tokens: number;
 }
 
-type TakeCommand = (key: string, rate: number, burst: number, cost: number, overdraw: 0 | 1) => Promise<[number, string]>;
+type TakeCommand = (key: string, rate: number, burst: number, cost: number, draw: Draw) => Promise<[number, string]>;
 
 export interface RedisBucketsOptions {
   /** A take slower than this fails (and the caller falls back) rather than holding the request. */
@@ -87,8 +88,8 @@ export class RedisBuckets {
     return this.client.status === 'ready';
   }
 
-  async take(caller: string, limits: TierLimits, cost: number, overdraw = false): Promise<BucketTake> {
-    const [allowed, tokens] = await this.take_(BUCKET_KEY_PREFIX + caller, limits.rate, limits.burst, cost, overdraw ? 1 : 0);
+  async take(caller: string, limits: TierLimits, cost: number, draw: Draw = 'within'): Promise<BucketTake> {
+    const [allowed, tokens] = await this.take_(BUCKET_KEY_PREFIX + caller, limits.rate, limits.burst, cost, draw);
     return { allowed: allowed === 1, tokens: Number(tokens) };
   }
 

@@ -18,7 +18,7 @@ import { redactUrl } from '../redact.js';
 import type { Logger } from '../logger.js';
 import { ApiError } from './errors.js';
 import { RedisBuckets } from './redis-buckets.js';
-import { decide, TokenBucketLimiter, type LimitDecision, type RateLimiter, type TierLimits } from './token-bucket.js';
+import { decide, TokenBucketLimiter, type Draw, type LimitDecision, type RateLimiter, type TierLimits } from './token-bucket.js';
 
 export const FAILURE_MODES = ['fail-open', 'fail-closed'] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];
@@ -83,16 +83,16 @@ export class SharedLimiter implements RateLimiter {
     return this.state === 'up';
   }
 
-  consume(caller: string, limits: TierLimits, cost = 1, overdraw = false): LimitDecision | Promise<LimitDecision> {
+  consume(caller: string, limits: TierLimits, cost = 1, draw: Draw = 'within'): LimitDecision | Promise<LimitDecision> {
     // While down, requests never wait on Redis: a PING in the background (probe) decides when it is back.
     // A Redis that hangs (SIGSTOP, swapping) would otherwise stall a request for the command timeout at
     // every retry.
     if (this.state === 'down') {
       this.probe();
-      return this.fallback(caller, limits, cost, overdraw);
+      return this.fallback(caller, limits, cost, draw);
     }
-    if (this.state === 'starting' && !this.redis.ready) return this.fallback(caller, limits, cost, overdraw);
-    return this.redis.take(caller, limits, cost, overdraw).then(
+    if (this.state === 'starting' && !this.redis.ready) return this.fallback(caller, limits, cost, draw);
+    return this.redis.take(caller, limits, cost, draw).then(
       (taken) => {
         this.markUp();
         this.local.set(caller, taken.tokens, limits);
@@ -101,7 +101,7 @@ export class SharedLimiter implements RateLimiter {
       (err: unknown) => {
         this.options.metrics.storeErrors.inc();
         this.markDown(err);
-        return this.fallback(caller, limits, cost, overdraw);
+        return this.fallback(caller, limits, cost, draw);
       },
     );
   }
@@ -133,7 +133,7 @@ export class SharedLimiter implements RateLimiter {
     );
   }
 
-  private fallback(caller: string, limits: TierLimits, cost: number, overdraw: boolean): LimitDecision {
+  private fallback(caller: string, limits: TierLimits, cost: number, draw: Draw): LimitDecision {
     if (this.options.mode === 'fail-closed') {
       throw new ApiError(
         'LIMITS_UNAVAILABLE',
@@ -144,7 +144,7 @@ export class SharedLimiter implements RateLimiter {
         },
       );
     }
-    return this.local.consume(caller, limits, cost, overdraw);
+    return this.local.consume(caller, limits, cost, draw);
   }
 
   private markUp(): void {

@@ -35,17 +35,21 @@ export interface RateLimiter {
   /**
    * Takes `cost` tokens from `caller`'s bucket if it holds that many; cost 0 only looks (allowed = a token
    * is left, nothing taken).
-   * `overdraw`: a cost above the burst is taken from a full bucket (see above).
+   * `draw`: 'within' takes only what the bucket holds; 'overdraw' also takes a cost above the burst
+   * from a full bucket (see above); 'debit' always takes (holdRefill in middleware/rate-limit.ts).
    * In-process stores answer at once;
    * shared ones (Redis) answer with a promise, so callers handle both without a promise per request here.
    */
-  consume(caller: string, limits: TierLimits, cost?: number, overdraw?: boolean): LimitDecision | Promise<LimitDecision>;
+  consume(caller: string, limits: TierLimits, cost?: number, draw?: Draw): LimitDecision | Promise<LimitDecision>;
 }
 
+export type Draw = 'within' | 'overdraw' | 'debit';
+
 /** Tokens a bucket must hold for `cost` to be taken. */
-export function tokensNeeded(cost: number, limits: TierLimits, overdraw: boolean): number {
+export function tokensNeeded(cost: number, limits: TierLimits, draw: Draw): number {
   const need = Math.max(cost, 1);
-  return overdraw ? Math.min(need, limits.burst) : need;
+  if (draw === 'debit') return Number.NEGATIVE_INFINITY;
+  return draw === 'overdraw' ? Math.min(need, limits.burst) : need;
 }
 
 /** The decision for a bucket left holding `tokens` after the attempt (`allowed`: `cost` was taken). */
@@ -77,12 +81,12 @@ export class TokenBucketLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  consume(caller: string, limits: TierLimits, cost = 1, overdraw = false): LimitDecision {
+  consume(caller: string, limits: TierLimits, cost = 1, draw: Draw = 'within'): LimitDecision {
     const t = this.now();
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(t);
     const bucket = this.buckets.get(caller);
     let tokens = bucket ? refill(bucket, t, limits) : limits.burst;
-    const allowed = tokens >= tokensNeeded(cost, limits, overdraw);
+    const allowed = tokens >= tokensNeeded(cost, limits, draw);
     if (allowed) tokens -= cost;
     if (bucket) {
       // Updated in place: no object per request on the hot path.

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBuckets } from '../../src/api/redis-buckets.js';
+import { holdRefill } from '../../src/api/middleware/rate-limit.js';
 import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
 import { loadConfig } from '../../src/config.js';
 import { ownRedis, type RedisServer } from '../support/limits-world.js';
@@ -25,6 +26,25 @@ describe('in-process buckets', () => {
     expect(limiter.consume('batch:k', limits, 4)).toMatchObject({ allowed: false, remaining: 3 });
     // Another family with the same id has its own bucket.
     expect(limiter.consume('key:k', limits)).toMatchObject({ allowed: true, remaining: 9 });
+  });
+});
+
+describe('overdraw and holdRefill (a wallet priced above the burst)', () => {
+  it('takes a cost above the burst from a full bucket only, and the debt outlasts however long the work took', () => {
+    let t = 0;
+    const limiter = new TokenBucketLimiter(() => t);
+    const limits = { rate: 1, burst: 30 };
+    expect(limiter.consume('key:w', limits, 48, 'within')).toMatchObject({ allowed: false });
+    expect(limiter.consume('key:w', limits, 48, 'overdraw')).toMatchObject({ allowed: true, remaining: 0 });
+    // The wallet derived for 100 s, long enough to refill the whole debt; its refill is taken back.
+    t += 100_000;
+    holdRefill(limiter, { caller: 'key:w', limits, tokens: 48 }, 100);
+    const next = limiter.consume('key:w', limits, 48, 'overdraw');
+    expect(next).toMatchObject({ allowed: false });
+    // 18 below zero, and the whole burst to refill: 48 s from now.
+    expect(next.retryAfterSeconds).toBe(48);
+    t += 48_000;
+    expect(limiter.consume('key:w', limits, 48, 'overdraw')).toMatchObject({ allowed: true });
   });
 });
 
@@ -86,6 +106,17 @@ describe('Redis buckets', () => {
     const allowed = results.filter((r) => r.allowed).length;
     expect(allowed).toBeGreaterThanOrEqual(10);
     expect(allowed).toBeLessThanOrEqual(10 + 5 * elapsed + 1);
+  });
+
+  it('overdraw from a full bucket only, and debit always, as the in-process store does', async () => {
+    const c = await client();
+    const limits = { rate: 1, burst: 10 };
+    expect((await c.take('key:debt', limits, 16)).allowed).toBe(false);
+    expect(await c.take('key:debt', limits, 16, 'overdraw')).toMatchObject({ allowed: true });
+    expect((await c.take('key:debt', limits, 16, 'overdraw')).allowed).toBe(false);
+    const debited = await c.take('key:debt', limits, 5, 'debit');
+    expect(debited.allowed).toBe(true);
+    expect(debited.tokens).toBeLessThan(-10);
   });
 
   it('answer again after Redis restarts (the script is loaded anew)', async () => {

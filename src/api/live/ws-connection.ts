@@ -20,6 +20,7 @@ import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary, Watch } from './summaries.js';
 import { failEntry, readItems, type Item, type Items } from './ws-items.js';
 import { walletTokens } from '../wallet-request.js';
+import { holdRefill, type Overdrawn } from '../middleware/rate-limit.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
 import { CLOSE, failData, parseMessage } from './ws-protocol.js';
 
@@ -202,11 +203,13 @@ export class LiveConnection {
     }
     let made: { item: Item; watch: Watch }[];
     try {
-      await this.charge(
+      const overdrawn = await this.charge(
         caller,
         items.reduce((n, item) => n + item.work, 0),
       );
+      const started = performance.now();
       made = await this.make(items, bad);
+      holdRefill(this.opts.limiter, overdrawn, (performance.now() - started) / 1000);
     } catch (err) {
       this.opts.hub.release(this.owner, cost);
       throw err;
@@ -245,17 +248,22 @@ export class LiveConnection {
     });
   }
 
-  /** Takes the wallets' price from the caller's bucket, as the xpub route does (a full bucket may overdraw). */
-  private async charge(caller: Caller, work: number): Promise<void> {
-    if (work === 0) return;
+  /**
+   * Takes the wallets' price from the caller's bucket, as the xpub route does (a full bucket may
+   * overdraw); what an overdraw took, for holdRefill once the wallets are derived.
+   */
+  private async charge(caller: Caller, work: number): Promise<Overdrawn | undefined> {
+    if (work === 0) return undefined;
     const tokens = walletTokens(work);
-    const decision = await this.opts.limiter.consume(this.owner, this.opts.deps.settings.tiers[caller.tier], tokens, true);
+    const limits = this.opts.deps.settings.tiers[caller.tier];
+    const decision = await this.opts.limiter.consume(this.owner, limits, tokens, 'overdraw');
     if (!decision.allowed) {
       this.opts.metrics.rateLimited.inc({ tier: caller.tier });
       throw new ApiError('RATE_LIMITED', `the wallets cost ${tokens} tokens; retry in ${decision.retryAfterSeconds} s`, {
         retryAfterSeconds: decision.retryAfterSeconds,
       });
     }
+    return tokens > limits.burst ? { caller: this.owner, limits, tokens } : undefined;
   }
 
   /** The items' watches; an item that cannot be made joins `bad`. */

@@ -9,7 +9,7 @@ import type { ApiMetrics } from '../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { buckets } from '../caller-buckets.js';
-import type { LimitDecision, RateLimiter } from '../token-bucket.js';
+import type { LimitDecision, RateLimiter, TierLimits } from '../token-bucket.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
 
@@ -59,13 +59,34 @@ export function limitCheck(
     if (tier === 'none') throw new Error('rate limiting before authentication');
     const caller = ctx.keyId !== null ? buckets.key(ctx.keyId) : buckets.anonymous(req.ip);
     const n = cost(req, res);
-    const decision = limiter.consume(caller, settings.tiers[tier], n, overdraw);
+    const limits = settings.tiers[tier];
+    const decision = limiter.consume(caller, limits, n, overdraw ? 'overdraw' : 'within');
+    if (overdraw && n > limits.burst) res.locals.overdrawn = { caller, limits, tokens: n } satisfies Overdrawn;
     if (decision instanceof Promise) {
       // Express 5 forwards the rejection (429, 503 LIMITS_UNAVAILABLE) to the error handler.
       return decision.then((d) => apply(res, tier, n, d));
     }
     apply(res, tier, n, decision);
   };
+}
+
+/** What an overdrawing request took, for holdRefill once its work is done. */
+export interface Overdrawn {
+  readonly caller: string;
+  readonly limits: TierLimits;
+  readonly tokens: number;
+}
+
+/**
+ * A price above the burst is repaid from when its work ends, not from when it was taken: the refill of
+ * the `seconds` the caller's own work ran is taken back, so the caller's next request waits out the whole
+ * debt however long the work took (a heavy wallet on a slow machine would otherwise have repaid itself).
+ */
+export function holdRefill(limiter: RateLimiter, taken: Overdrawn | undefined, seconds: number): void {
+  if (!taken || seconds <= 0) return;
+  const debit = limiter.consume(taken.caller, taken.limits, Math.min(taken.tokens, seconds * taken.limits.rate), 'debit');
+  // The answer is on its way: a store that fails here (Redis) reports it itself.
+  if (debit instanceof Promise) debit.catch(() => undefined);
 }
 
 export function setLimitHeaders(res: Response, decision: LimitDecision): void {

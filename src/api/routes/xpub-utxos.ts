@@ -23,7 +23,7 @@ import { DerivationCache } from '../derivation-cache.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
-import { limitCheck } from '../middleware/rate-limit.js';
+import { holdRefill, limitCheck, type Overdrawn } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
@@ -71,11 +71,13 @@ function parseListing(deps: AppDeps, req: Request, res: Response): void {
   }
 }
 
-async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): Promise<void> {
+async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCache, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain)!;
   const { wallet, query } = res.locals.listing as Listing;
+  const started = performance.now();
   const { scripts: derived, keys } = await working(res, derivedWallet(cache, derivationCaller(req, res), wallet));
+  holdRefill(limiter, res.locals.overdrawn as Overdrawn | undefined, (performance.now() - started) / 1000);
   const scope: CursorScope = {
     chain,
     network: handle.params.network,
@@ -128,7 +130,7 @@ export function mountXpubUtxosRoute(app: Express, deps: AppDeps, limiter: RateLi
         (req: Request, res: Response) => parseListing(deps, req, res),
         room,
         price,
-        (req: Request, res: Response) => answer(deps, derivations, req, res),
+        (req: Request, res: Response) => answer(deps, limiter, derivations, req, res),
       ),
     )
     .all((req: Request) => {

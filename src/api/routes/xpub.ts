@@ -28,7 +28,7 @@ import { DerivationCache, type DerivedWallet } from '../derivation-cache.js';
 import { ApiError, memberName, methodNotAllowed, quote } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { authenticate } from '../middleware/auth.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { holdRefill, rateLimit, type Overdrawn } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
@@ -143,11 +143,13 @@ export async function derivedWallet(
   }
 }
 
-async function answer(deps: AppDeps, cache: DerivationCache, req: Request, res: Response): Promise<void> {
+async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCache, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
+  const started = performance.now();
   const wallet = await working(res, derivedWallet(cache, derivationCaller(req, res), { desc, range, ...rest }));
+  holdRefill(limiter, res.locals.overdrawn as Overdrawn | undefined, (performance.now() - started) / 1000);
   const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
@@ -189,7 +191,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
       }),
       room,
       price,
-      (req: Request, res: Response) => answer(deps, cache, req, res),
+      (req: Request, res: Response) => answer(deps, limiter, cache, req, res),
     )
     .all((req: Request) => {
       throw methodNotAllowed(req.method);
@@ -216,7 +218,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
       },
       room,
       price,
-      (req: Request, res: Response) => answer(deps, cache, req, res),
+      (req: Request, res: Response) => answer(deps, limiter, cache, req, res),
     )
     .all((req: Request) => {
       throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
