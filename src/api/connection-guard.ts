@@ -51,6 +51,13 @@ export async function working<T>(res: http.ServerResponse, work: Promise<T>): Pr
   }
 }
 
+/** The headers of an event stream (Server-Sent Events), whichever route sends one. */
+export const STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+});
+
 /** Exempts a response that streams on purpose (Server-Sent Events) from the request deadline while it lasts. */
 export function holdOpen(res: http.ServerResponse): void {
   const socket = res.socket;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { STATUS_STREAMS_PER_NETWORK } from '../../src/api/routes/status-page.js';
-import { makeDataDir, type DataDir } from '../support/limits-world.js';
+import { ADDRESS, makeDataDir, type DataDir } from '../support/limits-world.js';
 import { UpgradeRefused, WsClient } from '../support/live-clients.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
@@ -97,6 +97,18 @@ async function upgrade(localAddress: string, headers: Record<string, string> = {
     throw err;
   }
 }
+
+describe('HEAD on the event streams', () => {
+  it('answers their headers and ends, holding nothing open', async () => {
+    const key = data.createKey('private').key;
+    for (const path of ['/status/events', `/api/v1/LTC/address/${ADDRESS}/events`]) {
+      // Before, the head was never sent and the request hung: the deadline makes that a failure.
+      const res = await fetch(`${api.url}${path}`, { method: 'HEAD', headers: { 'x-api-key': key }, signal: AbortSignal.timeout(20_000) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    }
+  });
+});
 
 describe('WebSockets per client network', () => {
   it('holds at most the cap open per network, keyless or not; the next is 429 until one closes', async () => {

@@ -10,7 +10,7 @@
  */
 import { stringifyWithCoins } from '../../chain/amount.js';
 import type { Express, Request, Response } from 'express';
-import { holdOpen } from '../connection-guard.js';
+import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import { checkAddress, mempoolRequested } from '../address-view.js';
@@ -39,6 +39,8 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   const checked = checkAddress(handle, address);
   if (!checked.ok) throw checked.error;
   const watch = watchOf(chain, address, checked.script, mempoolRequested(req));
+  // HEAD asks for the stream's head only: a body is never sent to it, so nothing is held open.
+  if (req.method === 'HEAD') return void res.status(200).set(STREAM_HEADERS).end();
   const ctx = context(res);
   const tier = ctx.tier === 'none' ? 'default' : ctx.tier;
   const owner = subscriptionOwner(ctx.keyId, req.ip);
@@ -50,7 +52,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   const lastId = Number(req.headers['last-event-id']);
   const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.keys[0]!);
 
-  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  res.status(200).set(STREAM_HEADERS);
   holdOpen(res);
   let closed = false;
   const frame = (text: string): void => {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { holdOpen } from '../connection-guard.js';
+import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
 import type { AppDeps, Clock } from '../deps.js';
 import { clientNetwork } from '../caller-buckets.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
@@ -82,6 +82,8 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
   router
     .route('/status/events')
     .get((req: Request, res: Response) => {
+      // HEAD asks for the stream's head only: a body is never sent to it, so nothing is held open.
+      if (req.method === 'HEAD') return void res.status(200).set(STREAM_HEADERS).end();
       const network = clientNetwork(req.ip);
       const held = streams.get(network) ?? 0;
       if (held >= STATUS_STREAMS_PER_NETWORK) {
@@ -93,7 +95,7 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
         );
       }
       streams.set(network, held + 1);
-      res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+      res.status(200).set(STREAM_HEADERS);
       holdOpen(res);
       const send = (): void => {
         res.write(snapshot());
