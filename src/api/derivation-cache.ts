@@ -11,9 +11,8 @@
  * derived for its request and not kept.
  */
 import type { ApiError } from './errors.js';
-import { defaultPool, type DerivationPool, type DerivedWallet, type WalletJob } from './derivation-pool.js';
-
-export type { DerivedWallet };
+import type { DerivedWallet } from './derivation-job.js';
+import { defaultPool, type DerivationPool, type WalletJob } from './derivation-pool.js';
 
 export const DEFAULT_CACHED_SCRIPTS = 100_000;
 

@@ -21,8 +21,6 @@ import { ApiError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
 import { workerModule } from '../worker-module.js';
 
-export type { DerivedWallet };
-
 /** Work units per slice: short enough that a waiting caller's turn comes soon, long enough that a message costs little. */
 export const SLICE_WORK = 2000;
 /** Wallets of at most this much work derive on the calling thread: less than a worker round trip would save. */

@@ -17,13 +17,12 @@ import type { Express, Request, Response } from 'express';
 import { scriptToAddress } from '../../chain/address.js';
 import { WalletError } from '../../wallet/errors.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
-import { working } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
-import { holdRefill, limitCheck, type Overdrawn } from '../middleware/rate-limit.js';
+import { limitCheck } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
@@ -75,9 +74,7 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain)!;
   const { wallet, query } = res.locals.listing as Listing;
-  const started = performance.now();
-  const { scripts: derived, keys } = await working(res, derivedWallet(cache, derivationCaller(req, res), wallet));
-  holdRefill(limiter, res.locals.overdrawn as Overdrawn | undefined, (performance.now() - started) / 1000);
+  const { scripts: derived, keys } = await derivedWallet(limiter, cache, req, res, wallet);
   const scope: CursorScope = {
     chain,
     network: handle.params.network,

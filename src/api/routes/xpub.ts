@@ -24,7 +24,8 @@ import { mempoolRequested } from '../address-view.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
 import { buckets } from '../caller-buckets.js';
 import { working } from '../connection-guard.js';
-import { DerivationCache, type DerivedWallet } from '../derivation-cache.js';
+import { DerivationCache } from '../derivation-cache.js';
+import type { DerivedWallet } from '../derivation-job.js';
 import { ApiError, memberName, methodNotAllowed, quote } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { authenticate } from '../middleware/auth.js';
@@ -132,24 +133,26 @@ function parsedWallet(res: Response): Wallet {
 
 /** The wallet's scripts and keys from the cache or the derivation pool; a refusal as the route answers it. */
 export async function derivedWallet(
+  limiter: RateLimiter,
   cache: DerivationCache,
-  caller: string,
+  req: Request,
+  res: Response,
   wallet: Omit<Wallet, 'funded' | 'mempool'>,
 ): Promise<DerivedWallet> {
-  try {
-    return await cache.wallet(caller, wallet.fingerprint, wallet);
-  } catch (err) {
+  const started = performance.now();
+  // The derivation is the server's work: no request deadline while it runs, and no refill of an overdraw.
+  const derived = await working(res, cache.wallet(derivationCaller(req, res), wallet.fingerprint, wallet)).catch((err: unknown) => {
     throw refused(err);
-  }
+  });
+  holdRefill(limiter, res.locals.overdrawn as Overdrawn | undefined, (performance.now() - started) / 1000);
+  return derived;
 }
 
 async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCache, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
-  const started = performance.now();
-  const wallet = await working(res, derivedWallet(cache, derivationCaller(req, res), { desc, range, ...rest }));
-  holdRefill(limiter, res.locals.overdrawn as Overdrawn | undefined, (performance.now() - started) / 1000);
+  const wallet = await derivedWallet(limiter, cache, req, res, { desc, range, ...rest });
   const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
