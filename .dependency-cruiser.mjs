@@ -6,14 +6,17 @@
  *   src/*.ts, src/cli/         the shared base (config, logger, coded-error, redact, build-info, …, and the
  *                              command-line plumbing): src/chain and each other
  *   src/wallet/                pure (descriptors, BIP32 derivation): the base and src/chain
- *   src/store/                 the base and src/chain
- *   src/keys/                  the above and src/store
+ *   src/keys/ (vocabulary)     tier, key format, key verifier: the base and src/chain
+ *   src/store/                 the base, src/chain and the keys' vocabulary; the SQLite engine lives in
+ *                              src/store/sqlite/, the only folder of the product that loads the driver
+ *   src/keys/ (the CLI)        the above
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
  *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
  *
  * No file of src/ or indexer/ imports tests, the harness, benchmarks or scripts, and no import circle.
  */
 const OURS = '^(src|indexer)/';
+const KEYS_VOCABULARY = '^src/keys/(tier|key-format|key-verifier)\\.ts$';
 
 /** A rule: files matching `from` must not import files matching `to` (except `toNot`). */
 const layer = (name, comment, from, to, toNot) => ({
@@ -41,10 +44,24 @@ export default {
     ),
     layer('wallet-for-the-api', 'of the layers, only src/api imports src/wallet', '^(src/(store|keys)|indexer)/', '^src/wallet/'),
     layer(
+      'keys-vocabulary-stays-low',
+      "the keys' vocabulary (tier, key format, key verifier) imports only src/chain and the shared base",
+      KEYS_VOCABULARY,
+      '^(src/(store|keys|api|wallet)|indexer)/',
+      KEYS_VOCABULARY,
+    ),
+    layer(
       'store-below-keys-api-indexer',
-      'src/store imports only src/chain and the shared base',
+      "src/store imports only src/chain, the shared base and the keys' vocabulary",
       '^src/store/',
       '^(src/(keys|api)|indexer)/',
+      KEYS_VOCABULARY,
+    ),
+    layer(
+      'driver-only-in-the-engine',
+      'only src/store/sqlite/ loads the SQLite driver (eslint.config.js keeps better-sqlite3 itself in its wrapper)',
+      '^(src|indexer)/(?!store/sqlite/)',
+      '^src/store/sqlite/sqlite-driver\\.ts$',
     ),
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
     layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),

@@ -42,7 +42,7 @@ export default tseslint.config(
   {
     // One place loads the SQLite driver, in the major that is safe on the running Node.
     files: ['**/*.ts'],
-    ignores: ['src/store/sqlite-driver.ts'],
+    ignores: ['src/store/sqlite/sqlite-driver.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -50,7 +50,7 @@ export default tseslint.config(
           paths: [
             {
               name: 'better-sqlite3',
-              message: 'import it from src/store/sqlite-driver.ts (the safe major for this Node)',
+              message: 'import it from src/store/sqlite/sqlite-driver.ts (the safe major for this Node)',
               allowTypeImports: true,
             },
           ],

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { writeFile } from 'node:fs/promises';
-import { KeyStore } from '../src/keys/key-store.js';
+import { KeyStore } from '../src/store/sqlite/key-store.js';
 import { startApi, type ApiProcess } from '../harness/api-process.js';
 import { trackChild } from './emergency.js';
 

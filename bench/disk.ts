@@ -9,7 +9,7 @@
  * and per table from SQLite's dbstat. Reference, for scale: litecoind's own UTXO database (chainstate,
  * LevelDB, compressed coins) for the same chain. Goal: ≤ 100 bytes per UTXO.
  */
-import Database from '../src/store/sqlite-driver.js';
+import Database from '../src/store/sqlite/sqlite-driver.js';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

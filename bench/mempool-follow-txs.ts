@@ -1,5 +1,5 @@
 /** The mempool-follow benchmark's index and transactions, derived from constants so every process agrees. */
-import type { BlockToApply } from '../src/store/chain-store.js';
+import type { BlockToApply } from '../src/store/sqlite/chain-store.js';
 import { p2wpkh, SyntheticChain } from './synthetic-chain.js';
 
 export const RATE = 2_000;

@@ -7,7 +7,7 @@
  *   node --import tsx bench/mempool-follow-writer.ts <db> <zmq endpoint>
  */
 import { toDisplayHex } from '../src/chain/hash.js';
-import { ChainStore } from '../src/store/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { MempoolFollower } from '../indexer/mempool-follow.js';
 import { followMempoolEvents } from '../indexer/zmq-mempool.js';
 

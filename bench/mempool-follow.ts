@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { scriptToAddress } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
-import { ChainStore } from '../src/store/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { startRaisedApi } from './bench-api.js';
 import { trackChild } from './emergency.js';

@@ -8,7 +8,7 @@ import { IndexerMetrics } from '../indexer/metrics.js';
 import { NodeClient } from '../indexer/node-client.js';
 import { retryingSource } from '../indexer/node-source.js';
 import { Syncer } from '../indexer/sync.js';
-import { ChainStore } from '../src/store/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { makeDataDir } from '../harness/indexer-process.js';
 import type { Litecoind } from '../harness/litecoind.js';

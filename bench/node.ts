@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { addressToScript } from '../src/chain/address.js';
 import { parseCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
-import { ChainReader } from '../src/store/chain-reader.js';
+import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { checkIndex } from '../harness/index-check.js';
 import type { Litecoind } from '../harness/litecoind.js';

@@ -13,7 +13,7 @@ import { chainParams } from '../src/chain/params.js';
 import { summaryBody } from '../src/api/address-view.js';
 import { sendJson } from '../src/api/respond.js';
 import type { ChainHandle } from '../src/api/deps.js';
-import { ChainReader } from '../src/store/chain-reader.js';
+import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { chainDbPath } from '../src/store/paths.js';
 
 const reader = ChainReader.open(chainDbPath(process.env.BENCH_DATA_DIR ?? '.', 'LTC'));

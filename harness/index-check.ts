@@ -1,6 +1,6 @@
 /** Compares what an index says with what a test knows independently (a node's scan, a built chain). */
-import { ChainReader } from '../src/store/chain-reader.js';
-import { verifyAggregates, verifyChain } from '../src/store/verify.js';
+import { ChainReader } from '../src/store/sqlite/chain-reader.js';
+import { verifyAggregates, verifyChain } from '../src/store/sqlite/verify.js';
 
 export interface Expected {
   /** What the mismatch report calls it: an address, or a script's hex. */

@@ -7,7 +7,7 @@
 import { writeFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChainCode } from '../src/chain/params.js';
-import { KeyStore } from '../src/keys/key-store.js';
+import { KeyStore } from '../src/store/sqlite/key-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { startApi, type ApiProcess } from './api-process.js';
 import { indexedTip } from './index-check.js';

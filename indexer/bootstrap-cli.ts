@@ -1,7 +1,7 @@
 /** The indexer's `--bootstrap FILE` flag and the two steps main.ts runs for it (bootstrap.ts). */
 import { Option } from 'commander';
 import { flushLogSync, type Logger } from '../src/logger.js';
-import type { ChainStore } from '../src/store/chain-store.js';
+import type { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { loadSnapshot, type CheckedSnapshot } from './bootstrap.js';
 
 export { checkSnapshot, type CheckedSnapshot } from './bootstrap.js';

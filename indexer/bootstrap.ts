@@ -7,19 +7,19 @@
  * 2. the node must know the base block and have it in its active chain (getblockheader);
  * 3. the index must be empty, or already bootstrapped from this very base (a restart with the same
  *    flag just continues syncing);
- * 4. the bulk load (src/store/bulk-load.ts: committed in chunks, resumed after a kill, the tip written
+ * 4. the bulk load (src/store/sqlite/bulk-load.ts: committed in chunks, resumed after a kill, the tip written
  *    last), progress lines every few seconds while the file is read and while the aggregates are
  *    written; a malformed, truncated or miscounted file aborts it and leaves the empty index. The file
  *    is decoded on a worker thread (snapshot-stream.ts) while this one inserts;
- * 5. the new index is read into the page cache when it fits (src/store/page-cache.ts).
+ * 5. the new index is read into the page cache when it fits (src/store/sqlite/page-cache.ts).
  */
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
-import type { ChainStore } from '../src/store/chain-store.js';
-import type { WarmResult } from '../src/store/page-cache.js';
-import type { LoadPhase } from '../src/store/bulk-load.js';
+import type { ChainStore } from '../src/store/sqlite/chain-store.js';
+import type { WarmResult } from '../src/store/sqlite/page-cache.js';
+import type { LoadPhase } from '../src/store/sqlite/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile } from './snapshot-reader.js';
 import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ChainCode } from '../src/chain/params.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
-import { ChainStore } from '../src/store/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { IndexerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';

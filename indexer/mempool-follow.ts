@@ -1,5 +1,5 @@
 /**
- * Keeps the index's mempool view (src/store/mempool-store.ts) equal to the node's mempool.
+ * Keeps the index's mempool view (src/store/sqlite/mempool-store.ts) equal to the node's mempool.
  *
  * Two sources, one state:
  * - ZMQ `sequence` (A = added, R = removed; C/D = block connected/disconnected) with `rawtx` carrying
@@ -21,8 +21,8 @@
 import { toDisplayHex } from '../src/chain/hash.js';
 import { parseTransaction } from '../src/chain/tx-parser.js';
 import type { ParsedTx } from '../src/chain/block-parser.js';
-import type { MempoolStore } from '../src/store/mempool-store.js';
-import type { Tip } from '../src/store/chain-store.js';
+import type { MempoolStore } from '../src/store/sqlite/mempool-store.js';
+import type { Tip } from '../src/store/sqlite/chain-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 import type { LogSink } from '../src/logger.js';

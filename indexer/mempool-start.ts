@@ -1,6 +1,6 @@
 /** Wires the mempool follower of one indexer process: node source, ZMQ topics (when configured), timer. */
 import type { ChainConfig } from '../src/config.js';
-import type { ChainStore } from '../src/store/chain-store.js';
+import type { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { MempoolFollower } from './mempool-follow.js';
 import { nodeMempoolSource } from './mempool-source.js';
 import type { NodeClient } from './node-client.js';

@@ -1,6 +1,6 @@
 /**
  * The coinbase txid of each height a snapshot still holds a coinbase coin of (snapshot-worker.ts
- * collects them, the bulk load records them: src/store/bulk-load.ts). Every coin carries Core's
+ * collects them, the bulk load records them: src/store/sqlite/bulk-load.ts). Every coin carries Core's
  * coinbase flag (code = height·2 + coinbase), and a block has exactly one coinbase transaction, so the
  * txid of any coinbase coin at height h is block h's coinbase txid; only these (height, txid) pairs
  * cross to the loading thread, not a flag per coin.

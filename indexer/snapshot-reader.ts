@@ -58,7 +58,7 @@ export class SnapshotFile {
   }
 
   /**
-   * The bulk load's input (src/store/bulk-load.ts), decoded on a worker thread while the caller inserts
+   * The bulk load's input (src/store/sqlite/bulk-load.ts), decoded on a worker thread while the caller inserts
    * (snapshot-stream.ts): each rows() reads the file anew (the sorting path reads it twice), sums() gives
    * the per-script sums of the rows read last, coinbases() the coinbase txids of their heights. close() stops the worker.
    */

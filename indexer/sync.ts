@@ -1,4 +1,4 @@
-import type { BlockToApply, NodeSeen, Tip } from '../src/store/chain-store.js';
+import type { BlockToApply, NodeSeen, Tip } from '../src/store/sqlite/chain-store.js';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { ChainChanged, type BlockSource } from './block-source.js';

@@ -1,5 +1,5 @@
-/** The indexer's log lines for the UTXO listing's build or removal (src/store/utxo-list.ts's events). */
-import type { UtxoListEvent } from '../src/store/utxo-list.js';
+/** The indexer's log lines for the UTXO listing's build or removal (src/store/sqlite/utxo-list.ts's events). */
+import type { UtxoListEvent } from '../src/store/sqlite/utxo-list.js';
 import type { LogSink } from '../src/logger.js';
 import { hms } from './bootstrap.js';
 

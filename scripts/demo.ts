@@ -22,7 +22,7 @@ import net from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENV_VARIABLES } from '../src/config.js';
-import { KeyStore } from '../src/keys/key-store.js';
+import { KeyStore } from '../src/store/sqlite/key-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { indexedTip } from '../harness/index-check.js';
 import { REPO_ROOT } from '../harness/indexer-process.js';

@@ -4,7 +4,7 @@
 # Node 24 comes from the npm registry: the `node` package (`npx -p node@24`) installs the platform
 # package node-<platform>-<arch>, installed here directly into .cache/ (ignored by git) so that it is
 # fetched once and needs no install script. The installed node_modules serve both Node versions: the
-# native addons on Node 24 are Node-API builds (src/store/sqlite-driver.ts says which SQLite driver).
+# native addons on Node 24 are Node-API builds (src/store/sqlite/sqlite-driver.ts says which SQLite driver).
 # That driver, better-sqlite3-node22, is an optional dependency that npm skips on Node 20; when the
 # checkout was installed on Node 20 it is installed here by Node 24's npm and found through NODE_PATH.
 set -euo pipefail

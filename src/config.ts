@@ -89,7 +89,7 @@ const chainConfig = (chain: ChainCode) => {
     /** Follow the node's mempool into the index (answers `?mempool=true`). */
     mempool: bool(),
     /**
-     * Keep the UTXO listing's index (…/utxos routes; src/store/utxo-list.ts). Turning it on builds it
+     * Keep the UTXO listing's index (…/utxos routes; src/store/sqlite/utxo-list.ts). Turning it on builds it
      * once at the indexer's start; turning it off drops it. Costs disk (BENCHMARKS.md).
      */
     utxoList: bool(),

@@ -8,7 +8,7 @@
  *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
 import type { ChainParams } from '../chain/params.js';
-import type { BootstrapProgress } from '../store/bulk-load.js';
+import type { BootstrapProgress } from '../store/sqlite/bulk-load.js';
 import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
 
 /** The tip-age limit for one chain: the setting when given (0 = off), else its network's default. */

@@ -9,10 +9,10 @@ import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
-import type { BootstrapProgress } from '../store/bulk-load.js';
-import type { MempoolDelta, ScriptView, UtxoListing } from '../store/chain-reader.js';
-import type { UtxoPageRequest } from '../store/utxo-page.js';
-import type { FeedBounds, FeedEntry } from '../store/change-feed.js';
+import type { BootstrapProgress } from '../store/sqlite/bulk-load.js';
+import type { MempoolDelta, ScriptView, UtxoListing } from '../store/sqlite/chain-reader.js';
+import type { UtxoPageRequest } from '../store/sqlite/utxo-page.js';
+import type { FeedBounds, FeedEntry } from '../store/sqlite/change-feed.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
 
 export type { TierLimits };
@@ -56,9 +56,9 @@ export interface SummarySource {
   mempoolTxs?(): number;
   /** Where an unfinished snapshot load stands while nothing is indexed; absent or null: no load. */
   bootstrap?(): BootstrapProgress | null;
-  /** One page of the opt-in UTXO listing (src/store/utxo-page.ts) in one snapshot; absent: the listing is off. */
+  /** One page of the opt-in UTXO listing (src/store/sqlite/utxo-page.ts) in one snapshot; absent: the listing is off. */
   utxoPage?(req: UtxoPageRequest): UtxoListing | null;
-  /** The index's change feed (src/store/change-feed.ts) for live pushes; absent: nothing is pushed. */
+  /** The index's change feed (src/store/sqlite/change-feed.ts) for live pushes; absent: nothing is pushed. */
   readonly feed?: FeedSource;
 }
 

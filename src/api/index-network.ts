@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import type { Logger } from '../logger.js';
 import { settingWithVariables } from '../setting-variables.js';
-import { ChainReader } from '../store/chain-reader.js';
+import { ChainReader } from '../store/sqlite/chain-reader.js';
 
 interface Built {
   readonly chain: ChainCode;

@@ -14,7 +14,7 @@
  * Pure: decode() only checks the shape; check() needs the secret and the tip the page is read at.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { UtxoPosition } from '../store/utxo-page.js';
+import type { UtxoPosition } from '../store/sqlite/utxo-page.js';
 import { ApiError } from './errors.js';
 
 const VERSION = 1;

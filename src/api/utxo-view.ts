@@ -1,13 +1,13 @@
 /**
  * One item of a UTXO listing page, as the …/utxos routes answer it: the outpoint in Core's spelling
  * (display txid, vout), the amount in satoshis and in coins through the summaries' serializer (Coins:
- * exactly 8 decimals), the height and whether it is a coinbase output (null: unknown, store/utxo-page.ts).
+ * exactly 8 decimals), the height and whether it is a coinbase output (null: unknown, src/store/sqlite/utxo-page.ts).
  * With `?mempool=true` each item also says whether it is unconfirmed and whether the mempool spends it.
  */
 import { Coins } from '../chain/amount.js';
 import { toDisplayHex } from '../chain/hash.js';
 import { decodeOutpoint } from '../store/outpoint.js';
-import type { UtxoRow } from '../store/utxo-page.js';
+import type { UtxoRow } from '../store/sqlite/utxo-page.js';
 
 export function utxoItem(row: UtxoRow, mempool: boolean): Record<string, unknown> {
   const { txid, vout } = decodeOutpoint(row.outpoint);

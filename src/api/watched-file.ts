@@ -16,7 +16,7 @@
  * next use sees a different identity and reopens, never the reverse.
  */
 import { statSync } from 'node:fs';
-import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
+import { fileIdentity, sameFile, type FileIdentity } from '../file-identity.js';
 import type { Clock } from './deps.js';
 
 class DamagedFile extends Error {}

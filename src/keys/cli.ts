@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { CommanderError, Option } from 'commander';
 import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
-import { KeyStore, type KeyRecord } from './key-store.js';
+import { KeyStore, type KeyRecord } from '../store/sqlite/key-store.js';
 import { TIER_NAMES, type Tier } from './tier.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';

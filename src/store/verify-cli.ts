@@ -6,10 +6,10 @@
 import { type Command, CommanderError, Option } from 'commander';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
-import { openReaderDb } from './db.js';
+import { openReaderDb } from './sqlite/db.js';
 import { chainDbPath } from './paths.js';
-import { verifyAggregates, verifyChain } from './verify.js';
-import { verifyUtxoList } from './utxo-list.js';
+import { verifyAggregates, verifyChain } from './sqlite/verify.js';
+import { verifyUtxoList } from './sqlite/utxo-list.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
 

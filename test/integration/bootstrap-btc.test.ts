@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { fromDisplayHex } from '../../src/chain/hash.js';

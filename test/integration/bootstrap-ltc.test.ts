@@ -19,9 +19,9 @@ import { waitFor } from '../../harness/indexer-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
-import { UtxoPager, type UtxoPosition } from '../../src/store/utxo-page.js';
+import { UtxoPager, type UtxoPosition } from '../../src/store/sqlite/utxo-page.js';
 
 /** Every output the listing holds, script by script, paged: [display txid, vout, coinbase]. */
 function listedCoinbase(dbPath: string): [string, number, boolean | null][] {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { ChainBuilder } from '../support/blocks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { BtcChain } from '../support/btc-chain.js';
 import type { FakeNode } from '../support/fake-node.js';
 import { FakeNodeWorld } from '../support/fake-node-world.js';

@@ -15,7 +15,7 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
 import { chainParams } from '../../src/chain/params.js';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { SseClient, UpgradeRefused, WsClient } from '../support/live-clients.js';
 
 const CHAIN = 'LTC';

@@ -8,7 +8,7 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainReader, type ScriptView } from '../../src/store/chain-reader.js';
+import { ChainReader, type ScriptView } from '../../src/store/sqlite/chain-reader.js';
 import { BtcChain, type Coin } from '../support/btc-chain.js';
 import type { FakeNode } from '../support/fake-node.js';
 import { FakeNodeWorld } from '../support/fake-node-world.js';

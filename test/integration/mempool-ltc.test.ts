@@ -6,7 +6,7 @@
  * of unconfirmed spends, a replaced double spend (and its child), MWEB peg-ins, an MWEB-only
  * transaction, a peg-out, and a transaction evicted by expiry; a 2-block reorg returns transactions.
  */
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';

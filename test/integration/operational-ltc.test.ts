@@ -16,9 +16,9 @@ import { copyFileSync, renameSync, rmSync, statSync, truncateSync } from 'node:f
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import type { ApiProcess } from '../../harness/api-process.js';
 import { indexedTip } from '../../harness/index-check.js';
 import { REPO_ROOT, waitFor, type IndexerProcess } from '../../harness/indexer-process.js';

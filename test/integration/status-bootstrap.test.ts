@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { launchBrowser, type Browser } from '../../harness/browser.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { scriptKey } from '../../src/store/script-key.js';

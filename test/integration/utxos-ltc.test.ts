@@ -5,7 +5,7 @@
  * catch-up SIGKILLed at random moments with the listing on, and after a reorg. Enabling the listing on
  * an existing index, SIGKILLed as it builds and restarted, ends equal to a fresh build.
  */
-import Database, { type SqliteDatabase } from '../../src/store/sqlite-driver.js';
+import Database, { type SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { copyFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCoins } from '../../src/chain/amount.js';
@@ -15,7 +15,7 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanUnspents } from '../../harness/regtest-scan.js';
-import { utxoListIndexExists, utxoListRecorded } from '../../src/store/utxo-list.js';
+import { utxoListIndexExists, utxoListRecorded } from '../../src/store/sqlite/utxo-list.js';
 import { listedEntries, rebuildShards } from '../support/utxo-listing.js';
 
 const LIST_ON = { ADDRSUM_UTXO_LIST: 'true' };

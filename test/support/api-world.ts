@@ -22,11 +22,11 @@ import type {
   SummarySource,
 } from '../../src/api/deps.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import type { UtxoListing } from '../../src/store/chain-reader.js';
-import type { UtxoPageRequest } from '../../src/store/utxo-page.js';
-import { KeyCache } from '../../src/keys/key-cache.js';
+import type { UtxoListing } from '../../src/store/sqlite/chain-reader.js';
+import type { UtxoPageRequest } from '../../src/store/sqlite/utxo-page.js';
+import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
 import { DerivationCache } from '../../src/api/derivation-cache.js';

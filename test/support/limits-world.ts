@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import type { Tier } from '../../src/keys/tier.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { freePort } from '../../harness/ports.js';
 
 /** A regtest bech32 address (valid on LTC regtest; never on chain here, so it answers 200 with zeros). */

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { ChainCode } from '../../src/chain/params.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { buildWorld, Caller, type World } from './api-world.js';
 
 export interface ListingWorld {

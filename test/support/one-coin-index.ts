@@ -3,7 +3,7 @@
  * The genesis coinbase is never spendable, so Core keeps it out of the UTXO set; block 1's is the coin.
  */
 import type { NetworkName } from '../../src/chain/params.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 
 export function writeOneCoinIndex(dbPath: string, network: NetworkName, script: Buffer, value = 123): void {
   const store = ChainStore.open(dbPath, { chain: 'LTC', network });

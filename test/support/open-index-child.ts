@@ -1,5 +1,5 @@
 /** Child process: opens argv[2] with ChainReader and prints the outcome as one JSON line (run without the right to read it). */
-import { ChainReader } from '../../src/store/chain-reader.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 
 try {
   ChainReader.open(process.argv[2] ?? '').close();

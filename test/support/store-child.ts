@@ -9,7 +9,7 @@
  *                              then wait to be killed; with `pause`, block for good (between two shards)
  *                              after printing the pause-th shard line
  */
-import { ChainStore, StoreError } from '../../src/store/chain-store.js';
+import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { randomChain } from './blocks.js';
 import { CHURN_UNDO_DEPTH, churnChainOptions } from './store-child-run.js';
 

@@ -1,6 +1,6 @@
 /** Reading the UTXO listing's shards straight from SQLite, for tests that compare a build with a fresh one. */
-import type { SqliteDatabase } from '../../src/store/sqlite-driver.js';
-import { ALL_SHARDS, shardIndexName, shardIndexSql, shardTerms } from '../../src/store/utxo-list-shards.js';
+import type { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import { ALL_SHARDS, shardIndexName, shardIndexSql, shardTerms } from '../../src/store/sqlite/utxo-list-shards.js';
 
 type Readable = Pick<SqliteDatabase, 'prepare'>;
 

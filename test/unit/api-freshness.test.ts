@@ -16,7 +16,7 @@ import { createApiMetrics } from '../../src/api/metrics.js';
 import { TokenBucketLimiter, type RateLimiter } from '../../src/api/token-bucket.js';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { KeyCache } from '../../src/keys/key-cache.js';
+import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 import { worldPerTest, type World } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { openApiDocument } from '../../src/api/openapi.js';
-import { KeyStore } from '../../src/keys/key-store.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { writeOneCoinIndex } from '../support/one-coin-index.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';

@@ -15,7 +15,7 @@ import { wireApi, type WiredApi } from '../../src/api/wiring.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams, type NetworkName } from '../../src/chain/params.js';
 import { loadConfig } from '../../src/config.js';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { writeOneCoinIndex } from '../support/one-coin-index.js';
 

@@ -15,7 +15,7 @@ import { main as runVerify } from '../../src/store/verify-cli.js';
 import { fatalLine } from '../../src/cli/process.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { chainDbPath } from '../../src/store/paths.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode } from '../support/fake-node.js';

@@ -14,10 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ChainCode } from '../../src/chain/params.js';
 import type { SnapshotCoin } from '../../src/chain/snapshot-coin.js';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/utxo-page.js';
+import { UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/sqlite/utxo-page.js';
 import { loadSnapshot } from '../../indexer/bootstrap.js';
 import { SnapshotFile } from '../../indexer/snapshot-reader.js';
 

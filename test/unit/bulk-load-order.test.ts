@@ -1,5 +1,5 @@
 /**
- * The two paths of a snapshot load (src/store/bulk-load.ts), through the worker-thread decoder
+ * The two paths of a snapshot load (src/store/sqlite/bulk-load.ts), through the worker-thread decoder
  * (indexer/snapshot-stream.ts): a file in txid order is appended without a sort, one out of order
  * falls back to the sort — at its first coin or after thousands were appended — and every path gives
  * exactly the same tables. Vouts 255 and 256 of one txid (whose keys sort the other way round) load
@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
 import type { ChainCode } from '../../src/chain/params.js';
-import type { LoadPhase } from '../../src/store/bulk-load.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import type { LoadPhase } from '../../src/store/sqlite/bulk-load.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
-import { verifyAggregates } from '../../src/store/verify.js';
+import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { SnapshotFile } from '../../indexer/snapshot-reader.js';
 import { Rng } from '../support/blocks.js';
 import { coinGroups, type GroupIn } from '../support/snapshot-coins.js';

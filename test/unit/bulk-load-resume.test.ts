@@ -1,5 +1,5 @@
 /**
- * A snapshot load commits its append in chunks (src/store/bulk-load.ts). What a kill leaves — the
+ * A snapshot load commits its append in chunks (src/store/sqlite/bulk-load.ts). What a kill leaves — the
  * database and WAL files as they are on disk in the middle of the load — is resumed by loading the
  * same snapshot again and ends exactly as an uninterrupted load; another snapshot discards it; block
  * sync refuses to start on it; an error discards what was committed; a file found out of order after
@@ -10,11 +10,11 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadPhase } from '../../src/store/bulk-load.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import type { LoadPhase } from '../../src/store/sqlite/bulk-load.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { verifyAggregates } from '../../src/store/verify.js';
+import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { Rng } from '../support/blocks.js';
 
 const BASE = { height: 900_000, hash: Buffer.alloc(32, 0xb0), prevHash: Buffer.alloc(32, 0xaf) };

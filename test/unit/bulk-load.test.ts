@@ -4,10 +4,10 @@
  * accepts blocks that start at the base.
  */
 import { describe, expect, it } from 'vitest';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { verifyAggregates, verifyChain } from '../../src/store/verify.js';
+import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
 
 const script = (n: number): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), Buffer.alloc(20, n)]);
 const txid = (n: number): Buffer => Buffer.alloc(32, n);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FEED_KEEP, FEED_MAX_SCRIPTS, FeedReader } from '../../src/store/change-feed.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { FEED_KEEP, FEED_MAX_SCRIPTS, FeedReader } from '../../src/store/sqlite/change-feed.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { ChainBuilder, coinbaseTx, p2pkh, p2wpkh, randomHash, spendTx } from '../support/blocks.js';
 

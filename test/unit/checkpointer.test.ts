@@ -1,5 +1,5 @@
 /**
- * The checkpoint thread (src/store/checkpointer.ts): committed blocks reach the database file without
+ * The checkpoint thread (src/store/sqlite/checkpointer.ts): committed blocks reach the database file without
  * the writer checkpointing, the writer's own threshold (and the WAL size it keeps) is the raised bound
  * while the thread runs and the default again when the thread cannot run, and close() leaves no WAL behind.
  */
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Checkpointer, WAL_KEEP_PAGES, WRITER_BOUND_PAGES } from '../../src/store/checkpointer.js';
-import { ChainStore } from '../../src/store/chain-store.js';
-import { DEFAULT_WAL_LIMIT_BYTES, openReaderDb, openWriterDb } from '../../src/store/db.js';
+import { Checkpointer, WAL_KEEP_PAGES, WRITER_BOUND_PAGES } from '../../src/store/sqlite/checkpointer.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { DEFAULT_WAL_LIMIT_BYTES, openReaderDb, openWriterDb } from '../../src/store/sqlite/db.js';
 import { randomChain } from '../support/blocks.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'addrsum-checkpointer-'));

@@ -13,7 +13,7 @@ import { NodeClient } from '../../indexer/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
 import { freePort } from '../../harness/ports.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode } from '../support/fake-node.js';
 

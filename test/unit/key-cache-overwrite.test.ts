@@ -7,9 +7,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { KeyCache } from '../../src/keys/key-cache.js';
-import { KeyStore } from '../../src/keys/key-store.js';
-import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
+import { KeyCache } from '../../src/store/sqlite/key-cache.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
+import { fileIdentity, sameFile } from '../../src/file-identity.js';
 
 let dir: string;
 let cache: KeyCache | undefined;

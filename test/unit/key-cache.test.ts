@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KeyCache } from '../../src/keys/key-cache.js';
+import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 import { generateKey } from '../../src/keys/key-format.js';
-import { KeyStore } from '../../src/keys/key-store.js';
-import Database from '../../src/store/sqlite-driver.js';
-import { fileIdentity, sameFile } from '../../src/store/file-identity.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
+import { fileIdentity, sameFile } from '../../src/file-identity.js';
 
 let dir: string;
 let file: string;

@@ -8,7 +8,7 @@ import { createApp } from '../../src/api/app.js';
 import { main } from '../../src/keys/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { chainParams } from '../../src/chain/params.js';
-import { KeyCache } from '../../src/keys/key-cache.js';
+import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 import { Caller, FakeIndex } from '../support/api-world.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-keys-cli-'));

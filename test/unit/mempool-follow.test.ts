@@ -6,7 +6,7 @@
 import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { toDisplayHex } from '../../src/chain/hash.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { MempoolFollower } from '../../indexer/mempool-follow.js';
 import type { MempoolSource } from '../../indexer/mempool-source.js';
 import { ChainBuilder, coinbaseTx, p2wpkh, randomHash } from '../support/blocks.js';

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ParsedTx } from '../../src/chain/block-parser.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { decodeEffect, encodeEffect } from '../../src/store/mempool-effect.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { ChainBuilder, Rng, coinbaseTx, opReturn, p2pkh, p2wpkh, randomHash, spendTx, type Out } from '../support/blocks.js';

@@ -11,7 +11,7 @@ import type { MempoolSource } from '../../indexer/mempool-source.js';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { NodeError, withRetry } from '../../indexer/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { BtcChain } from '../support/btc-chain.js';
 
 const OUTAGE_MS = 40_000;

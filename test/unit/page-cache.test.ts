@@ -1,5 +1,5 @@
 /**
- * Reading an index into the page cache (src/store/page-cache.ts): the whole file is read when it fits
+ * Reading an index into the page cache (src/store/sqlite/page-cache.ts): the whole file is read when it fits
  * in the memory given, nothing when it does not. /proc/self/io's rchar counts the bytes this process
  * read, page-cache hits included.
  */
@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryForPageCache, warmPageCache } from '../../src/store/page-cache.js';
+import { memoryForPageCache, warmPageCache } from '../../src/store/sqlite/page-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'addrsum-pagecache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChainStore, StoreError } from '../../src/store/chain-store.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
+import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { exited, firstLine, killAll, startStoreChild } from '../support/store-child-run.js';
 
 const OPTS = { chain: 'LTC', network: 'regtest' } as const;

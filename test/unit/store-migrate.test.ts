@@ -1,11 +1,11 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database, { SQLITE_PACKAGE } from '../../src/store/sqlite-driver.js';
+import Database, { SQLITE_PACKAGE } from '../../src/store/sqlite/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore, StoreError } from '../../src/store/chain-store.js';
-import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/migrate.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
+import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/sqlite/migrate.js';
 
 function code(fn: () => unknown): string {
   try {
@@ -95,7 +95,7 @@ describe('migrations', () => {
 });
 
 describe('SQLite driver', () => {
-  it('is the Node-API build from Node 22 on, 12.x before (src/store/sqlite-driver.ts)', () => {
+  it('is the Node-API build from Node 22 on, 12.x before (src/store/sqlite/sqlite-driver.ts)', () => {
     const major = Number(process.versions.node.split('.')[0]);
     expect(SQLITE_PACKAGE).toBe(major >= 22 ? 'better-sqlite3-node22' : 'better-sqlite3');
     const db = new Database(':memory:');

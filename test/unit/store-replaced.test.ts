@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, renameSync, rmSync, unlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 
 let dir: string;
 let file: string;

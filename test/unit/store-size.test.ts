@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
+import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
 import { ChainBuilder, Rng, coinbaseTx, p2pkh, p2wpkh, spendTx, type Out } from '../support/blocks.js';
 
 const UTXOS = 200_000;

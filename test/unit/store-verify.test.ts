@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChainStore, StoreError } from '../../src/store/chain-store.js';
+import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { verifyAggregates, verifyChain } from '../../src/store/verify.js';
+import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
 import { ChainBuilder, Rng, coinbaseTx, p2pkh, randomChain, spendTx } from '../support/blocks.js';
 
 describe('verify', () => {

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { isMwebProgram } from '../../src/chain/ltc/mweb-program.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore, StoreError } from '../../src/store/chain-store.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { verifyAggregates, verifyChain } from '../../src/store/verify.js';
+import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
 import {
   ChainBuilder,
   Rng,

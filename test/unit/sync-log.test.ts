@@ -10,7 +10,7 @@ import { NodeClient } from '../../indexer/node-client.js';
 import { retryingSource } from '../../indexer/node-source.js';
 import type { ChainTxPosition } from '../../indexer/progress.js';
 import { Syncer } from '../../indexer/sync.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';

@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChainStore } from '../../src/store/chain-store.js';
-import { utxoListRecorded, utxoListShards, verifyUtxoList } from '../../src/store/utxo-list.js';
-import { UTXO_LIST_SHARDS } from '../../src/store/utxo-list-shards.js';
-import { verifyAggregates } from '../../src/store/verify.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { utxoListRecorded, utxoListShards, verifyUtxoList } from '../../src/store/sqlite/utxo-list.js';
+import { UTXO_LIST_SHARDS } from '../../src/store/sqlite/utxo-list-shards.js';
+import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { exited, killAll, linesUntil, startStoreChild } from '../support/store-child-run.js';
 import { listedEntries, tableEntries } from '../support/utxo-listing.js';
 

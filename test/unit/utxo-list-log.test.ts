@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { logUtxoListEvent } from '../../indexer/utxo-list-log.js';
-import { ChainStore } from '../../src/store/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { randomChain } from '../support/blocks.js';
 
 describe('UTXO listing log lines', () => {

@@ -7,7 +7,7 @@
  * notices a flag without its shards.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
+import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import {
   legacyUtxoListIndexExists,
@@ -16,9 +16,9 @@ import {
   utxoListShards,
   verifyUtxoList,
   type UtxoListEvent,
-} from '../../src/store/utxo-list.js';
-import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardOf, UTXO_LIST_SHARDS } from '../../src/store/utxo-list-shards.js';
-import { confirmedPageSql, UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/utxo-page.js';
+} from '../../src/store/sqlite/utxo-list.js';
+import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardOf, UTXO_LIST_SHARDS } from '../../src/store/sqlite/utxo-list-shards.js';
+import { confirmedPageSql, UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/sqlite/utxo-page.js';
 import { listedEntries } from '../support/utxo-listing.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { randomChain } from '../support/blocks.js';

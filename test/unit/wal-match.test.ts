@@ -7,15 +7,15 @@
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from '../../src/store/sqlite-driver.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startApi } from '../../harness/api-process.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
-import { ChainReader } from '../../src/store/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../../src/store/chain-store.js';
-import { walGenerations, walMismatch } from '../../src/store/wal-match.js';
-import { KeyStore } from '../../src/keys/key-store.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import { walGenerations, walMismatch } from '../../src/store/sqlite/wal-match.js';
+import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { ADDRESS, apiEnv, request, ROUTE } from '../support/limits-world.js';
 
 const decoded = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);

@@ -8,7 +8,7 @@
  * throttle in front of the lookup would turn one sender of junk keys into a 429 for every keyed caller.
  * The lookup is cheap enough to run for every request, junk included: a malformed value is refused by
  * its shape, and a well-formed one costs a SHA-256 and a map lookup in the in-memory key cache, whose
- * file-change check runs once per event-loop turn (keys/key-cache.ts, per-turn.ts).
+ * file-change check runs once per event-loop turn (src/store/sqlite/key-cache.ts, per-turn.ts).
  *
  * Wrong keys cost the sender: each missing or wrong key takes a token from its client network's
  * `badkey:` bucket (api.invalidKeys) and is answered 401, or 429 once that bucket is empty, so floods of

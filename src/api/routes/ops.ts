@@ -10,7 +10,7 @@ import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../metrics.js';
 import { addressMatcher } from '../../net-ranges.js';
-import type { BootstrapProgress } from '../../store/bulk-load.js';
+import type { BootstrapProgress } from '../../store/sqlite/bulk-load.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';

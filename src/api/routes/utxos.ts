@@ -1,7 +1,7 @@
 /**
  * GET/HEAD /api/v1/{chain}/address/{address}/utxos and …/scripthash/{hash}/utxos (`?limit=`, `&cursor=`,
  * `&mempool=true`): one page of the script's unspent outputs, oldest first (height, then the outpoint
- * key: store/utxo-list.ts says exactly which order), from the opt-in listing index.
+ * key: src/store/sqlite/utxo-list.ts says exactly which order), from the opt-in listing index.
  *
  * Checks, in order: chain → API key → limits (one token per UTXOS_PER_TOKEN outputs asked for, as the
  * batch and wallet routes charge by work) → address or hash, limit, cursor shape → one read (the
@@ -12,7 +12,7 @@ import type { Express, Request, Response } from 'express';
 import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import type { ChainCode } from '../../chain/params.js';
 import { scriptKey } from '../../store/script-key.js';
-import type { UtxoPageResult } from '../../store/utxo-page.js';
+import type { UtxoPageResult } from '../../store/sqlite/utxo-page.js';
 
 type ListedPage = Extract<UtxoPageResult, { kind: 'page' }>;
 import { mempoolRequested } from '../address-view.js';

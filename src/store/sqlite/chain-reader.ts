@@ -8,18 +8,18 @@
  * same commit. The balance is one primary-key lookup in `scripts` (WITHOUT ROWID: the row lives in the
  * key's b-tree leaf), however many UTXOs the script has.
  */
-import { toDisplayHex } from '../chain/hash.js';
-import type { ChainCode, NetworkName } from '../chain/params.js';
+import { toDisplayHex } from '../../chain/hash.js';
+import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { BOOTSTRAP_PROGRESS_KEY, type BootstrapProgress } from './bulk-load.js';
 import { FeedReader } from './change-feed.js';
 import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 import { checkSchemaVersion } from './migrate.js';
-import { scriptKey } from './script-key.js';
+import { scriptKey } from '../script-key.js';
 import { UtxoPager, type UtxoPageRequest, type UtxoPageResult } from './utxo-page.js';
 import type Database from 'better-sqlite3';
 
-export { StoreError, type StoreErrorCode } from './errors.js';
+export { StoreError, type StoreErrorCode } from '../errors.js';
 
 /** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
 export interface ScriptSummary extends ChainStatus {

@@ -19,13 +19,13 @@
  * Every method runs synchronously; add/remove open their own transaction, the block hooks run inside
  * ChainStore's, so a block and the mempool rows it mines or conflicts commit together.
  */
-import type { ParsedTx } from '../chain/block-parser.js';
-import { isUnspendable } from '../chain/script.js';
+import type { ParsedTx } from '../../chain/block-parser.js';
+import { isUnspendable } from '../../chain/script.js';
 import { FEED_MAX_SCRIPTS, type ChangeFeed } from './change-feed.js';
 import type { Db } from './db.js';
-import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from './mempool-effect.js';
-import { outpointKey } from './outpoint.js';
-import { scriptKey } from './script-key.js';
+import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from '../mempool-effect.js';
+import { outpointKey } from '../outpoint.js';
+import { scriptKey } from '../script-key.js';
 import type Database from 'better-sqlite3';
 
 interface Coin {

@@ -24,7 +24,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import Database, { type SqliteDatabase } from './sqlite-driver.js';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 import { walMismatch } from './wal-match.js';
 
 export type Db = SqliteDatabase;

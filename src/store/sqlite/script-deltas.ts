@@ -6,7 +6,7 @@
  * Amounts are plain numbers: every balance and every total is at most the coin supply (< 2^53 satoshis:
  * 21e6 BTC = 2.1e15, 84e6 LTC = 8.4e15), so integer arithmetic on doubles is exact.
  */
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 import { CHUNK, type WriteStatements } from './statements.js';
 
 interface Delta {

@@ -12,7 +12,7 @@
  */
 import Database, { type SqliteDatabase } from './sqlite-driver.js';
 import { openReaderDb } from './db.js';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 
 export class WriterLock {
   private constructor(

@@ -30,8 +30,8 @@
  * discards what it had committed, leaving the empty index.
  */
 import { raiseGeneration, type Db } from './db.js';
-import { StoreError } from './errors.js';
-import { formatOutpoint, TXID_BYTES } from './outpoint.js';
+import { StoreError } from '../errors.js';
+import { formatOutpoint, TXID_BYTES } from '../outpoint.js';
 import type { Totals } from './script-deltas.js';
 
 export interface BaseBlock {

@@ -16,14 +16,14 @@
  * - Litecoin MWEB programs (peg-in `OP_9 <32>`, HogAddr `OP_8 <32>`) are ordinary UTXOs of their own
  *   script: the HogEx spends them, and gettxoutsetinfo counts them. No address maps to those scripts.
  */
-import type { ParsedTx } from '../chain/block-parser.js';
-import { isUnspendable } from '../chain/script.js';
-import { StoreError } from './errors.js';
-import { formatOutpoint, outpointKey } from './outpoint.js';
+import type { ParsedTx } from '../../chain/block-parser.js';
+import { isUnspendable } from '../../chain/script.js';
+import { StoreError } from '../errors.js';
+import { formatOutpoint, outpointKey } from '../outpoint.js';
 import type { ScriptDeltas } from './script-deltas.js';
-import { scriptKey } from './script-key.js';
+import { scriptKey } from '../script-key.js';
 import { CHUNK, type WriteStatements } from './statements.js';
-import type { BlockUndo, UndoCoin } from './undo.js';
+import type { BlockUndo, UndoCoin } from '../undo.js';
 
 /** A UTXO with its outpoint key: the shape of a utxos row, of a pending coin and of an undo entry. */
 type Coin = UndoCoin;

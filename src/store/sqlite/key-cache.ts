@@ -20,12 +20,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { truncationProblem } from '../store/file-header.js';
-import { fileIdentity, sameFile, type FileIdentity } from '../store/file-identity.js';
-import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
-import { isWellFormedKey, keyDigest } from './key-format.js';
-import type { KeyCheck, KeyVerifier } from './key-verifier.js';
-import { isTier, type Tier } from './tier.js';
+import { truncationProblem } from './file-header.js';
+import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
+import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
+import { isWellFormedKey, keyDigest } from '../../keys/key-format.js';
+import type { KeyCheck, KeyVerifier } from '../../keys/key-verifier.js';
+import { isTier, type Tier } from '../../keys/tier.js';
 
 interface CachedKey {
   readonly id: string;

@@ -17,7 +17,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
 import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
-import { TXID_BYTES } from './outpoint.js';
+import { TXID_BYTES } from '../outpoint.js';
 import { SNAPSHOT_COINBASE_KEY } from './bulk-load.js';
 
 /** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */

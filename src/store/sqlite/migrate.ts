@@ -8,9 +8,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageFile } from '../package-root.js';
+import { packageFile } from '../../package-root.js';
 import type { Db } from './db.js';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 
 export const SCHEMA_VERSION = 5;
 

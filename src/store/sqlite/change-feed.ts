@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { SCRIPT_KEY_BYTES } from './script-key.js';
+import { SCRIPT_KEY_BYTES } from '../script-key.js';
 
 /** Rows kept: at one mempool update per 250 ms, a minute of history; far more at block pace. */
 export const FEED_KEEP = 1000;

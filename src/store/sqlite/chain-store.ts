@@ -26,26 +26,26 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fileIdentity, sameFile, type FileIdentity } from './file-identity.js';
-import type { ParsedTx } from '../chain/block-parser.js';
-import { toDisplayHex } from '../chain/hash.js';
-import type { ChainCode, NetworkName } from '../chain/params.js';
+import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
+import type { ParsedTx } from '../../chain/block-parser.js';
+import { toDisplayHex } from '../../chain/hash.js';
+import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
 import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
 import { warmPageCache, type WarmResult } from './page-cache.js';
 import { ScriptDeltas, type Totals } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
-import { decodeUndo, encodeUndo } from './undo.js';
+import { decodeUndo, encodeUndo } from '../undo.js';
 import { coinbaseTxid, setUtxoList, type UtxoListEvent } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
 
-export { StoreError, type StoreErrorCode } from './errors.js';
+export { StoreError, type StoreErrorCode } from '../errors.js';
 
 /** A block ready to index; hashes in internal byte order. */
 export interface BlockToApply {

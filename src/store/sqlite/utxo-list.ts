@@ -24,7 +24,7 @@
  * indexer builds them after the load, in bulk, never row by row.
  */
 import { randomBytes } from 'node:crypto';
-import type { ParsedTx } from '../chain/block-parser.js';
+import type { ParsedTx } from '../../chain/block-parser.js';
 import type { Db } from './db.js';
 import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardIndexSql, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 

@@ -14,9 +14,9 @@
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import Database, { type SqliteDatabase, type SqliteStatement } from '../store/sqlite-driver.js';
-import { generateKey, generateKeyId, keyDigest } from './key-format.js';
-import { isTier, type Tier } from './tier.js';
+import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
+import { generateKey, generateKeyId, keyDigest } from '../../keys/key-format.js';
+import { isTier, type Tier } from '../../keys/tier.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_keys (
