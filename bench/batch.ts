@@ -16,11 +16,12 @@ import { pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { startRaisedApi, timedRequest } from './bench-api.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, sha, SyntheticChain } from './synthetic-chain.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 const GOAL = 5;
 const SCRIPTS = 20_000;

@@ -31,7 +31,7 @@ import { KeyCache } from '../src/store/sqlite/key-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createApiMetrics } from '../src/api/metrics.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/migrate.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
@@ -40,6 +40,7 @@ import { SeededRng } from '../harness/seeded-rng.js';
 import { timedRequest, type TimedAnswer } from './bench-api.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { p2pkh, p2wpkh, SyntheticChain } from './synthetic-chain.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 /** Bump when the generated data changes: the cache is keyed by it. */
 const VERSION = 'heavy-v2';

@@ -1,6 +1,6 @@
 /** The mempool-follow benchmark's index and transactions, derived from constants so every process agrees. */
-import type { BlockToApply } from '../src/store/sqlite/chain-store.js';
 import { p2wpkh, SyntheticChain } from './synthetic-chain.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 export const RATE = 2_000;
 export const SCRIPTS = 5_000;

@@ -25,11 +25,12 @@ import type { ParsedTx } from '../src/chain/block-parser.js';
 import { chainParams } from '../src/chain/params.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { KeyStore } from '../src/store/sqlite/key-store.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { monotonicUs, readLayerShares, type LayerShare } from './profile-layers.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
 import { p2wpkh, SyntheticChain } from './synthetic-chain.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** API req/s over Express hello-world JSON's, on the same core. */

@@ -19,12 +19,13 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SnapshotFile } from '../indexer/snapshot-reader.js';
 import { loadSnapshot } from '../indexer/bootstrap.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { mix, scriptOf, txidOf, writeSyntheticSnapshot, type TxidOrder } from './scale-snapshot.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 const RESULTS = fileURLToPath(new URL('./scale-results.json', import.meta.url));
 export const BASE_HEIGHT = 880_000;

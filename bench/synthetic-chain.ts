@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParsedTx } from '../src/chain/block-parser.js';
-import type { BlockToApply } from '../src/store/sqlite/chain-store.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 export const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
 export const p2wpkh = (seed: string): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), sha(seed).subarray(0, 20)]);

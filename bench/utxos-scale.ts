@@ -23,13 +23,13 @@ import { freemem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
-import type { UtxoListEvent } from '../src/store/sqlite/utxo-list.js';
 import { SnapshotFile } from '../indexer/snapshot-reader.js';
 import { loadSnapshot } from '../indexer/bootstrap.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, today, writeSection } from './report.js';
 import { BASE_HEIGHT, blocksOnTop, diskReadBytes } from './scale.js';
 import { writeSyntheticSnapshot } from './scale-snapshot.js';
+import type { UtxoListEvent } from '../src/store/index-model.js';
 
 const BLOCKS = 40;
 const GOALS = { bootstrapMinutes: 30, bytesPerUtxo: 150, applyRatio: 0.8 };

@@ -22,16 +22,16 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/migrate.js';
 import { decodeOutpoint } from '../src/store/outpoint.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { ALL_SHARDS, shardIndexName } from '../src/store/sqlite/utxo-list-shards.js';
-import type { UtxoPosition } from '../src/store/sqlite/utxo-page.js';
 import { WriterLock } from '../src/store/sqlite/writer-lock.js';
 import { SeededRng } from '../harness/seeded-rng.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { p2wpkh, sha, SyntheticChain } from './synthetic-chain.js';
+import type { BlockToApply, UtxoPosition } from '../src/store/index-model.js';
 
 const VERSION = 'utxos-v1';
 const TOTAL = Number(process.env.ADDRSUM_BENCH_UTXOS ?? 10_000_000);

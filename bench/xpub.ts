@@ -36,8 +36,8 @@ import { parseCoins, stringifyWithCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
 import type { ChainHandle } from '../src/api/deps.js';
 import { walletBody } from '../src/api/wallet-view.js';
-import { ChainReader, type ScriptView } from '../src/store/sqlite/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../src/store/sqlite/chain-store.js';
+import { ChainReader } from '../src/store/sqlite/chain-reader.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { canonicalDescriptors } from '../src/wallet/descriptor.js';
@@ -53,6 +53,7 @@ import { indexFromScratch, removeIndexDir } from './bench-index.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
 import { txidOf, writeSyntheticSnapshot } from './scale-snapshot.js';
+import type { BlockToApply, ScriptView } from '../src/store/index-model.js';
 
 const GOALS = { firstMedianMs: 150, repeatP99Ms: 25, scanSpeedup: 100 };
 const RANGE = 1000;

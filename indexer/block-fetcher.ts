@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
 import { parseBlock } from '../src/chain/block-parser.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
-import type { BlockToApply } from '../src/store/sqlite/chain-store.js';
 import type { BlockSource } from './block-source.js';
 import { CodedError } from '../src/coded-error.js';
+import type { BlockToApply } from '../src/store/index-model.js';
 
 export class BlockHashMismatch extends CodedError<'BLOCK_HASH_MISMATCH'> {
   constructor(message: string, options?: { cause?: unknown }) {

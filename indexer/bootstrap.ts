@@ -18,11 +18,10 @@ import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
 import type { ChainStore } from '../src/store/sqlite/chain-store.js';
-import type { WarmResult } from '../src/store/sqlite/page-cache.js';
-import type { LoadPhase } from '../src/store/sqlite/bulk-load.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile } from './snapshot-reader.js';
 import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';
+import type { LoadPhase, WarmResult } from '../src/store/index-model.js';
 
 export interface CheckedSnapshot {
   file: SnapshotFile;

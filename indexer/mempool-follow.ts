@@ -22,11 +22,11 @@ import { toDisplayHex } from '../src/chain/hash.js';
 import { parseTransaction } from '../src/chain/tx-parser.js';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import type { MempoolStore } from '../src/store/sqlite/mempool-store.js';
-import type { Tip } from '../src/store/sqlite/chain-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 import type { LogSink } from '../src/logger.js';
 import { NodeError } from './rpc-errors.js';
+import type { Tip } from '../src/store/index-model.js';
 
 /** How soon a reconcile skipped because the index is behind the node is tried again. */
 const RETRY_BEHIND_MS = 500;

@@ -1,4 +1,3 @@
-import type { BlockToApply, NodeSeen, Tip } from '../src/store/sqlite/chain-store.js';
 import { toDisplayHex } from '../src/chain/hash.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { ChainChanged, type BlockSource } from './block-source.js';
@@ -7,6 +6,7 @@ import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
 import { CodedError } from '../src/coded-error.js';
 import type { LogSink } from '../src/logger.js';
+import type { BlockToApply, NodeSeen, Tip } from '../src/store/index-model.js';
 
 /** The part of ChainStore the sync loop drives. */
 export interface SyncStore {

@@ -1,7 +1,7 @@
 /** The indexer's log lines for the UTXO listing's build or removal (src/store/sqlite/utxo-list.ts's events). */
-import type { UtxoListEvent } from '../src/store/sqlite/utxo-list.js';
 import type { LogSink } from '../src/logger.js';
 import { hms } from './bootstrap.js';
+import type { UtxoListEvent } from '../src/store/index-model.js';
 
 export function logUtxoListEvent(log: Pick<LogSink, 'info'>, e: UtxoListEvent): void {
   switch (e.kind) {

@@ -8,8 +8,8 @@
  *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
 import type { ChainParams } from '../chain/params.js';
-import type { BootstrapProgress } from '../store/sqlite/bulk-load.js';
 import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
+import type { BootstrapProgress } from '../store/index-model.js';
 
 /** The tip-age limit for one chain: the setting when given (0 = off), else its network's default. */
 export function maxTipAgeFor(settings: Freshness, params: Pick<ChainParams, 'defaultMaxTipAgeSeconds'> | undefined): number {

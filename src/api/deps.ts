@@ -9,11 +9,16 @@ import type { Tier } from '../keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
-import type { BootstrapProgress } from '../store/sqlite/bulk-load.js';
-import type { MempoolDelta, ScriptView, UtxoListing } from '../store/sqlite/chain-reader.js';
-import type { UtxoPageRequest } from '../store/sqlite/utxo-page.js';
-import type { FeedBounds, FeedEntry } from '../store/sqlite/change-feed.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
+import type {
+  BootstrapProgress,
+  FeedBounds,
+  FeedEntry,
+  MempoolDelta,
+  ScriptView,
+  UtxoListing,
+  UtxoPageRequest,
+} from '../store/index-model.js';
 
 export type { TierLimits };
 /** One script's answer, in the store's shapes (declared once, in chain-reader.ts). */

@@ -14,8 +14,8 @@
  * Pure: decode() only checks the shape; check() needs the secret and the tip the page is read at.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { UtxoPosition } from '../store/sqlite/utxo-page.js';
 import { ApiError } from './errors.js';
+import type { UtxoPosition } from '../store/index-model.js';
 
 const VERSION = 1;
 const SCOPE_BYTES = 8;

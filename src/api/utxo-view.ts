@@ -7,7 +7,7 @@
 import { Coins } from '../chain/amount.js';
 import { toDisplayHex } from '../chain/hash.js';
 import { decodeOutpoint } from '../store/outpoint.js';
-import type { UtxoRow } from '../store/sqlite/utxo-page.js';
+import type { UtxoRow } from '../store/index-model.js';
 
 export function utxoItem(row: UtxoRow, mempool: boolean): Record<string, unknown> {
   const { txid, vout } = decodeOutpoint(row.outpoint);

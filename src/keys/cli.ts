@@ -10,10 +10,11 @@ import { existsSync } from 'node:fs';
 import { CommanderError, Option } from 'commander';
 import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
-import { KeyStore, type KeyRecord } from '../store/sqlite/key-store.js';
+import { KeyStore } from '../store/sqlite/key-store.js';
 import { TIER_NAMES, type Tier } from './tier.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
+import type { KeyRecord } from '../store/ports.js';
 
 const MAX_LABEL = 200;
 

@@ -21,7 +21,8 @@ import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../ha
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
-import { UtxoPager, type UtxoPosition } from '../../src/store/sqlite/utxo-page.js';
+import { UtxoPager } from '../../src/store/sqlite/utxo-page.js';
+import type { UtxoPosition } from '../../src/store/index-model.js';
 
 /** Every output the listing holds, script by script, paged: [display txid, vout, coinbase]. */
 function listedCoinbase(dbPath: string): [string, number, boolean | null][] {

@@ -8,7 +8,7 @@
  */
 import { Transaction } from 'bitcoinjs-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainReader, type ScriptView } from '../../src/store/sqlite/chain-reader.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { BtcChain, type Coin } from '../support/btc-chain.js';
 import type { FakeNode } from '../support/fake-node.js';
 import { FakeNodeWorld } from '../support/fake-node-world.js';
@@ -16,6 +16,7 @@ import { indexedTip } from '../../harness/index-check.js';
 import { waitFor } from '../../harness/indexer-process.js';
 import type { IndexerWorld } from '../../harness/indexer-world.js';
 import { MempoolPublisher } from '../../harness/mempool-publisher.js';
+import type { ScriptView } from '../../src/store/index-model.js';
 
 interface MempoolTx {
   txid: string;

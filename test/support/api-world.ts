@@ -24,8 +24,6 @@ import type {
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import type { UtxoListing } from '../../src/store/sqlite/chain-reader.js';
-import type { UtxoPageRequest } from '../../src/store/sqlite/utxo-page.js';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 import type { Tier } from '../../src/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
@@ -34,6 +32,7 @@ import { LiveHub } from '../../src/api/live/hub.js';
 import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
+import type { UtxoListing, UtxoPageRequest } from '../../src/store/index-model.js';
 
 export class FakeIndex implements SummarySource {
   readonly balances = new Map<string, { balanceSats: number; utxoCount: number }>();

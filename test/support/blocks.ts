@@ -5,7 +5,7 @@
  * Litecoin-style MWEB peg-ins / HogEx transactions. Deterministic for a given seed.
  */
 import type { ParsedTx } from '../../src/chain/block-parser.js';
-import type { BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import type { BlockToApply } from '../../src/store/index-model.js';
 
 /** mulberry32: small, seedable, good enough for picking test shapes. */
 export class Rng {

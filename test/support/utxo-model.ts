@@ -4,7 +4,7 @@
  * same UTXOs and the same per-script sums.
  */
 import { createHash } from 'node:crypto';
-import type { BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import type { BlockToApply } from '../../src/store/index-model.js';
 
 export interface ModelCoin {
   scriptKey: string;

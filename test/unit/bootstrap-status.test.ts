@@ -10,12 +10,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
-import type { BootstrapProgress } from '../../src/store/sqlite/bulk-load.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { chainState } from '../../src/api/chain-state.js';
 import { chainParams } from '../../src/chain/params.js';
 import type { ChainHandle } from '../../src/api/deps.js';
+import type { BootstrapProgress } from '../../src/store/index-model.js';
 
 const COINS = 1_000;
 const CHUNK = 100;

@@ -17,9 +17,10 @@ import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/sn
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/sqlite/utxo-page.js';
+import { UtxoPager } from '../../src/store/sqlite/utxo-page.js';
 import { loadSnapshot } from '../../indexer/bootstrap.js';
 import { SnapshotFile } from '../../indexer/snapshot-reader.js';
+import type { UtxoPosition, UtxoRow } from '../../src/store/index-model.js';
 
 const BASE_HEIGHT = 300;
 const BASE = Buffer.alloc(32, 0xb0);

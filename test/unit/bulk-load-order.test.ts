@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
 import type { ChainCode } from '../../src/chain/params.js';
-import type { LoadPhase } from '../../src/store/sqlite/bulk-load.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { SnapshotFile } from '../../indexer/snapshot-reader.js';
 import { Rng } from '../support/blocks.js';
 import { coinGroups, type GroupIn } from '../support/snapshot-coins.js';
+import type { LoadPhase } from '../../src/store/index-model.js';
 
 const BASE = { height: 900_000, hash: Buffer.alloc(32, 0xb0), prevHash: Buffer.alloc(32, 0xaf) };
 

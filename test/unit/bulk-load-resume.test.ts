@@ -10,12 +10,12 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadPhase } from '../../src/store/sqlite/bulk-load.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { Rng } from '../support/blocks.js';
+import type { LoadPhase } from '../../src/store/index-model.js';
 
 const BASE = { height: 900_000, hash: Buffer.alloc(32, 0xb0), prevHash: Buffer.alloc(32, 0xaf) };
 const OTHER_BASE = { height: 900_100, hash: Buffer.alloc(32, 0xc0), prevHash: Buffer.alloc(32, 0xbf) };

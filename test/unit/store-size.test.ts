@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { ChainBuilder, Rng, coinbaseTx, p2pkh, p2wpkh, spendTx, type Out } from '../support/blocks.js';
+import type { BlockToApply } from '../../src/store/index-model.js';
 
 const UTXOS = 200_000;
 

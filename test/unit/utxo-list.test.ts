@@ -7,7 +7,7 @@
  * notices a flag without its shards.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import {
   legacyUtxoListIndexExists,
@@ -15,13 +15,13 @@ import {
   utxoListRecorded,
   utxoListShards,
   verifyUtxoList,
-  type UtxoListEvent,
 } from '../../src/store/sqlite/utxo-list.js';
 import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardOf, UTXO_LIST_SHARDS } from '../../src/store/sqlite/utxo-list-shards.js';
-import { confirmedPageSql, UtxoPager, type UtxoPosition, type UtxoRow } from '../../src/store/sqlite/utxo-page.js';
+import { confirmedPageSql, UtxoPager } from '../../src/store/sqlite/utxo-page.js';
 import { listedEntries } from '../support/utxo-listing.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { randomChain } from '../support/blocks.js';
+import type { BlockToApply, UtxoListEvent, UtxoPosition, UtxoRow } from '../../src/store/index-model.js';
 
 const open = (): ChainStore => ChainStore.open(':memory:', { chain: 'LTC', network: 'regtest', undoDepth: 50 });
 

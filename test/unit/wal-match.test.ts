@@ -13,10 +13,11 @@ import { startApi } from '../../harness/api-process.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
-import { ChainStore, type BlockToApply } from '../../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { walGenerations, walMismatch } from '../../src/store/sqlite/wal-match.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { ADDRESS, apiEnv, request, ROUTE } from '../support/limits-world.js';
+import type { BlockToApply } from '../../src/store/index-model.js';
 
 const decoded = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
 if (!decoded.ok) throw new Error('test address does not decode');

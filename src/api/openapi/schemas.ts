@@ -5,7 +5,7 @@
 import { MAX_SATS } from '../../chain/amount.js';
 import { ALL_NETWORK_NAMES, CHAIN_CODES } from '../../chain/params.js';
 import { failSchema, ref, successSchema, type Json } from './build.js';
-import { LOAD_PHASES } from '../../store/sqlite/bulk-load.js';
+import { LOAD_PHASES } from '../../store/index-model.js';
 
 export const SCHEMAS: Json = {
   AddressSummary: {

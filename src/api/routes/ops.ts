@@ -10,13 +10,13 @@ import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../metrics.js';
 import { addressMatcher } from '../../net-ranges.js';
-import type { BootstrapProgress } from '../../store/sqlite/bulk-load.js';
 import { chainState, lagOf, type ChainState } from '../chain-state.js';
 import type { AppDeps, ChainHandle, Clock } from '../deps.js';
 import { ApiError, methodNotAllowed, notFound } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { sendError, sendJson } from '../respond.js';
 import { PACKAGE_VERSION } from '../../package-root.js';
+import type { BootstrapProgress } from '../../store/index-model.js';
 
 export interface ChainReadiness {
   chain: string;

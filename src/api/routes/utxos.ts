@@ -12,7 +12,6 @@ import type { Express, Request, Response } from 'express';
 import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import type { ChainCode } from '../../chain/params.js';
 import { scriptKey } from '../../store/script-key.js';
-import type { UtxoPageResult } from '../../store/sqlite/utxo-page.js';
 
 type ListedPage = Extract<UtxoPageResult, { kind: 'page' }>;
 import { mempoolRequested } from '../address-view.js';
@@ -29,6 +28,7 @@ import { utxoItem } from '../utxo-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 import { parseScripthash } from '../scripthash-param.js';
+import type { UtxoPageResult } from '../../store/index-model.js';
 
 export const ADDRESS_UTXOS_ROUTE = '/api/v1/:chain/address/:address/utxos';
 export const SCRIPTHASH_UTXOS_ROUTE = '/api/v1/:chain/scripthash/:hash/utxos';

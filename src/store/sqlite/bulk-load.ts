@@ -32,44 +32,7 @@
 import { raiseGeneration, type Db } from './db.js';
 import { StoreError } from '../errors.js';
 import { formatOutpoint, TXID_BYTES } from '../outpoint.js';
-import type { Totals } from './script-deltas.js';
-
-export interface BaseBlock {
-  height: number;
-  hash: Buffer;
-  prevHash: Buffer;
-}
-
-export const LOAD_PHASES = ['reading coins in txid order', 'reading and sorting coins', 'building aggregates', 'committing'] as const;
-export type LoadPhase = (typeof LOAD_PHASES)[number];
-
-export interface BulkLoadOptions {
-  /** Called as each phase starts. */
-  onPhase?: (phase: LoadPhase) => void;
-  /** SQLite sorter helper threads (PRAGMA threads); 0 sorts on the loading thread only. */
-  sortThreads?: number;
-  /** Coins per committed chunk of the append path (default CHUNK_COINS). */
-  chunkCoins?: number;
-  /** Coins the snapshot holds (its header's count), for the progress readers see (BOOTSTRAP_PROGRESS_KEY). */
-  totalCoins?: number;
-  /** Called when committed chunks of an earlier, interrupted load of this snapshot are kept: coins up to `afterTxid` are skipped. */
-  onResume?: (afterTxid: Buffer) => void;
-  /** Called when committed chunks of an interrupted load of another snapshot (base `hash`) are deleted. */
-  onDiscard?: (hash: Buffer) => void;
-  /**
-   * Called once the last call of `rows` has been read to its end: the [script_key, balance, utxo_count]
-   * rows of every script among those rows, ascending by script_key (the decoder sums them as it goes,
-   * indexer/script-sums.ts). Absent, or returning null: the aggregates are a GROUP BY over `utxos`.
-   */
-  sums?: () => Iterable<unknown[]> | null;
-  /**
-   * Called with `sums`: the [height, txid] of every coinbase coin among those rows, one per height (the
-   * decoder collects them, indexer/snapshot-coinbases.ts; txid null where the coins disagree: unknown).
-   * Recorded in snapshot_coinbase with the marker SNAPSHOT_COINBASE_KEY; absent, or returning null:
-   * neither is written and the listing says `coinbase: null` at the snapshot's heights.
-   */
-  coinbases?: () => Iterable<[number, Buffer | null]> | null;
-}
+import type { BaseBlock, BootstrapProgress, BulkLoadOptions, LoadPhase, Totals } from '../index-model.js';
 
 /** Meta key of the snapshot's base height: blocks rows exist from there up, undo only above it. */
 export const BASE_HEIGHT_KEY = 'base_height';
@@ -90,12 +53,6 @@ const PENDING_BASE_KEY = 'bootstrap_base';
  * interrupted load included; `total` is null when the caller did not say.
  */
 export const BOOTSTRAP_PROGRESS_KEY = 'bootstrap_progress';
-
-export interface BootstrapProgress {
-  readonly phase: LoadPhase;
-  readonly coins: number;
-  readonly total: number | null;
-}
 
 /**
  * Coins per commit of the append path: about 6 MiB of pages, so the WAL stays a few chunks long, and a

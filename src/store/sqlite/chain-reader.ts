@@ -10,61 +10,25 @@
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
-import { BOOTSTRAP_PROGRESS_KEY, type BootstrapProgress } from './bulk-load.js';
+import { BOOTSTRAP_PROGRESS_KEY } from './bulk-load.js';
 import { FeedReader } from './change-feed.js';
 import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from '../errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from '../script-key.js';
-import { UtxoPager, type UtxoPageRequest, type UtxoPageResult } from './utxo-page.js';
+import { UtxoPager } from './utxo-page.js';
 import type Database from 'better-sqlite3';
+import type {
+  BootstrapProgress,
+  ChainStatus,
+  ScriptSummary,
+  ScriptView,
+  ScriptViews,
+  UtxoListing,
+  UtxoPageRequest,
+} from '../index-model.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
-
-/** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
-export interface ScriptSummary extends ChainStatus {
-  balanceSats: number;
-  utxoCount: number;
-}
-
-/**
- * A script's mempool deltas (mempool-store.ts): Δ balance and Δ UTXO count may be negative; txCount =
- * mempool transactions touching it; zeros when none does.
- */
-export interface MempoolDelta {
-  balanceSats: number;
-  utxoCount: number;
-  txCount: number;
-}
-
-/** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
-export interface UtxoListing extends ChainStatus {
-  listing: UtxoPageResult;
-}
-
-/** One script's aggregate, as the API answers it. */
-export interface ScriptView {
-  balanceSats: number;
-  utxoCount: number;
-  /** Present when asked for. */
-  unconfirmed?: MempoolDelta;
-}
-
-/** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
-export interface ScriptViews extends ChainStatus {
-  items: ScriptView[];
-}
-
-export interface ChainStatus {
-  tipHeight: number;
-  /** Display (byte-reversed) hex. */
-  tipHash: string;
-  /** The node's height as last recorded by the indexer (null when never reached). */
-  nodeHeight: number | null;
-  nodeSeenAt: Date | null;
-  /** The tip block's header time; null for an index written before it was recorded (or just after a rollback). */
-  tipTime: Date | null;
-}
 
 interface SummaryRow extends StatusRow {
   balance: number | null;

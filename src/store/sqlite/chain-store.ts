@@ -27,46 +27,25 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
-import type { ParsedTx } from '../../chain/block-parser.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { BatchApplier, disconnectBlock } from './block-apply.js';
-import { BASE_HEIGHT_KEY, bulkLoad, pendingBase, type BaseBlock, type BulkLoadOptions } from './bulk-load.js';
+import { BASE_HEIGHT_KEY, bulkLoad, pendingBase } from './bulk-load.js';
 import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
 import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
-import { warmPageCache, type WarmResult } from './page-cache.js';
-import { ScriptDeltas, type Totals } from './script-deltas.js';
+import { warmPageCache } from './page-cache.js';
+import { ScriptDeltas } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
-import { coinbaseTxid, setUtxoList, type UtxoListEvent } from './utxo-list.js';
+import { coinbaseTxid, setUtxoList } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
+import type { BaseBlock, BlockToApply, BulkLoadOptions, NodeSeen, Tip, Totals, UtxoListEvent, WarmResult } from '../index-model.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
-
-/** A block ready to index; hashes in internal byte order. */
-export interface BlockToApply {
-  height: number;
-  hash: Buffer;
-  prevHash: Buffer;
-  /** Header time, seconds since the epoch (recorded for the tip: how old the indexed chain is). */
-  time?: number;
-  txs: ParsedTx[];
-}
-
-/** The node's height and when it answered, recorded with a batch (catch-up: the blocks just came from it). */
-export interface NodeSeen {
-  height: number;
-  at: Date;
-}
-
-export interface Tip {
-  height: number;
-  hash: Buffer;
-}
 
 export interface ChainStoreOptions {
   chain: ChainCode;

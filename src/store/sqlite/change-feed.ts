@@ -13,13 +13,13 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { SCRIPT_KEY_BYTES } from '../script-key.js';
+import type { ChangeKind, FeedBounds, FeedEntry } from '../index-model.js';
 
 /** Rows kept: at one mempool update per 250 ms, a minute of history; far more at block pace. */
 export const FEED_KEEP = 1000;
 /** Scripts listed per row; a larger change (a catch-up batch, a big reorg) is recorded as "every script". */
 export const FEED_MAX_SCRIPTS = 1000;
 
-export type ChangeKind = 'block' | 'disconnect' | 'mempool';
 const KIND_CODES: Record<ChangeKind, number> = { block: 1, disconnect: 2, mempool: 3 };
 const KINDS: Record<number, ChangeKind> = { 1: 'block', 2: 'disconnect', 3: 'mempool' };
 
@@ -73,20 +73,6 @@ export class ChangeFeed {
     this.touched.clear();
     this.everything = false;
   }
-}
-
-export interface FeedEntry {
-  readonly seq: number;
-  readonly kind: ChangeKind;
-  readonly tipHeight: number | null;
-  /** Touched script keys (16 bytes each); null = every script may have changed. */
-  readonly scripts: readonly Buffer[] | null;
-}
-
-/** The oldest and newest seq held; null while the feed is empty. */
-export interface FeedBounds {
-  readonly first: number;
-  readonly last: number;
 }
 
 interface Row {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { generateKey, generateKeyId, keyDigest } from '../../keys/key-format.js';
 import { isTier, type Tier } from '../../keys/tier.js';
+import type { KeyRecord, RevokeResult, StoredKey } from '../ports.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -29,18 +30,6 @@ CREATE TABLE IF NOT EXISTS api_keys (
 ) STRICT;
 PRAGMA user_version = 1;
 `;
-
-export interface KeyRecord {
-  readonly id: string;
-  readonly tier: Tier;
-  readonly label: string;
-  readonly createdAt: string;
-  readonly revokedAt: string | null;
-}
-
-export interface StoredKey extends KeyRecord {
-  readonly digest: Buffer;
-}
 
 interface Row {
   id: string;
@@ -62,8 +51,6 @@ function toRecord(row: Row): StoredKey {
     revokedAt: row.revoked_at,
   };
 }
-
-export type RevokeResult = { outcome: 'revoked'; at: string } | { outcome: 'already'; at: string } | { outcome: 'unknown' };
 
 export class KeyStore {
   private readonly byDigest: SqliteStatement<[Buffer], Row>;

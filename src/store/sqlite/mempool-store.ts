@@ -27,18 +27,11 @@ import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from '../mem
 import { outpointKey } from '../outpoint.js';
 import { scriptKey } from '../script-key.js';
 import type Database from 'better-sqlite3';
+import type { AddResult } from '../index-model.js';
 
 interface Coin {
   script_key: Buffer;
   value: number;
-}
-
-export interface AddResult {
-  added: number;
-  /** Already held, or already confirmed: nothing to do. */
-  known: number;
-  /** Spending coins neither confirmed nor in the mempool view (yet): try again later. */
-  unresolved: ParsedTx[];
 }
 
 interface Statements {

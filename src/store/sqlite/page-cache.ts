@@ -12,12 +12,11 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { freemem } from 'node:os';
+import type { WarmResult } from '../index-model.js';
 
 /** Fraction of the available memory the file may take. */
 const MAX_SHARE = 0.8;
 const CHUNK_BYTES = 8 * 2 ** 20;
-
-export type WarmResult = { warmed: true; bytes: number; seconds: number } | { warmed: false; bytes: number; availableBytes: number };
 
 /**
  * Memory the page cache could give this file now: the kernel's MemAvailable (free memory plus cache it

@@ -8,17 +8,12 @@
  */
 import { StoreError } from '../errors.js';
 import { CHUNK, type WriteStatements } from './statements.js';
+import type { Totals } from '../index-model.js';
 
 interface Delta {
   key: Buffer;
   balance: number;
   count: number;
-}
-
-export interface Totals {
-  utxos: number;
-  amount: number;
-  scripts: number;
 }
 
 export class ScriptDeltas {

@@ -27,29 +27,10 @@ import { randomBytes } from 'node:crypto';
 import type { ParsedTx } from '../../chain/block-parser.js';
 import type { Db } from './db.js';
 import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardIndexSql, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
+import type { UtxoListEvent } from '../index-model.js';
 
 export const UTXO_LIST_KEY = 'utxo_list';
 export const UTXO_LIST_SECRET_KEY = 'utxo_list_secret';
-
-/** What setUtxoList reports, for the log: a start, one event per shard built, an end; or a removal. */
-export type UtxoListEvent =
-  | { readonly kind: 'building'; readonly utxos: number; readonly shards: number; readonly of: number }
-  | {
-      readonly kind: 'shard';
-      /** The shard just built (0–15: the high nibble of its script keys). */
-      readonly shard: number;
-      /** Shards that exist now, of `of`. */
-      readonly built: number;
-      readonly of: number;
-      /** UTXOs in the shards built so far by this call, of `total` to build. */
-      readonly utxos: number;
-      readonly total: number;
-      readonly seconds: number;
-      /** The remaining UTXOs at this call's rate so far. */
-      readonly etaSeconds: number;
-    }
-  | { readonly kind: 'built'; readonly utxos: number; readonly seconds: number; readonly indexBytes: number }
-  | { readonly kind: 'removed' };
 
 /** The coinbase txid of a block's transactions (blocks.coinbase_txid), null when the first is no coinbase. */
 export function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {

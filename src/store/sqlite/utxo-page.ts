@@ -19,57 +19,7 @@ import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
 import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 import { TXID_BYTES } from '../outpoint.js';
 import { SNAPSHOT_COINBASE_KEY } from './bulk-load.js';
-
-/** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
-export type UtxoPosition =
-  | { readonly phase: 'confirmed'; readonly height: number; readonly outpoint: Buffer }
-  | { readonly phase: 'mempool'; readonly outpoint: Buffer };
-
-export interface UtxoRow {
-  /** Index of the script (in the request's key list) this output pays. */
-  readonly script: number;
-  readonly outpoint: Buffer;
-  readonly valueSats: number;
-  /** null: unconfirmed (mempool phase). */
-  readonly height: number | null;
-  /**
-   * null: unknown (the height's coinbase txid was not recorded: a block synced before migration 0004,
-   * or a snapshot loaded by an earlier bootstrap), or unconfirmed.
-   */
-  readonly coinbase: boolean | null;
-  /** Present only when the mempool was asked for. */
-  readonly spentInMempool?: boolean;
-}
-
-/** What the caller's cursor check sees, inside the page's read transaction. */
-export interface ListingContext {
-  readonly tipHeight: number;
-  readonly tipHash: Buffer;
-  readonly secret: Buffer;
-}
-
-export type UtxoPageResult =
-  | { readonly kind: 'empty' }
-  | { readonly kind: 'off'; readonly tipHeight: number; readonly tipHash: Buffer }
-  | {
-      readonly kind: 'page';
-      readonly tipHeight: number;
-      readonly tipHash: Buffer;
-      /** The index's cursor key (meta utxo_list_secret), to seal the next cursor. */
-      readonly secret: Buffer;
-      readonly rows: readonly UtxoRow[];
-      /** The position after the last row when more rows follow; null on the last page. */
-      readonly next: UtxoPosition | null;
-    };
-
-export interface UtxoPageRequest {
-  readonly keys: readonly Buffer[];
-  readonly after: UtxoPosition | null;
-  readonly limit: number;
-  readonly mempool: boolean;
-  /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
-  readonly check: (ctx: ListingContext) => void;
-}
+import type { UtxoPageRequest, UtxoPageResult, UtxoPosition, UtxoRow } from '../index-model.js';
 
 interface ConfirmedRow {
   outpoint: Buffer;

@@ -7,31 +7,7 @@
  * files on big tables), merge-joined in key order with `scripts` — constant memory in JS.
  */
 import type { Db } from './db.js';
-
-export interface AggregateValues {
-  balance: number;
-  utxoCount: number;
-}
-
-export interface AggregateDifference {
-  /** Hex of the 16-byte script key. */
-  scriptKey: string;
-  /** What `scripts` holds (null: no row). */
-  stored: AggregateValues | null;
-  /** What the UTXOs add up to (null: no UTXO of that script). */
-  computed: AggregateValues | null;
-}
-
-export interface AggregateReport {
-  /** The first `maxDifferences` differences, in script-key order. */
-  differences: AggregateDifference[];
-  differenceCount: number;
-  /** Rows in `scripts`. */
-  scripts: number;
-  /** Rows in `utxos` and the sum of their values. */
-  utxos: number;
-  amount: number;
-}
+import type { AggregateReport, AggregateValues } from '../index-model.js';
 
 interface KeyedRow {
   script_key: Buffer;

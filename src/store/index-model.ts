@@ -1,0 +1,243 @@
+/**
+ * What an index holds and answers, in engine-free shapes: the vocabulary of the ports (ports.ts) that
+ * every engine (src/store/sqlite/ today) speaks and that the API, the indexer and the CLIs use.
+ */
+import type { ParsedTx } from '../chain/block-parser.js';
+
+export interface ChainStatus {
+  tipHeight: number;
+  /** Display (byte-reversed) hex. */
+  tipHash: string;
+  /** The node's height as last recorded by the indexer (null when never reached). */
+  nodeHeight: number | null;
+  nodeSeenAt: Date | null;
+  /** The tip block's header time; null for an index written before it was recorded (or just after a rollback). */
+  tipTime: Date | null;
+}
+
+/** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
+export interface ScriptSummary extends ChainStatus {
+  balanceSats: number;
+  utxoCount: number;
+}
+
+/**
+ * A script's mempool deltas (mempool-store.ts): Δ balance and Δ UTXO count may be negative; txCount =
+ * mempool transactions touching it; zeros when none does.
+ */
+export interface MempoolDelta {
+  balanceSats: number;
+  utxoCount: number;
+  txCount: number;
+}
+
+/** One script's aggregate, as the API answers it. */
+export interface ScriptView {
+  balanceSats: number;
+  utxoCount: number;
+  /** Present when asked for. */
+  unconfirmed?: MempoolDelta;
+}
+
+/** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
+export interface ScriptViews extends ChainStatus {
+  items: ScriptView[];
+}
+
+/** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
+export interface UtxoListing extends ChainStatus {
+  listing: UtxoPageResult;
+}
+
+/** Where a page starts: after this row. Confirmed rows come first, then (with mempool) unconfirmed ones. */
+export type UtxoPosition =
+  | { readonly phase: 'confirmed'; readonly height: number; readonly outpoint: Buffer }
+  | { readonly phase: 'mempool'; readonly outpoint: Buffer };
+
+export interface UtxoRow {
+  /** Index of the script (in the request's key list) this output pays. */
+  readonly script: number;
+  readonly outpoint: Buffer;
+  readonly valueSats: number;
+  /** null: unconfirmed (mempool phase). */
+  readonly height: number | null;
+  /**
+   * null: unknown (the height's coinbase txid was not recorded: a block synced before migration 0004,
+   * or a snapshot loaded by an earlier bootstrap), or unconfirmed.
+   */
+  readonly coinbase: boolean | null;
+  /** Present only when the mempool was asked for. */
+  readonly spentInMempool?: boolean;
+}
+
+/** What the caller's cursor check sees, inside the page's read transaction. */
+export interface ListingContext {
+  readonly tipHeight: number;
+  readonly tipHash: Buffer;
+  readonly secret: Buffer;
+}
+
+export type UtxoPageResult =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'off'; readonly tipHeight: number; readonly tipHash: Buffer }
+  | {
+      readonly kind: 'page';
+      readonly tipHeight: number;
+      readonly tipHash: Buffer;
+      /** The index's cursor key (meta utxo_list_secret), to seal the next cursor. */
+      readonly secret: Buffer;
+      readonly rows: readonly UtxoRow[];
+      /** The position after the last row when more rows follow; null on the last page. */
+      readonly next: UtxoPosition | null;
+    };
+
+export interface UtxoPageRequest {
+  readonly keys: readonly Buffer[];
+  readonly after: UtxoPosition | null;
+  readonly limit: number;
+  readonly mempool: boolean;
+  /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
+  readonly check: (ctx: ListingContext) => void;
+}
+
+export type ChangeKind = 'block' | 'disconnect' | 'mempool';
+
+export interface FeedEntry {
+  readonly seq: number;
+  readonly kind: ChangeKind;
+  readonly tipHeight: number | null;
+  /** Touched script keys (16 bytes each); null = every script may have changed. */
+  readonly scripts: readonly Buffer[] | null;
+}
+
+/** The oldest and newest seq held; null while the feed is empty. */
+export interface FeedBounds {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** A block ready to index; hashes in internal byte order. */
+export interface BlockToApply {
+  height: number;
+  hash: Buffer;
+  prevHash: Buffer;
+  /** Header time, seconds since the epoch (recorded for the tip: how old the indexed chain is). */
+  time?: number;
+  txs: ParsedTx[];
+}
+
+/** The node's height and when it answered, recorded with a batch (catch-up: the blocks just came from it). */
+export interface NodeSeen {
+  height: number;
+  at: Date;
+}
+
+export interface Tip {
+  height: number;
+  hash: Buffer;
+}
+
+export interface BaseBlock {
+  height: number;
+  hash: Buffer;
+  prevHash: Buffer;
+}
+
+export const LOAD_PHASES = ['reading coins in txid order', 'reading and sorting coins', 'building aggregates', 'committing'] as const;
+
+export type LoadPhase = (typeof LOAD_PHASES)[number];
+
+export interface BulkLoadOptions {
+  /** Called as each phase starts. */
+  onPhase?: (phase: LoadPhase) => void;
+  /** SQLite sorter helper threads (PRAGMA threads); 0 sorts on the loading thread only. */
+  sortThreads?: number;
+  /** Coins per committed chunk of the append path (default CHUNK_COINS). */
+  chunkCoins?: number;
+  /** Coins the snapshot holds (its header's count), for the progress readers see (BOOTSTRAP_PROGRESS_KEY). */
+  totalCoins?: number;
+  /** Called when committed chunks of an earlier, interrupted load of this snapshot are kept: coins up to `afterTxid` are skipped. */
+  onResume?: (afterTxid: Buffer) => void;
+  /** Called when committed chunks of an interrupted load of another snapshot (base `hash`) are deleted. */
+  onDiscard?: (hash: Buffer) => void;
+  /**
+   * Called once the last call of `rows` has been read to its end: the [script_key, balance, utxo_count]
+   * rows of every script among those rows, ascending by script_key (the decoder sums them as it goes,
+   * indexer/script-sums.ts). Absent, or returning null: the aggregates are a GROUP BY over `utxos`.
+   */
+  sums?: () => Iterable<unknown[]> | null;
+  /**
+   * Called with `sums`: the [height, txid] of every coinbase coin among those rows, one per height (the
+   * decoder collects them, indexer/snapshot-coinbases.ts; txid null where the coins disagree: unknown).
+   * Recorded in snapshot_coinbase with the marker SNAPSHOT_COINBASE_KEY; absent, or returning null:
+   * neither is written and the listing says `coinbase: null` at the snapshot's heights.
+   */
+  coinbases?: () => Iterable<[number, Buffer | null]> | null;
+}
+
+export interface BootstrapProgress {
+  readonly phase: LoadPhase;
+  readonly coins: number;
+  readonly total: number | null;
+}
+
+/** What setUtxoList reports, for the log: a start, one event per shard built, an end; or a removal. */
+export type UtxoListEvent =
+  | { readonly kind: 'building'; readonly utxos: number; readonly shards: number; readonly of: number }
+  | {
+      readonly kind: 'shard';
+      /** The shard just built (0–15: the high nibble of its script keys). */
+      readonly shard: number;
+      /** Shards that exist now, of `of`. */
+      readonly built: number;
+      readonly of: number;
+      /** UTXOs in the shards built so far by this call, of `total` to build. */
+      readonly utxos: number;
+      readonly total: number;
+      readonly seconds: number;
+      /** The remaining UTXOs at this call's rate so far. */
+      readonly etaSeconds: number;
+    }
+  | { readonly kind: 'built'; readonly utxos: number; readonly seconds: number; readonly indexBytes: number }
+  | { readonly kind: 'removed' };
+
+export type WarmResult = { warmed: true; bytes: number; seconds: number } | { warmed: false; bytes: number; availableBytes: number };
+
+export interface AddResult {
+  added: number;
+  /** Already held, or already confirmed: nothing to do. */
+  known: number;
+  /** Spending coins neither confirmed nor in the mempool view (yet): try again later. */
+  unresolved: ParsedTx[];
+}
+
+export interface AggregateValues {
+  balance: number;
+  utxoCount: number;
+}
+
+export interface AggregateDifference {
+  /** Hex of the 16-byte script key. */
+  scriptKey: string;
+  /** What `scripts` holds (null: no row). */
+  stored: AggregateValues | null;
+  /** What the UTXOs add up to (null: no UTXO of that script). */
+  computed: AggregateValues | null;
+}
+
+export interface AggregateReport {
+  /** The first `maxDifferences` differences, in script-key order. */
+  differences: AggregateDifference[];
+  differenceCount: number;
+  /** Rows in `scripts`. */
+  scripts: number;
+  /** Rows in `utxos` and the sum of their values. */
+  utxos: number;
+  amount: number;
+}
+
+export interface Totals {
+  utxos: number;
+  amount: number;
+  scripts: number;
+}
