@@ -110,7 +110,7 @@ export interface RequestBenchResult {
   goalMet: boolean;
 }
 
-type Target = { pid: number | undefined; url: string; headers: Record<string, string> };
+export type Target = { pid: number | undefined; url: string; headers: Record<string, string> };
 
 /**
  * Pinning: servers on core 0 (`taskset -c 0` before the command), this process and its threads on core 1.
@@ -118,7 +118,7 @@ type Target = { pid: number | undefined; url: string; headers: Record<string, st
  */
 const SERVER_CORE = '0';
 const LOADGEN_CORE = '1';
-function pinning(): { serverPrefix: string[]; pinned: boolean } {
+export function pinning(): { serverPrefix: string[]; pinned: boolean } {
   if (cpus().length < 2) return { serverPrefix: [], pinned: false };
   const self = spawnSync('taskset', ['-a', '-cp', LOADGEN_CORE, String(process.pid)], { stdio: 'ignore' });
   if (self.status !== 0) return { serverPrefix: [], pinned: false };
@@ -164,10 +164,12 @@ export function buildIndex(dataDir: string): { address: string; balance: number;
   }
 }
 
+/** The API of the repository at `root` (this one unless given: bench/engine-ports.ts starts an older checkout's too). */
 export async function startApi(
   dir: string,
   prefix: readonly string[],
   nodeFlags: string[] = [],
+  root: string = REPO_ROOT,
 ): Promise<{ child: ChildProcess; url: string }> {
   const configFile = path.join(dir, 'bench.toml');
   writeFileSync(configFile, `[api.tiers.private]\nrate = ${RAISED_LIMIT}\nburst = ${RAISED_LIMIT}\n`);
@@ -179,7 +181,7 @@ export async function startApi(
   Object.assign(env, { ADDRSUM_CONFIG: configFile, ADDRSUM_DATA_DIR: dir, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0' });
   Object.assign(env, { ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
   const child = spawnNode(prefix, [...nodeFlags, '--import', 'tsx', 'src/api/addrsum-api.ts'], {
-    cwd: REPO_ROOT,
+    cwd: root,
     env,
     stdio: ['ignore', fd, fd],
   });
@@ -250,7 +252,7 @@ function cpuSeconds(pid: number | undefined): number | null {
 }
 
 /** `rate`: offered requests per second over all connections (autocannon's overallRate); unset = as fast as answered. */
-function load(target: Target, seconds: number, rate?: number): Promise<LoadFigures> {
+export function load(target: Target, seconds: number, rate?: number): Promise<LoadFigures> {
   const times: number[] = [];
   let non2xx = 0;
   const cpu0 = cpuSeconds(target.pid);
@@ -299,7 +301,7 @@ function summarize(rounds: readonly LoadFigures[]): LoadFigures {
   };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
@@ -314,7 +316,7 @@ export function createKey(dir: string): string {
 }
 
 /** The API must answer right, with auth and limits in force, before its speed means anything. Returns the body. */
-async function checkApi(api: Target, expected: { balance: number; tipHeight: number }): Promise<string> {
+export async function checkApi(api: Target, expected: { balance: number; tipHeight: number }): Promise<string> {
   const refused = await fetch(api.url);
   if (refused.status !== 401) throw new Error(`request bench: without a key the API answered ${refused.status}, not 401`);
   const ok = await fetch(api.url, { headers: api.headers });

@@ -8,6 +8,7 @@
  */
 import { runBatchBench } from './batch.js';
 import { runDiskBench } from './disk.js';
+import { runEnginePortsBench } from './engine-ports.js';
 import { runHeavyBench } from './heavy.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
@@ -40,6 +41,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   utxos: () => runUtxosBench(),
   'utxos-scale': () => runUtxosScaleBench(),
   'wallet-fairness': () => runWalletFairnessBench(),
+  'engine-ports': () => runEnginePortsBench(),
 };
 
 async function main(): Promise<void> {
