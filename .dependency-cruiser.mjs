@@ -11,6 +11,9 @@
  *                              src/store/sqlite/, the only folder of the product that loads the driver
  *   src/keys/ (the CLI)        the above
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
+ *
+ * Behind the ports, the indexer and the CLIs speak src/store/ports.ts: in indexer/ only main.ts, which opens
+ * the index, imports src/store/sqlite/, and the CLIs import only its engine.ts.
  *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
  *
  * No file of src/ or indexer/ imports tests, the harness, benchmarks or scripts, and no import circle.
@@ -63,6 +66,24 @@ export default {
       '^(src|indexer)/(?!store/sqlite/)',
       '^src/store/sqlite/sqlite-driver\\.ts$',
     ),
+    {
+      name: 'indexer-through-the-writer-port',
+      comment:
+        'the indexer drives the index through the writer port (src/store/ports.ts): only indexer/main.ts, ' +
+        'which opens the index, imports the SQLite engine; a second engine then changes one file',
+      severity: 'error',
+      from: { path: '^indexer/', pathNot: '^indexer/main\\.ts$' },
+      to: { path: '^src/store/sqlite/' },
+    },
+    {
+      name: 'clis-through-the-engine',
+      comment:
+        'addrsum-verify and addrsum-keys speak the verifier and key-store ports: of src/store/sqlite/ they import ' +
+        'only engine.ts, which opens them',
+      severity: 'error',
+      from: { path: '^src/(store/verify-cli|keys/cli)\\.ts$' },
+      to: { path: '^src/store/sqlite/', pathNot: '^src/store/sqlite/engine\\.ts$' },
+    },
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
     layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),
     layer('indexer-not-api-keys', 'src/api and indexer/ never import each other; the indexer has no keys', '^indexer/', '^src/(api|keys)/'),

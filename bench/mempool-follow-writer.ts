@@ -8,6 +8,7 @@
  */
 import { toDisplayHex } from '../src/chain/hash.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
 import { MempoolFollower } from '../indexer/mempool-follow.js';
 import { followMempoolEvents } from '../indexer/zmq-mempool.js';
 
@@ -21,7 +22,8 @@ const source = {
   mempoolTxids: () => Promise.resolve([...store.mempool.txids()].map(toDisplayHex)),
   rawTransactions: (txids: readonly string[]) => Promise.resolve(txids.map(() => null)),
 };
-const follower = new MempoolFollower(store.mempool, () => store.tip(), source, { pollIntervalMs: 3_600_000 }, log);
+const writer = new SqliteIndexWriter(store, 'LTC', 'mainnet');
+const follower = new MempoolFollower(writer.mempool, () => writer.tip(), source, { pollIntervalMs: 3_600_000 }, log);
 const controller = new AbortController();
 process.on('SIGTERM', () => controller.abort());
 let peakRss = 0;

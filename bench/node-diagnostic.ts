@@ -9,6 +9,7 @@ import { NodeClient } from '../indexer/node-client.js';
 import { retryingSource } from '../indexer/node-source.js';
 import { Syncer } from '../indexer/sync.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { makeDataDir } from '../harness/indexer-process.js';
 import type { Litecoind } from '../harness/litecoind.js';
@@ -65,7 +66,7 @@ export function profileSyncLoop(node: Litecoind, height: number): Promise<Indexi
   return profile(node, async (store, client, signal) => {
     const metrics = new IndexerMetrics('LTC', false);
     const syncer = new Syncer(
-      store,
+      new SqliteIndexWriter(store, 'LTC', 'regtest'),
       retryingSource(client, quiet, metrics, signal),
       { pollIntervalMs: 1000, prefetch: PREFETCH, undoDepth: 288 },
       quiet,

@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
 import { SnapshotFile } from '../indexer/snapshot-reader.js';
 import { loadSnapshot } from '../indexer/bootstrap.js';
 import { trackDir, untrackDir } from './emergency.js';
@@ -122,7 +123,7 @@ export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, 
 
 type RunOutcome = Omit<ScaleResult, 'applyRatio' | 'date' | 'machine'>;
 
-function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: string) => void): RunOutcome {
+async function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: string) => void): Promise<RunOutcome> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `utxo-${coins}.dat`);
   const dbPath = join(dir, `btc-${coins}.sqlite`);
@@ -145,9 +146,9 @@ function runOnce(coins: number, order: TxidOrder, dir: string, say: (line: strin
     };
     t = performance.now();
     const cpu = process.cpuUsage();
-    loadSnapshot(
+    await loadSnapshot(
       { file: SnapshotFile.open(file, 'BTC', 'regtest'), height: BASE_HEIGHT, hash: snap.baseHash, prevHash: Buffer.alloc(32) },
-      store,
+      new SqliteIndexWriter(store, 'BTC', 'regtest'),
       log,
     );
     const bootstrapSeconds = (performance.now() - t) / 1000;
@@ -254,7 +255,7 @@ function render(results: ScaleResult[]): string {
   return lines.join('\n');
 }
 
-export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { goalMet: boolean } {
+export async function runScaleBench(opts: { coins?: number; dir?: string } = {}): Promise<{ goalMet: boolean }> {
   const coins = opts.coins ?? Number(process.env.ADDRSUM_BENCH_SCALE_COINS ?? 500_000);
   // The blocks on top spend 150,000 distinct txids (≈ 0.56 per coin): below 400k coins there are too few.
   if (!Number.isSafeInteger(coins) || coins < 400_000)
@@ -264,8 +265,8 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
   const say = (line: string): void => void process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
   trackDir(dir);
   try {
-    const main = runOnce(coins, order, dir, say);
-    const reference = coins > 1_000_000 ? runOnce(1_000_000, order, dir, say) : null;
+    const main = await runOnce(coins, order, dir, say);
+    const reference = coins > 1_000_000 ? await runOnce(1_000_000, order, dir, say) : null;
     const result: ScaleResult = {
       ...main,
       date: today(),
@@ -294,4 +295,4 @@ export function runScaleBench(opts: { coins?: number; dir?: string } = {}): { go
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) runScaleBench();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runScaleBench();

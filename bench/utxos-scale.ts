@@ -23,6 +23,7 @@ import { freemem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
 import { SnapshotFile } from '../indexer/snapshot-reader.js';
 import { loadSnapshot } from '../indexer/bootstrap.js';
 import { trackDir, untrackDir } from './emergency.js';
@@ -49,7 +50,7 @@ function usedBytes(store: ChainStore): number {
   return pages * (db.pragma('page_size', { simple: true }) as number);
 }
 
-export function runUtxosScaleBench(): { goalMet: boolean } {
+export async function runUtxosScaleBench(): Promise<{ goalMet: boolean }> {
   const coins = Number(process.env.ADDRSUM_BENCH_UTXOS_SCALE_COINS ?? 185_000_000);
   // 2 × BLOCKS × 3,000 spends of distinct txids (about 0.56 per coin).
   if (!Number.isSafeInteger(coins) || coins < 1_000_000) throw new Error('ADDRSUM_BENCH_UTXOS_SCALE_COINS must be an integer ≥ 1,000,000');
@@ -68,9 +69,9 @@ export function runUtxosScaleBench(): { goalMet: boolean } {
     try {
       const log = { info: (_obj: object, msg: string): void => say(`  ${msg}`) };
       t = performance.now();
-      loadSnapshot(
+      await loadSnapshot(
         { file: SnapshotFile.open(file, 'BTC', 'regtest'), height: BASE_HEIGHT, hash: snap.baseHash, prevHash: Buffer.alloc(32) },
-        store,
+        new SqliteIndexWriter(store, 'BTC', 'regtest'),
         log,
       );
       const loadSeconds = (performance.now() - t) / 1000;
@@ -155,4 +156,4 @@ outputs and pays two outputs per transaction, one commit per block.
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) runUtxosScaleBench();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runUtxosScaleBench();

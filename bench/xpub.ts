@@ -38,6 +38,7 @@ import type { ChainHandle } from '../src/api/deps.js';
 import { walletBody } from '../src/api/wallet-view.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { canonicalDescriptors } from '../src/wallet/descriptor.js';
@@ -342,16 +343,16 @@ interface LargeResult {
   jsonPlan: string;
 }
 
-function buildLargeIndex(dir: string, coins: number, wallets: Wallet[]): { scripts: number } {
+async function buildLargeIndex(dir: string, coins: number, wallets: Wallet[]): Promise<{ scripts: number }> {
   const file = join(dir, 'utxo.dat');
   const snap = writeSyntheticSnapshot(file, coins, BASE_HEIGHT, txidOf(0xffffffff));
   say(`snapshot: ${coins.toLocaleString('en')} coins, ${snap.scripts.toLocaleString('en')} scripts, ${snap.bytes} bytes`);
   const store = ChainStore.open(chainDbPath(dir, 'BTC'), { chain: 'BTC', network: 'regtest' });
   try {
     const quiet = { info: (_obj: object, msg: string): void => say(`  ${msg}`) };
-    loadSnapshot(
+    await loadSnapshot(
       { file: SnapshotFile.open(file, 'BTC', 'regtest'), height: BASE_HEIGHT, hash: snap.baseHash, prevHash: Buffer.alloc(32) },
-      store,
+      new SqliteIndexWriter(store, 'BTC', 'regtest'),
       quiet,
     );
     rmSync(file, { force: true });
@@ -378,7 +379,7 @@ async function runLarge(coins: number, dir: string): Promise<LargeResult> {
   const started = performance.now();
   // Wallet 0 is the repeated one; 1…FIRST_SAMPLES are new keys, one per first-query sample.
   const wallets = Array.from({ length: FIRST_SAMPLES + 1 }, (_, i) => wallet(`funded ${i}`));
-  const { scripts } = buildLargeIndex(dir, coins, wallets);
+  const { scripts } = await buildLargeIndex(dir, coins, wallets);
   const buildSeconds = (performance.now() - started) / 1000;
   say(`built in ${buildSeconds.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(1)}`);
 

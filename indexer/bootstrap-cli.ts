@@ -1,14 +1,13 @@
 /** The indexer's `--bootstrap FILE` flag and the two steps main.ts runs for it (bootstrap.ts). */
 import { Option } from 'commander';
 import { flushLogSync, type Logger } from '../src/logger.js';
-import type { ChainStore } from '../src/store/sqlite/chain-store.js';
-import { loadSnapshot, type CheckedSnapshot } from './bootstrap.js';
+import { loadSnapshot, type BootstrapWriter, type CheckedSnapshot } from './bootstrap.js';
 
 export { checkSnapshot, type CheckedSnapshot } from './bootstrap.js';
 
 /** The load, with its progress lines written as they happen. */
-export function runBootstrap(snapshot: CheckedSnapshot, store: ChainStore, log: Logger): void {
-  loadSnapshot(snapshot, store, log, { flush: () => flushLogSync(log) });
+export async function runBootstrap(snapshot: CheckedSnapshot, store: BootstrapWriter, log: Logger): Promise<void> {
+  await loadSnapshot(snapshot, store, log, { flush: () => flushLogSync(log) });
 }
 
 export function bootstrapOption(): Option {

@@ -11,17 +11,17 @@
  *    last), progress lines every few seconds while the file is read and while the aggregates are
  *    written; a malformed, truncated or miscounted file aborts it and leaves the empty index. The file
  *    is decoded on a worker thread (snapshot-stream.ts) while this one inserts;
- * 5. the new index is read into the page cache when it fits (src/store/sqlite/page-cache.ts).
+ * 5. the writer settles the new index (SQLite: folds the WAL, reads the file into the page cache when it fits).
  */
 import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
-import type { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import { SnapshotFile } from './snapshot-reader.js';
 import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';
 import type { LoadPhase, WarmResult } from '../src/store/index-model.js';
+import type { IndexWriter } from '../src/store/ports.js';
 
 export interface CheckedSnapshot {
   file: SnapshotFile;
@@ -88,11 +88,19 @@ export interface BootstrapOptions {
   now?: () => number;
 }
 
-/** Steps 3–5. Returns false when the index was already bootstrapped from this base (nothing done). */
-export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: BootstrapLog, opts: BootstrapOptions = {}): boolean {
-  const tip = store.tip();
+/** The part of the writer port a bootstrap drives. */
+export type BootstrapWriter = Pick<IndexWriter, 'tip' | 'base' | 'hashAt' | 'loadSnapshot' | 'settle'>;
+
+/** Steps 3–5. Resolves false when the index was already bootstrapped from this base (nothing done). */
+export async function loadSnapshot(
+  snap: CheckedSnapshot,
+  store: BootstrapWriter,
+  log: BootstrapLog,
+  opts: BootstrapOptions = {},
+): Promise<boolean> {
+  const tip = await store.tip();
   if (tip) {
-    if (store.base() === snap.height && store.hashAt(snap.height)?.equals(snap.hash)) {
+    if ((await store.base()) === snap.height && (await store.hashAt(snap.height))?.equals(snap.hash)) {
       log.info({ baseHeight: snap.height, height: tip.height }, 'index already bootstrapped from this snapshot; continuing to sync');
       return false;
     }
@@ -169,7 +177,7 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   };
   let totals;
   try {
-    totals = store.loadSnapshot(rows, snap, {
+    totals = await store.loadSnapshot(rows, snap, {
       onPhase,
       onResume,
       onDiscard,
@@ -206,9 +214,10 @@ export function loadSnapshot(snap: CheckedSnapshot, store: ChainStore, log: Boot
   );
   flush();
   // The load went through the WAL; fold it into the database now rather than at the next block.
-  const folded = store.truncateWal() ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
+  const settled = await store.settle();
+  const folded = settled.folded ? 'WAL checkpointed' : 'WAL checkpoint continues in the background';
   log.info({ seconds: round1((now() - started) / 1000) }, `bootstrap: ${folded}`);
-  warm(store.warmPageCache(), log);
+  warm(settled.warm, log);
   log.info({ seconds: round1((now() - started) / 1000) }, 'bootstrap: following the node from the base block');
   return true;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ChainCode } from '../src/chain/params.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
-import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { openSqliteWriter } from '../src/store/sqlite/engine.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { IndexerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -24,6 +24,7 @@ import { redactUrl } from '../src/redact.js';
 import { CodedError } from '../src/coded-error.js';
 import { explainListenError } from '../src/listen-error.js';
 import { logUtxoListEvent } from './utxo-list-log.js';
+import { serialWriter } from './serial-writer.js';
 
 export class IndexerSetupError extends CodedError<'NO_RPC_URL'> {}
 
@@ -60,13 +61,15 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     client.close();
     throw err;
   }
-  // Opening takes the single-writer lock and applies migrations; a second indexer stops here.
-  const store = ChainStore.open(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
-  metrics.watch({ dbFile: dbPath, totals: () => store.totals(), mempoolSize: () => store.mempool.size });
+  // Opening takes the single-writer lock and applies migrations; a second indexer stops here. The only
+  // file of indexer/ that knows the engine: everything else speaks the writer port.
+  const store = serialWriter(openSqliteWriter(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth }));
+  metrics.watch({ dbFile: dbPath, totals: () => store.totals(), mempoolSize: () => store.mempool.size() });
   let metricsServer: Server | undefined;
+  let stoppedAt: number | null = null;
   try {
     // Before anything else: a partial bootstrap is no index to follow the node on.
-    if (!snapshot) store.refusePendingBootstrap();
+    if (!snapshot) await store.refusePendingBootstrap();
     const { host } = config.api;
     metricsServer = await startMetricsServer(metrics.registry, host, chainConfig.metricsPort).catch((err: unknown) => {
       const who = `the ${chain} indexer's metrics server`;
@@ -79,7 +82,7 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
       'indexer starting',
     );
     const source = retryingSource(client, log, metrics, signal);
-    const tip = store.tip();
+    const tip = await store.tip();
     metrics.setHeights(tip?.height ?? null, null);
     // At startup too, every failure counts in node_retries_total (a wrong password must not look like silence).
     const info = await withRetry(() => client.getChainInfo(), {
@@ -90,9 +93,9 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     });
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
-    if (snapshot) runBootstrap(snapshot, store, log);
+    if (snapshot) await runBootstrap(snapshot, store, log);
     // After a bootstrap, so that a loaded snapshot gets its listing built in bulk, not row by row.
-    store.setUtxoList(chainConfig.utxoList, (e) => logUtxoListEvent(log, e));
+    await store.setUtxoList(chainConfig.utxoList, (e) => logUtxoListEvent(log, e));
     const syncer = new Syncer(
       store,
       source,
@@ -123,7 +126,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
   } finally {
     client.close();
     metricsServer?.close();
-    store.close();
+    // The tip of the last commit, read while the index is still open (an engine elsewhere cannot answer after close).
+    stoppedAt = await store.tip().then(
+      (t) => t?.height ?? null,
+      () => null,
+    );
+    await store.close();
   }
-  log.info({ height: store.tip()?.height ?? null }, 'indexer stopped cleanly');
+  log.info({ height: stoppedAt }, 'indexer stopped cleanly');
 }

@@ -1,5 +1,5 @@
 /**
- * Keeps the index's mempool view (src/store/sqlite/mempool-store.ts) equal to the node's mempool.
+ * Keeps the index's mempool view (MempoolWriter, src/store/ports.ts) equal to the node's mempool.
  *
  * Two sources, one state:
  * - ZMQ `sequence` (A = added, R = removed; C/D = block connected/disconnected) with `rawtx` carrying
@@ -11,22 +11,22 @@
  *
  * Only while the index is at the node's tip: a mempool is relative to the node's best block, so while the
  * sync loop catches up, the view waits (transactions spending coins not indexed yet stay unresolved and
- * are retried). Blocks themselves remove what they mine or conflict (ChainStore, same transaction).
+ * are retried). Blocks themselves remove what they mine or conflict (the writer's applyBlocks, same commit).
  *
  * Memory: the stash is capped (`stashBytes` of raw transactions, held parsed); a reconcile holds the
  * node's txid list and ours (as JS strings) and one fetch chunk (`chunk` raw transactions) plus the
  * children waiting for a parent in a later chunk, so it grows with the mempool's transaction count, not
- * its bytes; the view itself lives in SQLite.
+ * its bytes; the view itself lives in the index.
  */
 import { toDisplayHex } from '../src/chain/hash.js';
 import { parseTransaction } from '../src/chain/tx-parser.js';
 import type { ParsedTx } from '../src/chain/block-parser.js';
-import type { MempoolStore } from '../src/store/sqlite/mempool-store.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 import type { LogSink } from '../src/logger.js';
 import { NodeError } from './rpc-errors.js';
 import type { Tip } from '../src/store/index-model.js';
+import type { MempoolWriter } from '../src/store/ports.js';
 
 /** How soon a reconcile skipped because the index is behind the node is tried again. */
 const RETRY_BEHIND_MS = 500;
@@ -82,8 +82,8 @@ export class MempoolFollower {
   private outage: Outage | null = null;
 
   constructor(
-    private readonly store: MempoolStore,
-    private readonly tip: () => Tip | null,
+    private readonly store: MempoolWriter,
+    private readonly tip: () => Promise<Tip | null>,
     private readonly source: MempoolSource,
     private readonly opts: MempoolFollowOptions,
     private readonly log: LogSink,
@@ -140,8 +140,8 @@ export class MempoolFollower {
     while (!signal.aborted) {
       try {
         // A rollback emptied the view: re-read the node's mempool as soon as the index is at its tip.
-        if (this.store.clears !== this.seenClears) {
-          this.seenClears = this.store.clears;
+        if (this.store.clears() !== this.seenClears) {
+          this.seenClears = this.store.clears();
           this.nextReconcile = 0;
         }
         if (performance.now() >= this.nextReconcile) {
@@ -161,7 +161,7 @@ export class MempoolFollower {
       // Capped so a rollback's clear (counted by the store, not signalled) is noticed within RETRY_BEHIND_MS.
       const untilReconcile = Math.min(RETRY_BEHIND_MS, Math.max(0, this.nextReconcile - performance.now()));
       await this.wake.wait(untilReconcile, signal);
-      // Let a burst of ZMQ events gather into one SQLite transaction.
+      // Let a burst of ZMQ events gather into one commit.
       if (!signal.aborted && this.announced.size + this.withdrawn.size > 0 && this.zmqBatchMs > 0) {
         await new Promise((resolve) => setTimeout(resolve, this.zmqBatchMs));
       }
@@ -200,7 +200,7 @@ export class MempoolFollower {
     if (this.withdrawn.size > 0) {
       const gone = [...this.withdrawn].map(internalTxid);
       this.withdrawn.clear();
-      this.store.remove(gone);
+      await this.store.remove(gone);
     }
     if (this.announced.size === 0) return;
     const txids = [...this.announced.keys()];
@@ -222,7 +222,7 @@ export class MempoolFollower {
       // A transaction withdrawn while its bytes were being fetched must not come back.
       txs.push(...fetched.filter((tx) => !this.withdrawn.has(toDisplayHex(tx.txid))));
     }
-    if (txs.length > 0) this.store.add(txs);
+    if (txs.length > 0) await this.store.add(txs);
   }
 
   /**
@@ -231,19 +231,19 @@ export class MempoolFollower {
    */
   async reconcile(): Promise<ReconcileReport> {
     const best = await this.source.bestBlockHash();
-    const ours = this.tip();
+    const ours = await this.tip();
     if (!ours || toDisplayHex(ours.hash) !== best) return { skipped: true, added: 0, removed: 0, unresolved: 0 };
     const nodeTxids = await this.source.mempoolTxids();
     const inNode = new Set(nodeTxids);
     const held = new Set<string>();
     const gone: Buffer[] = [];
-    for (const txid of this.store.txids()) {
+    for (const txid of await this.store.txids()) {
       const hex = toDisplayHex(txid);
       if (inNode.has(hex)) held.add(hex);
       else gone.push(txid);
     }
     inNode.clear();
-    const removed = gone.length > 0 ? this.store.remove(gone) : 0;
+    const removed = gone.length > 0 ? await this.store.remove(gone) : 0;
     const fresh = nodeTxids.filter((t) => !held.has(t));
     held.clear();
     let added = 0;
@@ -253,7 +253,7 @@ export class MempoolFollower {
       const raws = await this.source.rawTransactions(ids);
       // The chain may have moved while we fetched: resolve against the index as it is now, and let a
       // block the node has but we do not yet stop the pass.
-      const result = this.store.add([...waiting, ...this.parseAll(ids, raws)]);
+      const result = await this.store.add([...waiting, ...this.parseAll(ids, raws)]);
       added += result.added;
       waiting = result.unresolved;
     }

@@ -1,6 +1,6 @@
 /** Wires the mempool follower of one indexer process: node source, ZMQ topics (when configured), timer. */
 import type { ChainConfig } from '../src/config.js';
-import type { ChainStore } from '../src/store/sqlite/chain-store.js';
+import type { IndexWriter } from '../src/store/ports.js';
 import { MempoolFollower } from './mempool-follow.js';
 import { nodeMempoolSource } from './mempool-source.js';
 import type { NodeClient } from './node-client.js';
@@ -10,7 +10,7 @@ import type { IndexerMetrics } from './metrics.js';
 
 /** Resolves when `signal` aborts; follow failures are logged and retried, never fatal. */
 export async function startMempoolFollow(
-  store: ChainStore,
+  writer: Pick<IndexWriter, 'mempool' | 'tip'>,
   client: NodeClient,
   config: ChainConfig,
   wakeSync: () => void,
@@ -19,8 +19,8 @@ export async function startMempoolFollow(
   metrics?: IndexerMetrics,
 ): Promise<void> {
   const follower = new MempoolFollower(
-    store.mempool,
-    () => store.tip(),
+    writer.mempool,
+    () => writer.tip(),
     nodeMempoolSource(client),
     {
       pollIntervalMs: config.mempoolPollMs,

@@ -84,20 +84,25 @@ export class IndexerMetrics {
       labelNames: ['topics'],
       registers,
     });
-    const sampled = (name: string, help: string, read: () => number | null) =>
+    // prom-client awaits an async collect(): a scrape asks the index through the writer port, which answers with a Promise.
+    const sampled = (name: string, help: string, read: () => number | null | Promise<number | null>) =>
       new Gauge({
         name,
         help,
         registers,
-        collect(this: Gauge) {
-          const value = read();
+        async collect(this: Gauge) {
+          const value = await read();
           if (value !== null) this.set(value);
         },
       });
     sampled('addrsum_indexer_db_bytes', 'Size of the chain database file', () => this.fileBytes(''));
     sampled('addrsum_indexer_wal_bytes', "Size of the chain database's write-ahead log", () => this.fileBytes('-wal'));
-    sampled('addrsum_indexer_utxos', 'Unspent outputs in the index', () => this.totals?.().utxos ?? null);
-    sampled('addrsum_indexer_scripts', 'Distinct scripts holding unspent outputs in the index', () => this.totals?.().scripts ?? null);
+    sampled('addrsum_indexer_utxos', 'Unspent outputs in the index', async () => (await this.totals?.())?.utxos ?? null);
+    sampled(
+      'addrsum_indexer_scripts',
+      'Distinct scripts holding unspent outputs in the index',
+      async () => (await this.totals?.())?.scripts ?? null,
+    );
     sampled('addrsum_indexer_mempool_transactions', 'Transactions in the mempool view', () => this.mempoolSize?.() ?? null);
     buildInfoGauge(registers);
     // Prefixed like the API's (addrsum_api_process_*), so one scrape config and dashboard tell them apart.
@@ -105,11 +110,11 @@ export class IndexerMetrics {
   }
 
   private dbFile: string | null = null;
-  private totals: (() => { utxos: number; scripts: number }) | null = null;
-  private mempoolSize: (() => number) | null = null;
+  private totals: (() => Promise<{ utxos: number; scripts: number }>) | null = null;
+  private mempoolSize: (() => Promise<number>) | null = null;
 
-  /** What the gauges read at each scrape: the database file (and its -wal), the store's totals, the mempool view. */
-  watch(sources: { dbFile: string; totals: () => { utxos: number; scripts: number }; mempoolSize: () => number }): void {
+  /** What the gauges read at each scrape: the database file (and its -wal), the index's totals, the mempool view. */
+  watch(sources: { dbFile: string; totals: () => Promise<{ utxos: number; scripts: number }>; mempoolSize: () => Promise<number> }): void {
     this.dbFile = sources.dbFile;
     this.totals = sources.totals;
     this.mempoolSize = sources.mempoolSize;

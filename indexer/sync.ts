@@ -6,15 +6,11 @@ import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
 import { CodedError } from '../src/coded-error.js';
 import type { LogSink } from '../src/logger.js';
-import type { BlockToApply, NodeSeen, Tip } from '../src/store/index-model.js';
+import type { BlockToApply } from '../src/store/index-model.js';
+import type { IndexWriter } from '../src/store/ports.js';
 
-/** The part of ChainStore the sync loop drives. */
-export interface SyncStore {
-  tip(): Tip | null;
-  applyBlocks(blocks: BlockToApply[], node?: NodeSeen): void;
-  rollbackTip(): Tip | null;
-  setNodeHeight(height: number, at: Date): void;
-}
+/** The part of the writer port the sync loop drives. */
+export type SyncWriter = Pick<IndexWriter, 'tip' | 'applyBlocks' | 'rollbackTip' | 'setNodeHeight'>;
 
 export interface SyncOptions {
   pollIntervalMs: number;
@@ -62,7 +58,7 @@ export class Syncer {
   private readonly now: () => number;
 
   constructor(
-    private readonly store: SyncStore,
+    private readonly store: SyncWriter,
     private readonly source: BlockSource,
     private readonly opts: SyncOptions,
     private readonly log: LogSink,
@@ -89,9 +85,9 @@ export class Syncer {
     // A node still in its own initial download has headers far past its blocks. Publishing the header
     // height makes the API answer CHAIN_SYNCING then, instead of balances from a tip the network has left.
     this.chainHeight = Math.max(nodeHeight, headers);
-    this.store.setNodeHeight(this.chainHeight, new Date());
+    await this.store.setNodeHeight(this.chainHeight, new Date());
     await this.reconcile();
-    const tip = this.store.tip();
+    const tip = await this.store.tip();
     this.metrics.setHeights(tip?.height ?? null, this.chainHeight);
     const from = tip ? tip.height + 1 : 0;
     if (this.following && nodeHeight - from + 1 > TIP_LINES_MAX_BLOCKS) {
@@ -101,13 +97,13 @@ export class Syncer {
     }
     this.tipLines = this.following;
     const behind = from <= nodeHeight && !signal.aborted ? await this.catchUp(from, nodeHeight, signal) : false;
-    if (!behind && !signal.aborted) this.noteCaughtUp();
+    if (!behind && !signal.aborted) await this.noteCaughtUp();
     return behind;
   }
 
   /** The first time the index stands at the node's best header (not merely its validated tip): one line. */
-  private noteCaughtUp(): void {
-    const tip = this.store.tip();
+  private async noteCaughtUp(): Promise<void> {
+    const tip = await this.store.tip();
     if (this.following || tip === null || tip.height < this.chainHeight) return;
     this.following = true;
     this.metrics.catchUpPercent.set(100);
@@ -118,7 +114,7 @@ export class Syncer {
   /** Rolls back while our tip is not in the node's active chain (a reorg, or blocks the node invalidated). */
   private async reconcile(): Promise<void> {
     let depth = 0;
-    for (let tip = this.store.tip(); tip; tip = this.store.tip()) {
+    for (let tip = await this.store.tip(); tip; tip = await this.store.tip()) {
       if (await this.source.isInActiveChain(toDisplayHex(tip.hash))) break;
       if (depth >= this.opts.undoDepth) {
         throw new ReorgTooDeep(
@@ -127,7 +123,7 @@ export class Syncer {
             '(raise undoDepth to survive deeper reorgs)',
         );
       }
-      this.store.rollbackTip();
+      await this.store.rollbackTip();
       depth++;
       this.metrics.reorgBlocks.inc();
       this.log.warn({ height: tip.height, hash: toDisplayHex(tip.hash) }, "rolled back a block that left the node's chain");
@@ -150,8 +146,8 @@ export class Syncer {
           await this.commit(batch, batchTxs, to);
           return true;
         }
-        const tip = this.store.tip();
-        const linked = batch.length > 0 ? batch[batch.length - 1]!.hash : tip?.hash;
+        // Only this loop moves the tip, and only by committing a batch: an empty batch links to the tip.
+        const linked = batch.length > 0 ? batch[batch.length - 1]!.hash : (await this.store.tip())?.hash;
         if (linked && !block.prevHash.equals(linked)) {
           // The node switched branches while we fetched: commit what links, then reconcile again.
           await this.commit(batch, batchTxs, to);
@@ -181,7 +177,7 @@ export class Syncer {
     const started = process.hrtime.bigint();
     // These blocks came from the node just now: recorded in the same transaction, so the API's freshness
     // check does not read a long catch-up as silence.
-    this.store.applyBlocks(batch, { height: Math.max(nodeHeight, this.chainHeight), at: new Date() });
+    await this.store.applyBlocks(batch, { height: Math.max(nodeHeight, this.chainHeight), at: new Date() });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     for (let i = 0; i < batch.length; i++) this.metrics.blockApplySeconds.observe(seconds / batch.length);
     this.metrics.blocksApplied.inc(batch.length);

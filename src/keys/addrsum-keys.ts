@@ -4,4 +4,6 @@ import { loadConfigOrExit } from '../config.js';
 import { processIo } from '../cli/io.js';
 import { main } from './cli.js';
 
-process.exitCode = main(process.argv.slice(2), () => loadConfigOrExit(), processIo);
+void main(process.argv.slice(2), () => loadConfigOrExit(), processIo).then((code) => {
+  process.exitCode = code;
+});

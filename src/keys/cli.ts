@@ -10,11 +10,11 @@ import { existsSync } from 'node:fs';
 import { CommanderError, Option } from 'commander';
 import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
-import { KeyStore } from '../store/sqlite/key-store.js';
+import { openSqliteKeyStore } from '../store/sqlite/engine.js';
 import { TIER_NAMES, type Tier } from './tier.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
-import type { KeyRecord } from '../store/ports.js';
+import type { KeyRecord, KeyStore } from '../store/ports.js';
 
 const MAX_LABEL = 200;
 
@@ -33,16 +33,16 @@ function table(records: readonly KeyRecord[]): string {
 }
 
 /** `config` is read only when a subcommand runs, so `--help` and `--version` work with a broken one. */
-export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
+export async function main(argv: readonly string[], config: () => Config, io: CommandIo): Promise<number> {
   let code = 0;
   const keysFile = () => keysDbPath(config());
   const createHint = () => ownCommand('keys', 'create');
-  const withStore = <T>(fn: (store: KeyStore) => T): T => {
-    const store = KeyStore.open(keysFile());
+  const withStore = async <T>(fn: (store: KeyStore) => Promise<T>): Promise<T> => {
+    const store = openSqliteKeyStore(keysFile());
     try {
-      return fn(store);
+      return await fn(store);
     } finally {
-      store.close();
+      await store.close();
     }
   };
   const program = newProgram({
@@ -58,11 +58,11 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     .description('create a key and print it once (last line of stdout)')
     .addOption(new Option('--tier <tier>', 'limit tier').choices(TIER_NAMES).default('private'))
     .option('--label <text>', 'free text to recognise the key by', '')
-    .action((opts: { tier: Tier; label: string }) => {
+    .action(async (opts: { tier: Tier; label: string }) => {
       if (opts.label.length > MAX_LABEL || [...opts.label].some((c) => c < ' ' || c === '\u007f')) {
         program.error(`error: --label must be at most ${MAX_LABEL} printable characters`);
       }
-      const { key, record } = withStore((store) => store.create(opts.tier, opts.label));
+      const { key, record } = await withStore((store) => store.create(opts.tier, opts.label));
       const label = record.label ? `, label ${JSON.stringify(record.label)}` : '';
       io.out(`Created key ${record.id} (tier ${record.tier}${label}) in ${keysFile()}.\n`);
       io.out('Store it now: it cannot be shown again. Send it in the x-api-key header.\n');
@@ -73,8 +73,8 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     .command('list')
     .description('list keys (ids, tiers, labels, dates; no secrets)')
     .option('--json', 'print JSON instead of a table')
-    .action((opts: { json?: boolean }) => {
-      const records = existsSync(keysFile()) ? withStore((store) => store.list()) : [];
+    .action(async (opts: { json?: boolean }) => {
+      const records = existsSync(keysFile()) ? await withStore((store) => store.list()) : [];
       if (opts.json) io.out(`${JSON.stringify(records, null, 2)}\n`);
       else io.out(records.length ? `${table(records)}\n` : `No keys yet in ${keysFile()}. Create one: ${createHint()}\n`);
     });
@@ -83,8 +83,8 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     .command('revoke')
     .description('revoke a key by id; running APIs refuse it from their next request on')
     .argument('<id>', 'key id as shown by list')
-    .action((id: string) => {
-      const result = existsSync(keysFile()) ? withStore((store) => store.revoke(id)) : { outcome: 'unknown' as const };
+    .action(async (id: string) => {
+      const result = existsSync(keysFile()) ? await withStore((store) => store.revoke(id)) : { outcome: 'unknown' as const };
       if (result.outcome === 'unknown') {
         io.err(`keys: no key with id ${JSON.stringify(id)} in ${keysFile()} (see: ${ownCommand('keys', 'list')})\n`);
         code = 1;
@@ -96,7 +96,7 @@ export function main(argv: readonly string[], config: () => Config, io: CommandI
     });
 
   try {
-    program.parse(argv, { from: 'user' });
+    await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     const why = storageProblem(err);

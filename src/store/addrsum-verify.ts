@@ -4,4 +4,6 @@ import { loadConfig } from '../config.js';
 import { processIo } from '../cli/io.js';
 import { main } from './verify-cli.js';
 
-process.exitCode = main(process.argv.slice(2), () => loadConfig(), processIo);
+void main(process.argv.slice(2), () => loadConfig(), processIo).then((code) => {
+  process.exitCode = code;
+});

@@ -6,19 +6,17 @@
 import { type Command, CommanderError, Option } from 'commander';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
-import { openReaderDb } from './sqlite/db.js';
+import { openSqliteVerifier } from './sqlite/engine.js';
 import { chainDbPath } from './paths.js';
-import { verifyAggregates, verifyChain } from './sqlite/verify.js';
-import { verifyUtxoList } from './sqlite/utxo-list.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
 
-function check(chain: ChainCode, file: string, io: CommandIo): number {
-  const db = openReaderDb(file);
+async function check(chain: ChainCode, file: string, io: CommandIo): Promise<number> {
+  const verifier = openSqliteVerifier(file);
   try {
     const started = Date.now();
-    const report = verifyAggregates(db);
-    const problems = [...verifyChain(db), ...verifyUtxoList(db)];
+    const report = await verifier.aggregates();
+    const problems = await verifier.chain();
     for (const d of report.differences) {
       io.out(`difference script_key=${d.scriptKey} stored=${JSON.stringify(d.stored)} computed=${JSON.stringify(d.computed)}\n`);
     }
@@ -30,7 +28,7 @@ function check(chain: ChainCode, file: string, io: CommandIo): number {
     );
     return report.differenceCount === 0 && problems.length === 0 ? 0 : 1;
   } finally {
-    db.close();
+    await verifier.close();
   }
 }
 
@@ -48,12 +46,12 @@ export function verifyProgram(io: CommandIo): Command {
 }
 
 /** `config` is read only when no --db is given. */
-export function main(argv: readonly string[], config: () => Config, io: CommandIo): number {
+export async function main(argv: readonly string[], config: () => Config, io: CommandIo): Promise<number> {
   const program = verifyProgram(io);
   try {
     program.parse(argv, { from: 'user' });
     const opts = program.opts<{ chain: ChainCode; db?: string }>();
-    return check(opts.chain, opts.db ?? chainDbPath(config().dataDir, opts.chain), io);
+    return await check(opts.chain, opts.db ?? chainDbPath(config().dataDir, opts.chain), io);
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     const e = err as { code?: string; message?: string };

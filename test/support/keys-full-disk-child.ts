@@ -16,7 +16,7 @@ let stdout = '';
 let stderr = '';
 const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
 try {
-  const code = main(['create'], () => loadConfig({ env: { ADDRSUM_DATA_DIR: dir } }), io);
+  const code = await main(['create'], () => loadConfig({ env: { ADDRSUM_DATA_DIR: dir } }), io);
   console.log(JSON.stringify({ free, code, stdout, stderr }));
 } catch (err) {
   console.log(JSON.stringify({ free, threw: String(err) }));

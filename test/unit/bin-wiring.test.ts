@@ -151,7 +151,10 @@ describe('indexer main', () => {
     await running;
     await node.close();
     let out = '';
-    const code = runVerify(['--chain', 'BTC', '--db', file], () => config, { out: (t) => void (out += t), err: (t) => void (out += t) });
+    const code = await runVerify(['--chain', 'BTC', '--db', file], () => config, {
+      out: (t) => void (out += t),
+      err: (t) => void (out += t),
+    });
     expect(out).toContain('0 aggregate differences, 0 chain problems');
     expect(code).toBe(0);
   });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { verifyAggregates } from '../../src/store/sqlite/verify.js';
 import { loadSnapshot } from '../../indexer/bootstrap.js';
 import { SnapshotFile } from '../../indexer/snapshot-reader.js';
@@ -17,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'addrsum-bootprogress-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('bootstrap progress lines', () => {
-  it('reports the read, then the aggregates with a growing share and an ETA', () => {
+  it('reports the read, then the aggregates with a growing share and an ETA', async () => {
     const rng = new Rng(41);
     // 12,000 distinct scripts: progress is checked every 4,096 rows.
     const groups: GroupIn[] = Array.from({ length: 12_000 }, (_, i) => ({
@@ -37,9 +38,9 @@ describe('bootstrap progress lines', () => {
       const lines: { obj: Record<string, unknown>; msg: string }[] = [];
       let clock = 0;
       const snap = { file: SnapshotFile.open(path, 'BTC', 'regtest'), height: 100, hash: base, prevHash: Buffer.alloc(32) };
-      loadSnapshot(
+      await loadSnapshot(
         snap,
-        store,
+        new SqliteIndexWriter(store, 'BTC', 'regtest'),
         { info: (obj, msg) => lines.push({ obj: obj as Record<string, unknown>, msg }) },
         {
           progressEveryMs: 0,

@@ -15,6 +15,7 @@ import type { ChainCode } from '../../src/chain/params.js';
 import type { SnapshotCoin } from '../../src/chain/snapshot-coin.js';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { UtxoPager } from '../../src/store/sqlite/utxo-page.js';
@@ -90,7 +91,7 @@ const expected = (pick: (tx: Tx) => boolean | null): Map<string, boolean | null>
   new Map(TXS.flatMap((tx) => tx.vouts.map((v) => [`${tx.txid[0]}:${v}`, pick(tx)] as const)));
 
 describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => {
-  it('lists coinbase true/false exactly from the snapshot, and blocks on top from their own coinbase', () => {
+  it('lists coinbase true/false exactly from the snapshot, and blocks on top from their own coinbase', async () => {
     const store = ChainStore.open(':memory:', { chain, network: 'regtest' });
     try {
       const snap = {
@@ -99,7 +100,7 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
         hash: BASE,
         prevHash: Buffer.alloc(32, 0xaf),
       };
-      loadSnapshot(snap, store, { info: () => undefined });
+      await loadSnapshot(snap, new SqliteIndexWriter(store, chain, 'regtest'), { info: () => undefined });
       store.setUtxoList(true);
       expect(listed(store)).toEqual(expected((tx) => tx.want));
       // A block on top: its coinbase output true, a spend's output false; the snapshot's answers stand.
@@ -134,7 +135,7 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
     }
   });
 
-  it('records the coinbase txids of coins committed before a kill when the load resumes', () => {
+  it('records the coinbase txids of coins committed before a kill when the load resumes', async () => {
     const store = ChainStore.open(':memory:', { chain, network: 'regtest' });
     try {
       const path = write(chain);
@@ -145,7 +146,7 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
       store.db.prepare("INSERT INTO meta (key, value) VALUES ('bootstrap_base', ?)").run(BASE);
       const lines: string[] = [];
       const snap = { file: SnapshotFile.open(path, chain, 'regtest'), height: BASE_HEIGHT, hash: BASE, prevHash: Buffer.alloc(32, 0xaf) };
-      loadSnapshot(snap, store, { info: (_obj, msg) => lines.push(msg) });
+      await loadSnapshot(snap, new SqliteIndexWriter(store, chain, 'regtest'), { info: (_obj, msg) => lines.push(msg) });
       expect(lines.some((l) => /resuming the interrupted load/.test(l))).toBe(true);
       store.setUtxoList(true);
       expect(listed(store)).toEqual(expected((tx) => tx.want));

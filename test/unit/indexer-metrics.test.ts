@@ -14,6 +14,7 @@ import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
 import { freePort } from '../../harness/ports.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode } from '../support/fake-node.js';
 
@@ -41,10 +42,11 @@ describe('indexer metrics', () => {
     const file = path.join(dir, 'btc.sqlite');
     const store = ChainStore.open(file, { chain: 'BTC', network: 'regtest', undoDepth: 10 });
     const metrics = new IndexerMetrics('BTC');
-    metrics.watch({ dbFile: file, totals: () => store.totals(), mempoolSize: () => store.mempool.size });
+    const writer = new SqliteIndexWriter(store, 'BTC', 'regtest');
+    metrics.watch({ dbFile: file, totals: () => writer.totals(), mempoolSize: () => writer.mempool.size() });
     const percents = vi.spyOn(metrics.catchUpPercent, 'set');
     const syncer = new Syncer(
-      store,
+      writer,
       source,
       { pollIntervalMs: 10, prefetch: 4, undoDepth: 10, batchTxs: 1, progressEveryMs: 0 },
       silent,

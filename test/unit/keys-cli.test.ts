@@ -18,7 +18,7 @@ async function keys(...args: string[]): Promise<{ code: number; stdout: string; 
   let stdout = '';
   let stderr = '';
   const io = { out: (t: string) => void (stdout += t), err: (t: string) => void (stderr += t) };
-  const code = main(args, () => loadConfig({ env: { ADDRSUM_DATA_DIR: dir } }), io);
+  const code = await main(args, () => loadConfig({ env: { ADDRSUM_DATA_DIR: dir } }), io);
   return Promise.resolve({ code, stdout, stderr });
 }
 

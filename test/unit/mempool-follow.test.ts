@@ -7,6 +7,7 @@ import { Transaction } from 'bitcoinjs-lib';
 import { describe, expect, it } from 'vitest';
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { MempoolFollower } from '../../indexer/mempool-follow.js';
 import type { MempoolSource } from '../../indexer/mempool-source.js';
 import { ChainBuilder, coinbaseTx, p2wpkh, randomHash } from '../support/blocks.js';
@@ -53,7 +54,8 @@ function world() {
   store.applyBlocks(chain.blocks);
   const node = new ScriptedNode();
   node.best = toDisplayHex(store.tip()!.hash);
-  const follower = new MempoolFollower(store.mempool, () => store.tip(), node, { pollIntervalMs: 1000, chunk: 2 }, silent);
+  const writer = new SqliteIndexWriter(store, 'BTC', 'regtest');
+  const follower = new MempoolFollower(writer.mempool, () => writer.tip(), node, { pollIntervalMs: 1000, chunk: 2 }, silent);
   return { store, node, follower, cb, script };
 }
 

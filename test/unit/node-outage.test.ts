@@ -12,6 +12,8 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { NodeError, withRetry } from '../../indexer/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
+import { serialWriter } from '../../indexer/serial-writer.js';
 import { BtcChain } from '../support/btc-chain.js';
 
 const OUTAGE_MS = 40_000;
@@ -59,10 +61,12 @@ describe('a node outage', () => {
       chainTxPosition: () => Promise.resolve(null),
     };
     const store = ChainStore.open(':memory:', { chain: 'BTC', network: 'regtest', undoDepth: 10 });
-    const syncer = new Syncer(store, retried, { pollIntervalMs: 1000, prefetch: 2, undoDepth: 10 }, log, metrics);
+    // Shared as main.ts shares it: one writer call at a time.
+    const writer = serialWriter(new SqliteIndexWriter(store, 'BTC', 'regtest'));
+    const syncer = new Syncer(writer, retried, { pollIntervalMs: 1000, prefetch: 2, undoDepth: 10 }, log, metrics);
     const follower = new MempoolFollower(
-      store.mempool,
-      () => store.tip(),
+      writer.mempool,
+      () => writer.tip(),
       mempool,
       {
         pollIntervalMs: 1000,

@@ -11,6 +11,7 @@ import { retryingSource } from '../../indexer/node-source.js';
 import type { ChainTxPosition } from '../../indexer/progress.js';
 import { Syncer } from '../../indexer/sync.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { silentLogger } from '../../src/logger.js';
 import { BtcChain } from '../support/btc-chain.js';
 import { startFakeNode, type FakeNode } from '../support/fake-node.js';
@@ -51,7 +52,7 @@ function setup(chain: BtcChain, source: BlockSource) {
   const store = ChainStore.open(':memory:', { chain: 'BTC', network: 'regtest', undoDepth: 10 });
   stores.push(store);
   const syncer = new Syncer(
-    store,
+    new SqliteIndexWriter(store, 'BTC', 'regtest'),
     source,
     // One block per commit and a line at every commit: each step of the catch-up is visible.
     { pollIntervalMs: 10, prefetch: 4, undoDepth: 10, batchTxs: 1, progressEveryMs: 0, now: () => (now += 1000) },
