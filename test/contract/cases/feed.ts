@@ -1,0 +1,106 @@
+/**
+ * The change feed: after each commit, the rows after the last one read are in seq order, of the
+ * commit's kind (block, disconnect, mempool), block and disconnect rows at the new tip, and together
+ * they name every script whose confirmed or mempool figures the model says changed (or say "every
+ * script" with null). Paging with a limit yields the same rows.
+ */
+import { expect, it } from 'vitest';
+import type { ChangeKind, FeedEntry } from '../../../src/store/index-model.js';
+import { Rng } from '../../support/blocks.js';
+import { extend, nextBlock, scriptPool } from '../chain-gen.js';
+import type { EngineFactory } from '../engine.js';
+import type { OpenIndex } from '../expect-index.js';
+import { MempoolModel } from '../mempool-model.js';
+import { ChainModel } from '../model.js';
+import { CHAIN, closeIndex, openIndex } from '../open-index.js';
+import { mempoolTx } from './mempool-txs.js';
+
+const UNDO_DEPTH = 10;
+
+/** Every script's confirmed and mempool figures, as text by key. */
+function figures(model: ChainModel, mempool: MempoolModel): Map<string, string> {
+  const out = new Map<string, string>();
+  const deltas = mempool.deltas();
+  for (const k of new Set([...model.sums().keys(), ...deltas.keys()])) out.set(k, JSON.stringify([model.sums().get(k), deltas.get(k)]));
+  return out;
+}
+
+function changed(before: Map<string, string>, after: Map<string, string>): string[] {
+  return [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k)).sort();
+}
+
+export function feed(engine: EngineFactory): void {
+  it('the change feed names the touched scripts of each commit, in seq order', async () => {
+    const ix: OpenIndex = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
+    try {
+      const rng = new Rng(0x5eed_0004);
+      const pool = scriptPool(rng);
+      const model = new ChainModel();
+      const mm = new MempoolModel(model);
+      expect(await ix.reader.feed.bounds()).toBeNull();
+      const all: FeedEntry[] = [];
+      let last = 0;
+
+      const commit = async (kind: ChangeKind, write: () => Promise<unknown>): Promise<void> => {
+        const before = figures(model, mm);
+        await write();
+        const touched = changed(before, figures(model, mm));
+        const rows = await ix.reader.feed.since(last, 1000);
+        const seqs = rows.map((r) => r.seq);
+        expect(rows.length).toBeGreaterThan(0);
+        expect(seqs[0]).toBeGreaterThan(last);
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+        expect(new Set(seqs).size).toBe(seqs.length);
+        expect(rows.map((r) => r.kind)).toEqual(rows.map(() => kind));
+        if (kind !== 'mempool') expect(rows[rows.length - 1]!.tipHeight).toBe(model.tip?.height ?? null);
+        if (rows.every((r) => r.scripts !== null)) {
+          const named = new Set(rows.flatMap((r) => r.scripts!.map((k) => k.toString('hex'))));
+          expect(touched.filter((k) => !named.has(k))).toEqual([]);
+        }
+        last = seqs[seqs.length - 1]!;
+        all.push(...rows);
+        expect((await ix.reader.feed.bounds())?.last).toBe(last);
+      };
+
+      await commit('block', () => ix.writer.applyBlocks(extend(rng, model, pool, 5, { txs: 6 })));
+      for (let i = 0; i < 6; i++) await commit('block', () => ix.writer.applyBlocks(extend(rng, model, pool, 1 + rng.int(2), { txs: 6 })));
+      const txs = Array.from({ length: 4 }, () => {
+        const tx = mempoolTx(rng, mm, pool);
+        mm.accept(tx);
+        return tx;
+      });
+      await commit('mempool', () => ix.writer.mempool.add(txs));
+      await commit('mempool', () =>
+        ix.writer.mempool.remove([txs[0]!.txid]).then(() => mm.removeWithDescendants(txs[0]!.txid.toString('hex'))),
+      );
+      await commit('block', async () => {
+        // Mines or conflicts with some of the held transactions: their scripts change too.
+        const block = nextBlock(rng, model, pool, { txs: 6 });
+        mm.blockConnected(block.txs);
+        model.apply(block);
+        await ix.writer.applyBlocks([block]);
+      });
+      for (let i = 0; i < 3; i++)
+        await commit('disconnect', async () => {
+          await ix.writer.rollbackTip();
+          model.rollback();
+          mm.clear();
+        });
+      await commit('block', () => ix.writer.applyBlocks(extend(rng, model, pool, 4, { txs: 6 })));
+
+      expect(await ix.reader.feed.since(last, 1000)).toEqual([]);
+      // Paging by two from the start yields the same rows.
+      const paged: FeedEntry[] = [];
+      for (let after = all[0]!.seq - 1; ;) {
+        const rows = await ix.reader.feed.since(after, 2);
+        expect(rows.length).toBeLessThanOrEqual(2);
+        if (rows.length === 0) break;
+        paged.push(...rows);
+        after = rows[rows.length - 1]!.seq;
+      }
+      expect(paged).toEqual(all);
+    } finally {
+      await closeIndex(ix);
+    }
+  });
+}

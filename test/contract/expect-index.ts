@@ -1,0 +1,107 @@
+/**
+ * Reads everything the ports answer about an index and compares it, as one object, with what the
+ * models predict: tip and hashes, totals, every script's summary and views (by script and by key, with
+ * and without the mempool), the mempool's size, and the verifier's reports.
+ */
+import { expect } from 'vitest';
+import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
+import type { ScriptView } from '../../src/store/index-model.js';
+import { displayHex, keyHex, type ChainModel } from './model.js';
+import type { MempoolModel } from './mempool-model.js';
+
+export interface OpenIndex {
+  writer: IndexWriter;
+  reader: IndexReader;
+  verifier: IndexVerifier;
+}
+
+const NO_DELTA = { balanceSats: 0, utxoCount: 0, txCount: 0 };
+
+/** What views() must answer for `scripts` at the model's tip. */
+export function expectedViews(
+  model: ChainModel,
+  scripts: readonly Buffer[],
+  mempool: MempoolModel | null,
+  withMempool: boolean,
+): ScriptView[] {
+  const sums = model.sums();
+  const deltas = mempool?.deltas() ?? new Map();
+  return scripts.map((s) => {
+    const sum = sums.get(keyHex(s)) ?? { balance: 0, count: 0 };
+    const view: ScriptView = { balanceSats: sum.balance, utxoCount: sum.count };
+    if (withMempool) view.unconfirmed = deltas.get(keyHex(s)) ?? NO_DELTA;
+    return view;
+  });
+}
+
+const tipOf = (s: { tipHeight: number; tipHash: string } | null): { height: number; hash: string } | null =>
+  s && { height: s.tipHeight, hash: s.tipHash };
+
+async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number) {
+  const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
+  const [confirmed, withMempool, byKey, byKeyMempool] = await Promise.all([
+    ix.reader.views(scripts, false),
+    ix.reader.views(scripts, true),
+    ix.reader.keyViews(keys, false),
+    ix.reader.keyViews(keys, true),
+  ]);
+  const summaries = await Promise.all(scripts.map((s) => ix.reader.summary(s)));
+  const tip = await ix.writer.tip();
+  const hashes = await Promise.all(Array.from({ length: tipHeight + 2 }, (_, h) => ix.writer.hashAt(h)));
+  const report = await ix.verifier.aggregates();
+  return {
+    writerTip: tip && { height: tip.height, hash: displayHex(tip.hash) },
+    hashes: hashes.map((h) => h && displayHex(h)),
+    totals: await ix.writer.totals(),
+    status: tipOf(await ix.reader.status()),
+    views: confirmed && { tip: tipOf(confirmed), items: confirmed.items },
+    mempoolViews: withMempool && { tip: tipOf(withMempool), items: withMempool.items },
+    keyViews: byKey && { tip: tipOf(byKey), items: byKey.items },
+    keyMempoolViews: byKeyMempool && { tip: tipOf(byKeyMempool), items: byKeyMempool.items },
+    summaries: summaries.map((s) => s && { tip: tipOf(s), balanceSats: s.balanceSats, utxoCount: s.utxoCount }),
+    mempoolTxs: await ix.reader.mempoolTxs(),
+    mempoolSize: await ix.writer.mempool.size(),
+    aggregates: {
+      differences: report.differences,
+      differenceCount: report.differenceCount,
+      scripts: report.scripts,
+      utxos: report.utxos,
+      amount: report.amount,
+    },
+    problems: await ix.verifier.chain(),
+  };
+}
+
+/** The index equals the models at the model's tip; `scripts` should include one never paid. */
+export async function expectIndex(
+  ix: OpenIndex,
+  model: ChainModel,
+  scripts: readonly Buffer[],
+  mempool: MempoolModel | null = null,
+): Promise<void> {
+  const tip = model.tip;
+  const height = tip?.height ?? -1;
+  const totals = model.totals();
+  const at = tip && { height: tip.height, hash: displayHex(tip.hash) };
+  const views = (withMempool: boolean) => at && { tip: at, items: expectedViews(model, scripts, mempool, withMempool) };
+  const sums = model.sums();
+  const want = {
+    writerTip: at,
+    hashes: [...model.blocks.map((b) => displayHex(b.hash)), null],
+    totals,
+    status: at,
+    views: views(false),
+    mempoolViews: views(true),
+    keyViews: views(false),
+    keyMempoolViews: views(true),
+    summaries: scripts.map((s) => {
+      const sum = sums.get(keyHex(s)) ?? { balance: 0, count: 0 };
+      return at && { tip: at, balanceSats: sum.balance, utxoCount: sum.count };
+    }),
+    mempoolTxs: mempool?.txs.size ?? 0,
+    mempoolSize: mempool?.txs.size ?? 0,
+    aggregates: { differences: [], differenceCount: 0, scripts: totals.scripts, utxos: totals.utxos, amount: totals.amount },
+    problems: [],
+  };
+  expect(await observe(ix, scripts, height)).toEqual(want);
+}
