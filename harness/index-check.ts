@@ -28,7 +28,8 @@ export function checkIndex(dbPath: string, expected: readonly Expected[]): Index
     const mismatches: string[] = [];
     for (const e of expected) {
       const got = reader.summary(e.script);
-      const sats = got?.balanceSats ?? 0;
+      // Regtest amounts are small: a number holds them exactly, as the expectations do.
+      const sats = Number(got?.balanceSats ?? 0n);
       const utxos = got?.utxoCount ?? 0;
       if (sats !== e.sats || utxos !== e.utxos) {
         mismatches.push(`${e.label}: index ${sats} sat / ${utxos} utxos, expected ${e.sats} sat / ${e.utxos} utxos`);
@@ -39,7 +40,7 @@ export function checkIndex(dbPath: string, expected: readonly Expected[]): Index
       tipHeight: status?.tipHeight ?? null,
       tipHash: status?.tipHash ?? null,
       mismatches,
-      totals: { sats: report.amount, utxos: report.utxos },
+      totals: { sats: Number(report.amount), utxos: report.utxos },
       aggregateDifferences: report.differenceCount,
       chainProblems: verifyChain(reader.db),
     };

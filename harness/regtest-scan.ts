@@ -61,7 +61,7 @@ export async function scanUnspents(
   if (!r.success) throw new Error('scantxoutset did not succeed');
   const byScript = new Map<string, ScanUnspent[]>();
   for (const u of r.unspents) {
-    const entry = { txid: u.txid, vout: u.vout, script: u.scriptPubKey, sats: parseCoins(u.amount), height: u.height };
+    const entry = { txid: u.txid, vout: u.vout, script: u.scriptPubKey, sats: Number(parseCoins(u.amount)), height: u.height };
     const bucket = byScript.get(u.scriptPubKey);
     if (bucket) bucket.push(entry);
     else byScript.set(u.scriptPubKey, [entry]);
@@ -128,7 +128,7 @@ export async function scanScripts(node: RegtestNode, scripts: Iterable<string>):
   for (const u of r.unspents) {
     const f = out.get(u.scriptPubKey);
     if (f === undefined) throw new Error(`scantxoutset returned an unasked-for script ${u.scriptPubKey}`);
-    f.sats += parseCoins(u.amount);
+    f.sats += Number(parseCoins(u.amount));
     f.utxos++;
   }
   return out;
@@ -164,13 +164,13 @@ export async function utxoSetTotals(node: RegtestNode): Promise<UtxoSetTotals> {
   const hogAddr = tip.tx[tip.tx.length - 1]?.vout[0];
   if (hogAddr?.scriptPubKey.type === 'witness_mweb_hogaddr') {
     mwebTxouts = 1;
-    mwebSats = parseCoins(hogAddr.value);
+    mwebSats = Number(parseCoins(hogAddr.value));
   }
   return {
     height: info.height,
     bestBlock: info.bestblock,
     txouts: info.txouts,
-    totalSats: parseCoins(info.total_amount),
+    totalSats: Number(parseCoins(info.total_amount)),
     mwebTxouts,
     mwebSats,
   };

@@ -27,7 +27,7 @@ export interface Utxo {
 }
 
 export function coins(sats: number): string {
-  return formatCoins(sats);
+  return formatCoins(BigInt(sats));
 }
 
 export async function scriptOf(node: RegtestNode, address: string): Promise<string> {
@@ -90,7 +90,7 @@ export async function walletUtxos(node: RegtestNode, opts: { addresses?: string[
     out.push({
       txid: u.txid,
       vout: u.vout,
-      sats: parseCoins(u.amount),
+      sats: Number(parseCoins(u.amount)),
       script: u.scriptPubKey,
       address: u.address ?? null,
       confirmations: u.confirmations,
@@ -151,7 +151,7 @@ export async function withTransparentLocked<T>(node: RegtestNode, fn: () => Prom
 /** MWEB funds the wallet can spend (total balance minus transparent coins), in satoshis. */
 export async function mwebBalance(node: RegtestNode): Promise<number> {
   const list = await node.cliExact<ListUnspentEntry[]>('listunspent', 0, 9_999_999);
-  return list.filter((u) => u.vout === undefined).reduce((s, u) => s + parseCoins(u.amount), 0);
+  return list.filter((u) => u.vout === undefined).reduce((s, u) => s + Number(parseCoins(u.amount)), 0);
 }
 
 /**

@@ -174,7 +174,7 @@ export async function balanceChanges(api: ApiTarget, items: readonly ShowItem[],
     if (now === undefined) continue;
     const was = before.get(item.address);
     before.set(item.address, now);
-    if (was !== undefined && was !== now) lines.push(`  ${item.address}: ${formatCoins(was)} → ${formatCoins(now)} LTC`);
+    if (was !== undefined && was !== now) lines.push(`  ${item.address}: ${formatCoins(BigInt(was))} → ${formatCoins(BigInt(now))} LTC`);
   }
   return lines;
 }

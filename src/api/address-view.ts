@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Request } from 'express';
-import { CoinDelta, Coins } from '../chain/amount.js';
+import { CoinDelta, Coins, Sats } from '../chain/amount.js';
 import { addressToScript, scriptToAddress } from '../chain/address.js';
 import type { ChainCode } from '../chain/params.js';
 import type { ChainHandle, ScriptView } from './deps.js';
@@ -52,16 +52,19 @@ export function scripthashBody(chain: ChainCode, scripthash: string, view: Scrip
   return { status: 'success', data: { chain, scripthash, ...amounts(view), blockHeight: tipHeight, blockHash: tipHash } };
 }
 
-/** balanceSatoshi, balance, utxoCount and (when asked for) unconfirmed: what every summary says of its scripts. */
+/**
+ * balanceSatoshi, balance, utxoCount and (when asked for) unconfirmed: what every summary says of its
+ * scripts. Satoshis go out through Sats (every digit of the bigint), coins through Coins/CoinDelta.
+ */
 export function amounts(view: ScriptView): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    balanceSatoshi: view.balanceSats,
+    balanceSatoshi: new Sats(view.balanceSats),
     balance: new Coins(view.balanceSats),
     utxoCount: view.utxoCount,
   };
   if (view.unconfirmed) {
     data.unconfirmed = {
-      balanceSatoshi: view.unconfirmed.balanceSats,
+      balanceSatoshi: new Sats(view.unconfirmed.balanceSats),
       balance: new CoinDelta(view.unconfirmed.balanceSats),
       utxoCount: view.unconfirmed.utxoCount,
       txCount: view.unconfirmed.txCount,

@@ -40,7 +40,7 @@ export interface IndexStatus {
  * request's freshness and lag checks and its answer come from one snapshot).
  */
 export interface AddressSummary extends IndexStatus {
-  readonly balanceSats: number;
+  readonly balanceSats: bigint;
   readonly utxoCount: number;
 }
 

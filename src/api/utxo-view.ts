@@ -4,7 +4,7 @@
  * exactly 8 decimals), the height and whether it is a coinbase output (null: unknown, src/store/sqlite/utxo-page.ts).
  * With `?mempool=true` each item also says whether it is unconfirmed and whether the mempool spends it.
  */
-import { Coins } from '../chain/amount.js';
+import { Coins, Sats } from '../chain/amount.js';
 import { toDisplayHex } from '../chain/hash.js';
 import { decodeOutpoint } from '../store/outpoint.js';
 import type { UtxoRow } from '../store/index-model.js';
@@ -14,7 +14,7 @@ export function utxoItem(row: UtxoRow, mempool: boolean): Record<string, unknown
   const item: Record<string, unknown> = {
     txid: toDisplayHex(txid),
     vout,
-    valueSatoshi: row.valueSats,
+    valueSatoshi: new Sats(row.valueSats),
     value: new Coins(row.valueSats),
     height: row.height,
     coinbase: row.coinbase,

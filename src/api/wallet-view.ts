@@ -4,7 +4,7 @@
  * address route's own amounts() (address-view.ts), so a wallet entry reads exactly like an address
  * summary.
  */
-import { CoinDelta, Coins } from '../chain/amount.js';
+import { CoinDelta, Coins, Sats } from '../chain/amount.js';
 import { scriptToAddress } from '../chain/address.js';
 import { sha256Into, toDisplayHex } from '../chain/hash.js';
 import type { ChainCode } from '../chain/params.js';
@@ -42,10 +42,11 @@ export function walletBody(
   views: ScriptViews,
 ): object {
   if (views.items.length !== scripts.length) throw new Error('the index answered another number of scripts than asked');
-  let balance = 0;
+  // Sums over scripts are bigints: many balances together (and lifetime sums) can pass 2^53.
+  let balance = 0n;
   let utxoCount = 0;
   let fundedAddresses = 0;
-  const pending = { balance: 0, utxoCount: 0 };
+  const pending = { balance: 0n, utxoCount: 0 };
   const addresses: object[] = [];
   views.items.forEach((view, i) => {
     balance += view.balanceSats;
@@ -64,13 +65,13 @@ export function walletBody(
   const mempool = views.items[0]?.unconfirmed !== undefined;
   const data: Record<string, unknown> = {
     chain,
-    balanceSatoshi: balance,
+    balanceSatoshi: new Sats(balance),
     balance: new Coins(balance),
     utxoCount,
     fundedAddresses,
     ...(mempool && {
       // No txCount: one transaction may touch several scripts of the wallet, and the per-script counts cannot say.
-      unconfirmed: { balanceSatoshi: pending.balance, balance: new CoinDelta(pending.balance), utxoCount: pending.utxoCount },
+      unconfirmed: { balanceSatoshi: new Sats(pending.balance), balance: new CoinDelta(pending.balance), utxoCount: pending.utxoCount },
     }),
     range: answer.range,
     descriptors: answer.descriptors,

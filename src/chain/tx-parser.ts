@@ -25,8 +25,8 @@ export interface TxInput {
 }
 
 export interface TxOutput {
-  /** Satoshis, an exact integer. */
-  value: number;
+  /** Satoshis. */
+  value: bigint;
   /** scriptPubKey: a view into the parsed buffer. */
   script: Buffer;
 }

@@ -1,6 +1,8 @@
 /**
  * What an index holds and answers, in engine-free shapes: the vocabulary of the ports (ports.ts) that
  * every engine (src/store/sqlite/ today) speaks and that the API, the indexer and the CLIs use.
+ *
+ * Satoshi amounts are bigints (src/chain/amount.ts: sums may pass 2^53); counts and heights are numbers.
  */
 import type { ParsedTx } from '../chain/block-parser.js';
 
@@ -17,7 +19,7 @@ export interface ChainStatus {
 
 /** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
 export interface ScriptSummary extends ChainStatus {
-  balanceSats: number;
+  balanceSats: bigint;
   utxoCount: number;
 }
 
@@ -26,14 +28,14 @@ export interface ScriptSummary extends ChainStatus {
  * mempool transactions touching it; zeros when none does.
  */
 export interface MempoolDelta {
-  balanceSats: number;
+  balanceSats: bigint;
   utxoCount: number;
   txCount: number;
 }
 
 /** One script's aggregate, as the API answers it. */
 export interface ScriptView {
-  balanceSats: number;
+  balanceSats: bigint;
   utxoCount: number;
   /** Present when asked for. */
   unconfirmed?: MempoolDelta;
@@ -58,7 +60,7 @@ export interface UtxoRow {
   /** Index of the script (in the request's key list) this output pays. */
   readonly script: number;
   readonly outpoint: Buffer;
-  readonly valueSats: number;
+  readonly valueSats: bigint;
   /** null: unconfirmed (mempool phase). */
   readonly height: number | null;
   /**
@@ -212,7 +214,7 @@ export interface AddResult {
 }
 
 export interface AggregateValues {
-  balance: number;
+  balance: bigint;
   utxoCount: number;
 }
 
@@ -233,11 +235,11 @@ export interface AggregateReport {
   scripts: number;
   /** Rows in `utxos` and the sum of their values. */
   utxos: number;
-  amount: number;
+  amount: bigint;
 }
 
 export interface Totals {
   utxos: number;
-  amount: number;
+  amount: bigint;
   scripts: number;
 }

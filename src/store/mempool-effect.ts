@@ -3,14 +3,14 @@
  * that removing it subtracts exactly what adding it added, whatever happened to its parents since.
  *
  * Format: u32 input count, then per input u8 length ‖ outpoint key; u32 script count, then per script
- * 16-byte script key ‖ i64 LE balance delta ‖ i32 LE UTXO-count delta. Deltas are exact integers: every
- * amount is below 2^53 (see script-deltas.ts), the i64 is only for the sign and width.
+ * 16-byte script key ‖ i64 LE balance delta ‖ i32 LE UTXO-count delta. A transaction's delta on one
+ * script is bounded by the supply, far inside the i64.
  */
 import { SCRIPT_KEY_BYTES } from './script-key.js';
 
 export interface ScriptEffect {
   key: Buffer;
-  balance: number;
+  balance: bigint;
   count: number;
 }
 
@@ -25,7 +25,7 @@ export interface TxEffect {
 export class EffectBuilder {
   private readonly byScript = new Map<string, ScriptEffect>();
 
-  add(key: Buffer, balance: number, count: number): void {
+  add(key: Buffer, balance: bigint, count: number): void {
     const id = key.toString('latin1');
     const e = this.byScript.get(id);
     if (e) {
@@ -55,7 +55,7 @@ export function encodeEffect(effect: TxEffect): Buffer {
   p = buf.writeUInt32LE(effect.scripts.length, p);
   for (const s of effect.scripts) {
     p += s.key.copy(buf, p, 0, SCRIPT_KEY_BYTES);
-    p = buf.writeBigInt64LE(BigInt(s.balance), p);
+    p = buf.writeBigInt64LE(s.balance, p);
     p = buf.writeInt32LE(s.count, p);
   }
   return buf;
@@ -76,7 +76,7 @@ export function decodeEffect(buf: Buffer): TxEffect {
   const scripts: ScriptEffect[] = [];
   for (let i = 0; i < nScripts; i++) {
     const key = Buffer.from(buf.subarray(p, p + SCRIPT_KEY_BYTES));
-    const balance = Number(buf.readBigInt64LE(p + SCRIPT_KEY_BYTES));
+    const balance = buf.readBigInt64LE(p + SCRIPT_KEY_BYTES);
     const count = buf.readInt32LE(p + SCRIPT_KEY_BYTES + 8);
     scripts.push({ key, balance, count });
     p += ENTRY;

@@ -18,7 +18,7 @@ import { TXID_BYTES, decodeOutpoint, outpointKey } from './outpoint.js';
 export interface UndoCoin {
   outpoint: Buffer;
   scriptKey: Buffer;
-  value: number;
+  value: bigint;
   height: number;
 }
 
@@ -92,7 +92,8 @@ export function encodeUndo(undo: BlockUndo): Buffer {
     w.bytes(txid);
     w.varint(vout);
     w.bytes(coin.scriptKey);
-    w.varint(coin.value);
+    // A coin is at most MAX_MONEY (< 2^53): the number varint carries it exactly, in the same bytes as before.
+    w.varint(Number(coin.value));
     w.varint(coin.height);
   }
   w.varint(groups.size);
@@ -113,7 +114,7 @@ export function decodeUndo(data: Buffer): BlockUndo {
     const txid = r.bytes(TXID_BYTES);
     const outpoint = outpointKey(txid, r.varint());
     const scriptKey = r.bytes(SCRIPT_KEY_BYTES);
-    spent.push({ outpoint, scriptKey, value: r.varint(), height: r.varint() });
+    spent.push({ outpoint, scriptKey, value: BigInt(r.varint()), height: r.varint() });
   }
   const created: Buffer[] = [];
   for (let g = r.varint(); g > 0; g--) {

@@ -4,12 +4,14 @@
  * indexer runs). Returns 0: consistent; 1: any difference (listed); 2: the database cannot be read.
  */
 import { type Command, CommanderError, Option } from 'commander';
+import { Sats, stringifyWithCoins } from '../chain/amount.js';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
 import { openSqliteVerifier } from './sqlite/engine.js';
 import { chainDbPath } from './paths.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
+import type { AggregateValues } from './index-model.js';
 
 async function check(chain: ChainCode, file: string, io: CommandIo): Promise<number> {
   const verifier = openSqliteVerifier(file);
@@ -18,7 +20,7 @@ async function check(chain: ChainCode, file: string, io: CommandIo): Promise<num
     const report = await verifier.aggregates();
     const problems = await verifier.chain();
     for (const d of report.differences) {
-      io.out(`difference script_key=${d.scriptKey} stored=${JSON.stringify(d.stored)} computed=${JSON.stringify(d.computed)}\n`);
+      io.out(`difference script_key=${d.scriptKey} stored=${showValues(d.stored)} computed=${showValues(d.computed)}\n`);
     }
     for (const p of problems) io.out(`problem ${p}\n`);
     io.out(
@@ -58,4 +60,9 @@ export async function main(argv: readonly string[], config: () => Config, io: Co
     io.err(`addrsum verify: ${err instanceof ConfigError ? err.message : `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`}\n`);
     return 2;
   }
+}
+
+/** An aggregate as JSON, the balance with every digit (JSON.stringify refuses a bigint). */
+function showValues(v: AggregateValues | null): string {
+  return v === null ? 'null' : stringifyWithCoins({ balance: new Sats(v.balance), utxoCount: v.utxoCount });
 }

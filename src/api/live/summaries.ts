@@ -5,6 +5,7 @@
  * fingerprint that says whether it really changed: the amounts only, so a block that leaves a watch
  * untouched pushes nothing for it.
  */
+import type { Sats } from '../../chain/amount.js';
 import type { ChainCode } from '../../chain/params.js';
 import type { DerivedScript } from '../../wallet/derive.js';
 import { scripthashBody, summaryBody } from '../address-view.js';
@@ -66,9 +67,9 @@ function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: readon
   if (w.kind === 'wallet') {
     const answer = { range: w.range, descriptors: w.descriptors, funded: false };
     const data = (walletBody(chain, handle, answer, w.scripts, { ...views, items }) as { data: Record<string, unknown> }).data;
-    const u = data.unconfirmed as { balanceSatoshi: number; utxoCount: number } | undefined;
-    const print = `${data.balanceSatoshi as number}|${data.utxoCount as number}|${data.fundedAddresses as number}`;
-    return { data, fingerprint: u ? `${print}|${u.balanceSatoshi}|${u.utxoCount}` : print };
+    const u = data.unconfirmed as { balanceSatoshi: Sats; utxoCount: number } | undefined;
+    const print = `${(data.balanceSatoshi as Sats).sats}|${data.utxoCount as number}|${data.fundedAddresses as number}`;
+    return { data, fingerprint: u ? `${print}|${u.balanceSatoshi.sats}|${u.utxoCount}` : print };
   }
   const view = items[0]!;
   const body =

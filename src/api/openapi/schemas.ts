@@ -2,7 +2,10 @@
  * The bodies' schemas (components/schemas). Chain codes, network names and amount bounds come from the
  * chain registry, so a new chain or network shows up here without an edit.
  */
-import { MAX_SATS } from '../../chain/amount.js';
+import { MAX_SATS as MAX_SATS_BIG } from '../../chain/amount.js';
+
+/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
+const MAX_SATS = Number(MAX_SATS_BIG);
 import { ALL_NETWORK_NAMES, CHAIN_CODES } from '../../chain/params.js';
 import { failSchema, ref, successSchema, type Json } from './build.js';
 import { LOAD_PHASES } from '../../store/index-model.js';

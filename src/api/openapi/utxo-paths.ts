@@ -2,7 +2,10 @@
  * The UTXO listing paths: GET /api/v1/{chain}/address/{address}/utxos and …/scripthash/{hash}/utxos
  * (routes/utxos.ts), and the schemas of their pages.
  */
-import { MAX_SATS } from '../../chain/amount.js';
+import { MAX_SATS as MAX_SATS_BIG } from '../../chain/amount.js';
+
+/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
+const MAX_SATS = Number(MAX_SATS_BIG);
 import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';

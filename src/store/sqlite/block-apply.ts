@@ -150,7 +150,8 @@ export class BatchApplier {
 
   private takeFromDb(outpoint: Buffer): Coin | null {
     const row = this.stmts.utxoTake.get(outpoint);
-    return row ? { outpoint, scriptKey: row.script_key, value: row.value, height: row.height } : null;
+    // One coin's value is at most MAX_MONEY (< 2^53): exact as the number SQLite returns.
+    return row ? { outpoint, scriptKey: row.script_key, value: BigInt(row.value), height: row.height } : null;
   }
 }
 
@@ -161,7 +162,7 @@ export function disconnectBlock(stmts: WriteStatements, deltas: ScriptDeltas, he
     if (!row) {
       throw new StoreError('MISSING_UTXO', `rolling back block ${height}: its output ${formatOutpoint(outpoint)} is not in the UTXO set`);
     }
-    deltas.add(row.script_key, -row.value, -1);
+    deltas.add(row.script_key, -BigInt(row.value), -1);
   }
   for (const coin of undo.spent) {
     try {

@@ -29,6 +29,7 @@
  * start on them (BOOTSTRAP_PENDING). A load that fails with an error (a bad file, a duplicate coin)
  * discards what it had committed, leaving the empty index.
  */
+import { SatsSum } from '../../chain/amount.js';
 import { raiseGeneration, type Db } from './db.js';
 import { StoreError } from '../errors.js';
 import { formatOutpoint, TXID_BYTES } from '../outpoint.js';
@@ -266,14 +267,18 @@ function finish(
   let totals: Totals;
   if (scriptSums) {
     const scripts = rowWriter(db, 'scripts', SCRIPT_COLUMNS);
-    totals = { scripts: 0, utxos: 0, amount: 0 };
+    // The sums come as numbers (a snapshot's balances are below the supply, exact as doubles): SatsSum
+    // adds them without a BigInt per script, exactly.
+    const amount = new SatsSum();
+    totals = { scripts: 0, utxos: 0, amount: 0n };
     for (const row of scriptSums) {
       scripts.add(row);
-      totals.amount += row[1] as number;
+      amount.add(row[1] as number | bigint);
       totals.utxos += row[2] as number;
       if (++totals.scripts % (chunk ?? Infinity) === 0) scripts.commit();
     }
     scripts.flush();
+    totals.amount = amount.total;
     phase('committing');
   } else {
     const aggregate = db.prepare(
@@ -281,9 +286,12 @@ function finish(
     );
     sorting(db, () => aggregate.run());
     phase('committing');
-    totals = db
+    // The aggregates stay in SQL; the one row of totals is read with safeIntegers (the amount exact as a bigint).
+    const sums = db
       .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
-      .get() as Totals;
+      .safeIntegers(true)
+      .get() as { scripts: bigint; utxos: bigint; amount: bigint };
+    totals = { scripts: Number(sums.scripts), utxos: Number(sums.utxos), amount: sums.amount };
   }
   db.prepare('DELETE FROM snapshot_coinbase').run();
   if (coinbases) {

@@ -7,6 +7,12 @@
  * an implicit read transaction), so the balance and the tip it is reported at always belong to the
  * same commit. The balance is one primary-key lookup in `scripts` (WITHOUT ROWID: the row lives in the
  * key's b-tree leaf), however many UTXOs the script has.
+ *
+ * Amounts: the statements that read a balance run with safeIntegers(true), so SQLite's 64-bit integer
+ * reaches us as an exact bigint (a lifetime sum may pass 2^53, which a number would round). That makes
+ * every integer of those statements a bigint; the counts and heights among them are converted back with
+ * Number(), exact for them. Reading the balance as text, or split in two words, would also be exact but
+ * costs a parse per row where safeIntegers costs one BigInt per integer column.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
@@ -30,26 +36,30 @@ import type {
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
 
+/** Integers of a statement read with safeIntegers(true) are bigints, of the others numbers. */
+type Int = number | bigint;
+
 interface SummaryRow extends StatusRow {
-  balance: number | null;
-  utxo_count: number | null;
+  balance: bigint | null;
+  utxo_count: bigint | null;
 }
 
+/** Read with safeIntegers(true): every integer is a bigint. */
 interface ViewRow {
-  balance: number | null;
-  utxo_count: number | null;
+  balance: bigint | null;
+  utxo_count: bigint | null;
   /** Only in the mempool statement's rows. */
-  m_balance?: number | null;
-  m_utxo_count?: number | null;
-  m_tx_count?: number | null;
+  m_balance?: bigint | null;
+  m_utxo_count?: bigint | null;
+  m_tx_count?: bigint | null;
 }
 
 interface StatusRow {
-  tip_height: number | null;
+  tip_height: Int | null;
   tip_hash: Buffer | null;
-  node_height: number | null;
-  node_seen_at: number | null;
-  tip_time: number | null;
+  node_height: Int | null;
+  node_seen_at: Int | null;
+  tip_time: Int | null;
 }
 
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
@@ -83,19 +93,23 @@ export class ChainReader {
       return status && { ...status, listing: pager.read(req) };
     });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
-    this.summaryStmt = db.prepare(
-      `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
-    );
+    this.summaryStmt = db
+      .prepare<[Buffer], SummaryRow>(
+        `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
+      )
+      .safeIntegers(true);
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
     this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
     // The plain point lookup (no row for an unknown script): BENCHMARKS.md xpub measured it faster than
     // the LEFT JOIN form below, which a confirmed-only read does not need.
-    this.confirmedStmt = db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?');
-    this.withMempoolStmt = db.prepare(
-      'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
-        'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
-    );
+    this.confirmedStmt = db.prepare<[Buffer], ViewRow>('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').safeIntegers(true);
+    this.withMempoolStmt = db
+      .prepare<[Buffer], ViewRow>(
+        'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
+          'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
+      )
+      .safeIntegers(true);
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
     this.readViews = db.transaction((keys: Buffer[], mempool: boolean): ScriptViews | null => {
@@ -130,7 +144,7 @@ export class ChainReader {
   summary(script: Uint8Array): ScriptSummary | null {
     const row = this.summaryStmt.get(scriptKey(script))!;
     const status = this.toStatus(row);
-    return status === null ? null : { ...status, balanceSats: row.balance ?? 0, utxoCount: row.utxo_count ?? 0 };
+    return status === null ? null : { ...status, balanceSats: row.balance ?? 0n, utxoCount: Number(row.utxo_count ?? 0) };
   }
 
   /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
@@ -198,11 +212,11 @@ export class ChainReader {
   private toStatus(row: StatusRow): ChainStatus | null {
     if (row.tip_height === null || row.tip_hash === null) return null;
     return {
-      tipHeight: row.tip_height,
+      tipHeight: Number(row.tip_height),
       tipHash: this.tipHex(row.tip_hash),
-      nodeHeight: row.node_height,
-      nodeSeenAt: row.node_seen_at === null ? null : new Date(row.node_seen_at),
-      tipTime: row.tip_time === null ? null : new Date(row.tip_time * 1000),
+      nodeHeight: row.node_height === null ? null : Number(row.node_height),
+      nodeSeenAt: row.node_seen_at === null ? null : new Date(Number(row.node_seen_at)),
+      tipTime: row.tip_time === null ? null : new Date(Number(row.tip_time) * 1000),
     };
   }
 
@@ -214,7 +228,9 @@ export class ChainReader {
 const NO_ROW: ViewRow = { balance: null, utxo_count: null };
 
 function toView(row: ViewRow, mempool: boolean): ScriptView {
-  const view: ScriptView = { balanceSats: row.balance ?? 0, utxoCount: row.utxo_count ?? 0 };
-  if (mempool) view.unconfirmed = { balanceSats: row.m_balance ?? 0, utxoCount: row.m_utxo_count ?? 0, txCount: row.m_tx_count ?? 0 };
+  const view: ScriptView = { balanceSats: row.balance ?? 0n, utxoCount: Number(row.utxo_count ?? 0) };
+  if (mempool) {
+    view.unconfirmed = { balanceSats: row.m_balance ?? 0n, utxoCount: Number(row.m_utxo_count ?? 0), txCount: Number(row.m_tx_count ?? 0) };
+  }
   return view;
 }

@@ -89,7 +89,7 @@ export class ChainStore {
     this.baseHeight = typeof base === 'number' ? base : null;
     this.currentTotals = {
       utxos: (meta.get('utxo_count') as number | undefined) ?? 0,
-      amount: (meta.get('utxo_amount') as number | undefined) ?? 0,
+      amount: readAmount(db),
       scripts: (meta.get('script_count') as number | undefined) ?? 0,
     };
   }
@@ -370,6 +370,11 @@ export class ChainStore {
     metaSet.run('script_count', totals.scripts);
     raiseGeneration(this.db);
   }
+}
+
+/** meta utxo_amount exactly (safeIntegers: a bigint), where readMeta's number would round past 2^53. */
+function readAmount(db: Db): bigint {
+  return (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().safeIntegers(true).get('utxo_amount') as bigint | undefined) ?? 0n;
 }
 
 export function readMeta(db: Db): Map<string, unknown> {

@@ -31,7 +31,7 @@ import type { AddResult } from '../index-model.js';
 
 interface Coin {
   script_key: Buffer;
-  value: number;
+  value: bigint;
 }
 
 interface Statements {
@@ -42,13 +42,13 @@ interface Statements {
   txCount: Database.Statement<[], number>;
   txids: Database.Statement<[], Buffer>;
   outGet: Database.Statement<[Buffer], Coin>;
-  outInsert: Database.Statement<[Buffer, Buffer, number]>;
+  outInsert: Database.Statement<[Buffer, Buffer, bigint]>;
   outDelete: Database.Statement<[Buffer]>;
   utxoGet: Database.Statement<[Buffer], Coin>;
   spendGet: Database.Statement<[Buffer], Buffer>;
   spendInsert: Database.Statement<[Buffer, Buffer]>;
   spendDelete: Database.Statement<[Buffer]>;
-  scriptAdd: Database.Statement<[Buffer, number, number, number]>;
+  scriptAdd: Database.Statement<[Buffer, bigint, number, number]>;
   scriptPrune: Database.Statement<[Buffer]>;
   /** Keys of mempool_scripts, one past the feed's cap at most (what a clear touches). */
   scriptKeys: Database.Statement<[number], Buffer>;
@@ -63,10 +63,11 @@ function prepare(db: Db): Statements {
     txDelete: db.prepare('DELETE FROM mempool_txs WHERE txid = ?'),
     txCount: db.prepare<[], number>('SELECT COUNT(*) FROM mempool_txs').pluck(),
     txids: db.prepare<[], Buffer>('SELECT txid FROM mempool_txs').pluck(),
-    outGet: db.prepare('SELECT script_key, value FROM mempool_outputs WHERE outpoint = ?'),
+    // Amounts are read as bigint (safeIntegers): the value is these statements' only integer column.
+    outGet: db.prepare<[Buffer], Coin>('SELECT script_key, value FROM mempool_outputs WHERE outpoint = ?').safeIntegers(true),
     outInsert: db.prepare('INSERT OR REPLACE INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, ?)'),
     outDelete: db.prepare('DELETE FROM mempool_outputs WHERE outpoint = ?'),
-    utxoGet: db.prepare('SELECT script_key, value FROM utxos WHERE outpoint = ?'),
+    utxoGet: db.prepare<[Buffer], Coin>('SELECT script_key, value FROM utxos WHERE outpoint = ?').safeIntegers(true),
     spendGet: db.prepare<[Buffer], Buffer>('SELECT txid FROM mempool_spends WHERE outpoint = ?').pluck(),
     spendInsert: db.prepare('INSERT OR REPLACE INTO mempool_spends (outpoint, txid) VALUES (?, ?)'),
     spendDelete: db.prepare('DELETE FROM mempool_spends WHERE outpoint = ?'),
@@ -277,7 +278,7 @@ export class MempoolStore {
   private applyScripts(effect: TxEffect, sign: 1 | -1): void {
     for (const s of effect.scripts) {
       this.feed?.touch(s.key);
-      this.s.scriptAdd.run(s.key, sign * s.balance, sign * s.count, sign);
+      this.s.scriptAdd.run(s.key, sign < 0 ? -s.balance : s.balance, sign * s.count, sign);
       if (sign < 0) this.s.scriptPrune.run(s.key);
     }
   }

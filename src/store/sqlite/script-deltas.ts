@@ -3,8 +3,7 @@
  * and written once per script at the end: a script touched by many outputs in a batch costs one upsert,
  * not one per output. Also carries the running totals (UTXO count, amount, script count) kept in meta.
  *
- * Amounts are plain numbers: every balance and every total is at most the coin supply (< 2^53 satoshis:
- * 21e6 BTC = 2.1e15, 84e6 LTC = 8.4e15), so integer arithmetic on doubles is exact.
+ * Amounts are bigints (src/chain/amount.ts), bound to SQLite as 64-bit integers.
  */
 import { StoreError } from '../errors.js';
 import { CHUNK, type WriteStatements } from './statements.js';
@@ -12,17 +11,17 @@ import type { Totals } from '../index-model.js';
 
 interface Delta {
   key: Buffer;
-  balance: number;
+  balance: bigint;
   count: number;
 }
 
 export class ScriptDeltas {
   private readonly byScript = new Map<string, Delta>();
   utxos = 0;
-  amount = 0;
+  amount = 0n;
 
   /** Records `count` UTXOs of `value` satoshis in total entering (positive) or leaving (negative) a script. */
-  add(scriptKey: Buffer, value: number, count: number): void {
+  add(scriptKey: Buffer, value: bigint, count: number): void {
     const id = scriptKey.toString('latin1');
     const d = this.byScript.get(id);
     if (d) {
@@ -37,7 +36,7 @@ export class ScriptDeltas {
 
   /** Scripts whose aggregate this transaction changes (for the change feed). */
   *changedKeys(): Generator<Buffer> {
-    for (const d of this.byScript.values()) if (d.balance !== 0 || d.count !== 0) yield d.key;
+    for (const d of this.byScript.values()) if (d.balance !== 0n || d.count !== 0) yield d.key;
   }
 
   /**
@@ -47,19 +46,19 @@ export class ScriptDeltas {
    * must then be 0); a negative count or balance means the index is inconsistent.
    */
   flush(stmts: WriteStatements, before: Totals): Totals {
-    const deltas = [...this.byScript.entries()].filter(([, d]) => d.balance !== 0 || d.count !== 0);
+    const deltas = [...this.byScript.entries()].filter(([, d]) => d.balance !== 0n || d.count !== 0);
     deltas.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     let scripts = before.scripts;
     const settle = (key: Buffer | null): void => {
       if (key === null) return;
       const row = stmts.scriptGet.get(key)!;
-      if (row.utxo_count < 0 || row.balance < 0 || (row.utxo_count === 0 && row.balance !== 0)) {
+      if (row.utxo_count < 0n || row.balance < 0n || (row.utxo_count === 0n && row.balance !== 0n)) {
         throw new StoreError(
           'INCONSISTENT',
           `aggregate of script ${key.toString('hex')} would become balance ${row.balance} with ${row.utxo_count} UTXOs`,
         );
       }
-      if (row.utxo_count === 0) {
+      if (row.utxo_count === 0n) {
         stmts.scriptDelete.run(key);
         scripts--;
       }

@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
+/** `value` is a number: one coin is at most MAX_MONEY (< 2^53), exact; the reader makes it a bigint. */
 export interface CoinRow {
   script_key: Buffer;
   value: number;
@@ -20,7 +21,7 @@ export const CHUNK = 64;
 export interface WriteStatements {
   /** Spend: delete and return the coin in one b-tree search. */
   utxoTake: Database.Statement<[Buffer], CoinRow>;
-  utxoInsert: Database.Statement<[Buffer, Buffer, number, number]>;
+  utxoInsert: Database.Statement<[Buffer, Buffer, bigint, number]>;
   /** utxoInsert for CHUNK rows: 4 × CHUNK parameters. */
   utxoInsertChunk: Database.Statement<unknown[]>;
   utxoExists: Database.Statement<[Buffer], number>;
@@ -32,9 +33,10 @@ export interface WriteStatements {
    * needs attention (count ≤ 0 or balance < 0) and NULL otherwise: returning every key as a Buffer
    * costs more than the update itself. 3 and 3 × CHUNK parameters.
    */
-  scriptAdd: Database.Statement<[Buffer, number, number], Buffer | null>;
+  scriptAdd: Database.Statement<[Buffer, bigint, number], Buffer | null>;
   scriptAddChunk: Database.Statement<unknown[], Buffer | null>;
-  scriptGet: Database.Statement<[Buffer], { balance: number; utxo_count: number }>;
+  /** Read with safeIntegers (bigints): only for the rare rows scriptAdd flags, and the balance must print exactly. */
+  scriptGet: Database.Statement<[Buffer], { balance: bigint; utxo_count: bigint }>;
   scriptDelete: Database.Statement<[Buffer]>;
   /** height, hash, prev_hash, coinbase txid (null: unknown). */
   blockInsert: Database.Statement<[number, Buffer, Buffer, Buffer | null]>;
@@ -68,9 +70,11 @@ export function prepareWriteStatements(db: Db): WriteStatements {
     utxoExists: db.prepare<[Buffer], number>('SELECT 1 FROM utxos WHERE outpoint = ?').pluck(),
     scriptEnsure: db.prepare(SCRIPT_ENSURE(1)),
     scriptEnsureChunk: db.prepare(SCRIPT_ENSURE(CHUNK)),
-    scriptAdd: db.prepare<[Buffer, number, number], Buffer | null>(SCRIPT_ADD(1)).pluck(),
+    scriptAdd: db.prepare<[Buffer, bigint, number], Buffer | null>(SCRIPT_ADD(1)).pluck(),
     scriptAddChunk: db.prepare<unknown[], Buffer | null>(SCRIPT_ADD(CHUNK)).pluck(),
-    scriptGet: db.prepare('SELECT balance, utxo_count FROM scripts WHERE script_key = ?'),
+    scriptGet: db
+      .prepare<[Buffer], { balance: bigint; utxo_count: bigint }>('SELECT balance, utxo_count FROM scripts WHERE script_key = ?')
+      .safeIntegers(true),
     scriptDelete: db.prepare('DELETE FROM scripts WHERE script_key = ?'),
     blockInsert: db.prepare('INSERT INTO blocks (height, hash, prev_hash, coinbase_txid) VALUES (?, ?, ?, ?)'),
     blockDelete: db.prepare('DELETE FROM blocks WHERE height = ?'),

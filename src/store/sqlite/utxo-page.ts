@@ -12,6 +12,10 @@
  * Everything (the tip, the listing's state and secret, the caller's cursor check, the rows) is read in
  * ONE read transaction, so a page is true at exactly the tip it names: a cursor checked against that
  * tip can never yield a page mixed across blocks.
+ *
+ * Values: one UTXO's value is at most the chain's MAX_MONEY (< 2^53, checked when its block or snapshot
+ * was parsed), so SQLite hands it over exactly as a number and one BigInt() makes it the model's bigint;
+ * safeIntegers would also turn the height into a bigint to convert back.
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
@@ -101,7 +105,7 @@ export class UtxoPager {
           rows.push({
             script,
             outpoint: r.outpoint,
-            valueSats: r.value,
+            valueSats: BigInt(r.value),
             height: r.height,
             coinbase,
             ...this.spent(req.mempool, r.outpoint),
@@ -119,7 +123,7 @@ export class UtxoPager {
           unconfirmed.push({
             script,
             outpoint: r.outpoint,
-            valueSats: r.value,
+            valueSats: BigInt(r.value),
             height: null,
             coinbase: null,
             ...this.spent(true, r.outpoint),

@@ -5,24 +5,38 @@
  *
  * The recomputation is a GROUP BY over all UTXOs sorted by script key (SQLite's sorter spills to temp
  * files on big tables), merge-joined in key order with `scripts` — constant memory in JS.
+ *
+ * Balances are compared exactly without a BigInt per row: SQLite hands a balance over as a number when it
+ * is a safe integer and as its decimal text otherwise (exact()), and both spellings are canonical, so
+ * equal values compare equal. Only the differences reported become bigints.
  */
+import { SatsSum } from '../../chain/amount.js';
 import type { Db } from './db.js';
 import type { AggregateReport, AggregateValues } from '../index-model.js';
 
 interface KeyedRow {
   script_key: Buffer;
-  balance: number;
+  /** A number when a safe integer, else decimal text. */
+  balance: number | string;
   utxo_count: number;
 }
+
+/** `expr` as a number when JavaScript holds it exactly, else as its decimal text. */
+const exact = (expr: string): string =>
+  `CASE WHEN ${expr} BETWEEN -${Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER} THEN ${expr} ELSE CAST(${expr} AS TEXT) END`;
 
 export function verifyAggregates(db: Db, opts: { maxDifferences?: number } = {}): AggregateReport {
   const max = opts.maxDifferences ?? 1000;
   const computedStmt = db.prepare<[], KeyedRow>(
-    'SELECT script_key, SUM(value) AS balance, COUNT(*) AS utxo_count FROM utxos GROUP BY script_key ORDER BY script_key',
+    // SQLite computes the repeated SUM(value) once (identical aggregates share one accumulator).
+    `SELECT script_key, ${exact('SUM(value)')} AS balance, COUNT(*) AS utxo_count FROM utxos GROUP BY script_key ORDER BY script_key`,
   );
-  const storedStmt = db.prepare<[], KeyedRow>('SELECT script_key, balance, utxo_count FROM scripts ORDER BY script_key');
+  const storedStmt = db.prepare<[], KeyedRow>(
+    `SELECT script_key, ${exact('balance')} AS balance, utxo_count FROM scripts ORDER BY script_key`,
+  );
   return db.transaction(() => {
-    const report: AggregateReport = { differences: [], differenceCount: 0, scripts: 0, utxos: 0, amount: 0 };
+    const report: AggregateReport = { differences: [], differenceCount: 0, scripts: 0, utxos: 0, amount: 0n };
+    const amount = new SatsSum();
     const note = (key: Buffer, stored: KeyedRow | null, computed: KeyedRow | null): void => {
       report.differenceCount++;
       if (report.differences.length < max) {
@@ -37,7 +51,7 @@ export function verifyAggregates(db: Db, opts: { maxDifferences?: number } = {})
       const cmp = c.done ? 1 : s.done ? -1 : Buffer.compare(c.value.script_key, s.value.script_key);
       if (cmp <= 0) {
         report.utxos += c.value!.utxo_count;
-        report.amount += c.value!.balance;
+        amount.add(c.value!.balance);
       }
       if (cmp >= 0) report.scripts++;
       if (cmp < 0) {
@@ -54,12 +68,13 @@ export function verifyAggregates(db: Db, opts: { maxDifferences?: number } = {})
         s = storedIt.next();
       }
     }
+    report.amount = amount.total;
     return report;
   })();
 }
 
 function values(row: KeyedRow | null): AggregateValues | null {
-  return row && { balance: row.balance, utxoCount: row.utxo_count };
+  return row && { balance: BigInt(row.balance), utxoCount: row.utxo_count };
 }
 
 /**
@@ -102,20 +117,19 @@ export function verifyChain(db: Db): string[] {
       .pluck()
       .get(blocks.hi ?? -1) as number;
     if (strayUndo > 0) problems.push(`${strayUndo} undo rows above the tip`);
+    // Both sides as bigints (safeIntegers): the amount may pass 2^53, where numbers could compare equal wrongly.
     const sums = db
       .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
-      .get() as {
-      scripts: number;
-      utxos: number;
-      amount: number;
-    };
-    const totals: [string, number][] = [
+      .safeIntegers(true)
+      .get() as { scripts: bigint; utxos: bigint; amount: bigint };
+    const metaInt = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().safeIntegers(true);
+    const totals: [string, bigint][] = [
       ['utxo_count', sums.utxos],
       ['utxo_amount', sums.amount],
       ['script_count', sums.scripts],
     ];
     for (const [key, value] of totals) {
-      const stored = meta.get(key) ?? 0;
+      const stored = (metaInt.get(key) as unknown) ?? 0n;
       if (stored !== value) problems.push(`meta ${key} ${String(stored)} differs from the sum over scripts ${value}`);
     }
     return problems;
