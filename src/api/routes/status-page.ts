@@ -104,7 +104,8 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
         frames = frames
           .then(snapshot)
           .then((text) => {
-            if (!closed) res.write(text);
+            // Ended meanwhile (the hub closed, the client left): a write now would be a write after end.
+            if (!closed && !res.writableEnded) res.write(text);
           })
           .catch((err: unknown) => deps.logger.warn({ err }, 'status page: a status frame failed'));
       };
