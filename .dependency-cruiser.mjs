@@ -84,6 +84,14 @@ export default {
       from: { path: '^src/(store/verify-cli|keys/cli)\\.ts$' },
       to: { path: '^src/store/sqlite/', pathNot: '^src/store/sqlite/engine\\.ts$' },
     },
+    layer(
+      'api-through-ports',
+      // Another engine (PostgreSQL) must be a change to the wiring, not to every route: the routes, the live
+      // hub and the status page see only the ports and their vocabulary.
+      'src/api reads the index through the ports (src/store/ports.ts); only its composition root, src/api/wiring.ts, knows the SQLite engine',
+      '^src/api/(?!wiring\\.ts$)',
+      '^src/store/sqlite/',
+    ),
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
     layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),
     layer('indexer-not-api-keys', 'src/api and indexer/ never import each other; the indexer has no keys', '^indexer/', '^src/(api|keys)/'),
