@@ -4,8 +4,8 @@
  */
 import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { RequestLogMode } from '../config.js';
-import type { KeyVerifier } from '../keys/key-verifier.js';
-import type { Tier } from '../keys/tier.js';
+import type { KeyVerifier } from '../store/keys/key-verifier.js';
+import type { Tier } from '../store/keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';

@@ -21,7 +21,7 @@ import { TokenBucketLimiter } from './token-bucket.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type ChainParams, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../store/sqlite/key-cache.js';
-import type { KeyVerifier } from '../keys/key-verifier.js';
+import type { KeyVerifier } from '../store/keys/key-verifier.js';
 import type { Logger } from '../logger.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { ownCommand } from '../command-hint.js';

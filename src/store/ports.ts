@@ -11,7 +11,7 @@
  */
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import type { ParsedTx } from '../chain/block-parser.js';
-import type { Tier } from '../keys/tier.js';
+import type { Tier } from './keys/tier.js';
 import type {
   AddResult,
   AggregateReport,
@@ -133,7 +133,7 @@ export interface StoredKey extends KeyRecord {
 
 export type RevokeResult = { outcome: 'revoked'; at: string } | { outcome: 'already'; at: string } | { outcome: 'unknown' };
 
-/** The API keys (`addrsum-keys`). The API checks keys from memory (keys/key-verifier.ts), loaded from here. */
+/** The API keys (`addrsum-keys`). The API checks keys from memory (src/store/keys/key-verifier.ts), loaded from here. */
 export interface KeyStore {
   create(tier: Tier, label: string, now?: Date): Promise<{ key: string; record: KeyRecord }>;
   list(): Promise<KeyRecord[]>;

@@ -25,7 +25,7 @@ import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/p
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';
-import type { Tier } from '../../src/keys/tier.js';
+import type { Tier } from '../../src/store/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
 import { DerivationCache } from '../../src/api/derivation-cache.js';
 import { LiveHub } from '../../src/api/live/hub.js';
