@@ -31,6 +31,7 @@ import { KeyCache } from '../src/store/sqlite/key-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createApiMetrics } from '../src/api/metrics.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
+import { SqliteIndexReader } from '../src/store/sqlite/engine.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/migrate.js';
 import { chainDbPath } from '../src/store/paths.js';
@@ -258,8 +259,9 @@ export async function runHeavyBench(opts: { write?: boolean } = {}): Promise<Hea
     closers.unshift(() => reader.close());
     if (reader.chain !== 'LTC' || reader.network !== 'mainnet') throw new Error(`heavy bench: ${dbFile} is not LTC mainnet`);
 
+    const source = new SqliteIndexReader(reader);
     const chains = new Map<'BTC' | 'LTC', ChainHandle>([
-      ['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source: reader }) }],
+      ['LTC', { params: chainParams('LTC', 'mainnet'), configured: true, acquire: () => ({ ok: true, source }) }],
       [
         'BTC',
         {

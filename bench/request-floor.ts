@@ -14,11 +14,12 @@ import { summaryBody } from '../src/api/address-view.js';
 import { sendJson } from '../src/api/respond.js';
 import type { ChainHandle } from '../src/api/deps.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
+import { SqliteIndexReader } from '../src/store/sqlite/engine.js';
 import { chainDbPath } from '../src/store/paths.js';
 
 const reader = ChainReader.open(chainDbPath(process.env.BENCH_DATA_DIR ?? '.', 'LTC'));
 const params = chainParams('LTC', 'mainnet');
-const handle: ChainHandle = { params, configured: true, acquire: () => ({ ok: true, source: reader }) };
+const handle: ChainHandle = { params, configured: true, acquire: () => ({ ok: true, source: new SqliteIndexReader(reader) }) };
 
 const app = express();
 app.get('/api/v1/:chain/address/:address', (req, res) => {

@@ -92,18 +92,20 @@ export function judge(
   return { kind: 'ready', ages, lag };
 }
 
-export function chainState(handle: ChainHandle, settings: ChainStateSettings, now: number): ChainState {
+export async function chainState(handle: ChainHandle, settings: ChainStateSettings, now: number): Promise<ChainState> {
   const acquired = handle.acquire();
   if (!acquired.ok) return { kind: 'unavailable', reason: acquired.reason, ...(acquired.damaged === true && { damaged: true }) };
   const { source } = acquired;
   let status: IndexStatus | null;
+  let bootstrap: BootstrapProgress | null;
   try {
-    status = source.status();
+    // Asked together, not one after the other: one wait, and the load's progress is read at the moment the status is.
+    [status, bootstrap] = await Promise.all([source.status(), source.bootstrap?.() ?? null]);
   } catch (err) {
     const failure = handle.failed?.(err);
     if (!failure) throw err;
     return { kind: 'unavailable', reason: failure.reason, ...(failure.damaged && { damaged: true }) };
   }
-  if (status === null) return { kind: 'empty', source, bootstrap: source.bootstrap?.() ?? null };
+  if (status === null) return { kind: 'empty', source, bootstrap };
   return { ...judge(status, settings, now, handle.params), source, status };
 }

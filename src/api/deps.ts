@@ -4,73 +4,32 @@
  */
 import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { RequestLogMode } from '../config.js';
-import type { KeyVerifier } from '../keys/key-verifier.js';
-import type { Tier } from '../keys/tier.js';
+import type { KeyVerifier } from '../store/keys/key-verifier.js';
+import type { Tier } from '../store/keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
 import type { RateLimiter, TierLimits } from './token-bucket.js';
-import type {
-  BootstrapProgress,
-  FeedBounds,
-  FeedEntry,
-  MempoolDelta,
-  ScriptView,
-  UtxoListing,
-  UtxoPageRequest,
-} from '../store/index-model.js';
+import type { ChainStatus, MempoolDelta, ScriptSummary, ScriptView, ScriptViews } from '../store/index-model.js';
+import type { IndexReader } from '../store/ports.js';
 
 export type { TierLimits };
-/** One script's answer, in the store's shapes (declared once, in chain-reader.ts). */
-export type { MempoolDelta, ScriptView };
-
+/** The index's answers in the store's shapes (declared once, in src/store/index-model.ts). */
+export type { MempoolDelta, ScriptView, ScriptViews };
 /** The index's tip and the node height the indexer last saw (null when the node was never reached). */
-export interface IndexStatus {
-  readonly tipHeight: number;
-  readonly tipHash: string;
-  readonly nodeHeight: number | null;
-  /** When the indexer last heard from its node; null when it never recorded it. */
-  readonly nodeSeenAt: Date | null;
-  /** The tip block's header time; null/absent when unknown. */
-  readonly tipTime?: Date | null;
-}
+export type IndexStatus = ChainStatus;
+/** One address's aggregate with the index status it is true at (one read: the answer and its checks agree). */
+export type AddressSummary = ScriptSummary;
 
 /**
- * One address's aggregate with the index status it is true at (all read by one SQL statement, so the
- * request's freshness and lag checks and its answer come from one snapshot).
+ * What the API reads of a chain's index: the reader port (src/store/ports.ts), so every read is a
+ * Promise and answers from one snapshot. null = nothing indexed yet. The optional parts may be absent
+ * (test fakes): no mempool count, no snapshot-load progress, no UTXO listing, no live pushes.
  */
-export interface AddressSummary extends IndexStatus {
-  readonly balanceSats: bigint;
-  readonly utxoCount: number;
-}
+export type SummarySource = Pick<IndexReader, 'summary' | 'views' | 'keyViews' | 'status'> &
+  Partial<Pick<IndexReader, 'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'feed'>>;
 
-/** Many scripts read in one snapshot, all true at the one status (tip) named. */
-export interface ScriptViews extends IndexStatus {
-  readonly items: readonly ScriptView[];
-}
-
-/** The part of src/store's ChainReader the API uses. null = nothing indexed yet. */
-export interface SummarySource {
-  summary(script: Uint8Array): AddressSummary | null;
-  /** Several scripts (duplicates allowed) in one read, optionally with mempool deltas. */
-  views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
-  /** views() by script key (the first 16 bytes of SHA-256(script), src/store/script-key.ts). */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null;
-  status(): IndexStatus | null;
-  /** Mempool transactions the index holds; absent: unknown. */
-  mempoolTxs?(): number;
-  /** Where an unfinished snapshot load stands while nothing is indexed; absent or null: no load. */
-  bootstrap?(): BootstrapProgress | null;
-  /** One page of the opt-in UTXO listing (src/store/sqlite/utxo-page.ts) in one snapshot; absent: the listing is off. */
-  utxoPage?(req: UtxoPageRequest): UtxoListing | null;
-  /** The index's change feed (src/store/sqlite/change-feed.ts) for live pushes; absent: nothing is pushed. */
-  readonly feed?: FeedSource;
-}
-
-export interface FeedSource {
-  bounds(): FeedBounds | null;
-  since(after: number, limit: number): readonly FeedEntry[];
-}
+export type FeedSource = IndexReader['feed'];
 
 export type SourceState =
   | { readonly ok: true; readonly source: SummarySource }

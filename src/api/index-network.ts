@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import type { Logger } from '../logger.js';
 import { settingWithVariables } from '../setting-variables.js';
-import { ChainReader } from '../store/sqlite/chain-reader.js';
 
-interface Built {
+/** What an index says it was built for. */
+export interface Built {
   readonly chain: ChainCode;
   readonly network: NetworkName;
 }
@@ -23,15 +23,20 @@ export function foreignIndex(file: string, built: Built, chain: ChainCode, netwo
 
 /**
  * One warn line when the index at `file` exists and was built for another chain or network. An index
- * that does not exist yet, or cannot be read now, says nothing here: the check on each request covers it.
+ * that does not exist yet, or cannot be read now (`builtFor` throws), says nothing here: the check on
+ * each request covers it. `builtFor` opens the index through its engine (wiring.ts knows which).
  */
-export function warnForeignIndexAtStart(file: string, chain: ChainCode, network: NetworkName, log: Logger): void {
+export function warnForeignIndexAtStart(
+  file: string,
+  chain: ChainCode,
+  network: NetworkName,
+  log: Logger,
+  builtFor: (file: string) => Built,
+): void {
   if (!existsSync(file)) return;
   let built: Built;
   try {
-    const reader = ChainReader.open(file);
-    built = { chain: reader.chain, network: reader.network };
-    reader.close();
+    built = builtFor(file);
   } catch {
     return;
   }

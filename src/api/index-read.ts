@@ -48,17 +48,17 @@ export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeig
 
 /**
  * One read of the chain's index through `read` (the answer and the status it is true at together); a
- * missing, damaged or vanished file answers its 503 here.
+ * missing, damaged or vanished file answers its 503 here, whether the read throws or rejects.
  */
-export function readIndex<T extends IndexStatus>(
+export async function readIndex<T extends IndexStatus>(
   chain: ChainCode,
   handle: ChainHandle,
-  read: (source: SummarySource) => T | null,
-): T | null {
+  read: (source: SummarySource) => Promise<T | null>,
+): Promise<T | null> {
   const acquired = handle.acquire();
   if (!acquired.ok) throw acquired.damaged === true ? damaged(chain, acquired.reason) : unavailable(chain, acquired.reason);
   try {
-    return read(acquired.source);
+    return await read(acquired.source);
   } catch (err) {
     const failure = handle.failed?.(err);
     if (!failure) throw err;

@@ -9,8 +9,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfoGauge } from '../build-info.js';
-import type { KeyFailure } from '../keys/key-verifier.js';
-import { TIER_NAMES } from '../keys/tier.js';
+import type { KeyFailure } from '../store/keys/key-verifier.js';
+import { TIER_NAMES } from '../store/keys/tier.js';
 
 /**
  * Every label value a refusal counter can take, created at 0 when the registry is: increase() and an

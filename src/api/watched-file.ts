@@ -31,7 +31,7 @@ export interface WatchedFileEvents {
   onReplaced?(what: 'deleted' | 'replaced'): void;
 }
 
-export class WatchedFile<T extends { close(): void }> {
+export class WatchedFile<T extends { close(): void | Promise<void> }> {
   private value: T | null = null;
   /** The answer while the file is open and unchanged, made once per open: get() runs on every request. */
   private held: Watched<T> | null = null;
@@ -111,7 +111,8 @@ export class WatchedFile<T extends { close(): void }> {
     this.value = null;
     this.held = null;
     this.identity = null;
-    value?.close();
+    // An engine's close may settle later (the reader port): a handle that fails to close is dropped all the same.
+    value?.close()?.catch(() => undefined);
   }
 }
 

@@ -14,19 +14,19 @@ import { workerMetrics } from './cluster-metrics.js';
 import { systemClock, type AppDeps, type ChainHandle, type Clock } from './deps.js';
 import { readiness } from './routes/ops.js';
 import { ApiError } from './errors.js';
-import { foreignIndex, warnForeignIndexAtStart } from './index-network.js';
+import { foreignIndex, warnForeignIndexAtStart, type Built } from './index-network.js';
 import { WatchedFile } from './watched-file.js';
 import { createLimiter } from './shared-limiter.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type ChainParams, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../store/sqlite/key-cache.js';
-import type { KeyVerifier } from '../keys/key-verifier.js';
+import type { KeyVerifier } from '../store/keys/key-verifier.js';
 import type { Logger } from '../logger.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { ownCommand } from '../command-hint.js';
 import { perTurn } from './per-turn.js';
-import { ChainReader } from '../store/sqlite/chain-reader.js';
+import { openSqliteReader, type SqliteIndexReader } from '../store/sqlite/engine.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/sqlite/file-header.js';
 import { walMismatch } from '../store/sqlite/wal-match.js';
@@ -64,7 +64,7 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
       continue;
     }
     const file = chainDbPath(config.dataDir, chain);
-    warnForeignIndexAtStart(file, chain, params.network, log);
+    warnForeignIndexAtStart(file, chain, params.network, log, builtFor);
     const handle = servedChain(file, chain, params, clock, log);
     closers.push(handle.close);
     chains.set(chain, handle.value);
@@ -97,8 +97,8 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
   };
   // One of several workers: a scrape answers for all of them (cluster-metrics.ts).
   const clusterMetrics = cluster.isWorker
-    ? workerMetrics(() => {
-        readiness(deps, metrics, clock);
+    ? workerMetrics(async () => {
+        await readiness(deps, metrics, clock);
         return metrics.registry.getMetricsAsJSON();
       })
     : undefined;
@@ -117,12 +117,19 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
   };
 }
 
+/** Which chain and network the index at `file` was built for; throws when it cannot be opened. */
+function builtFor(file: string): Built {
+  const reader = openSqliteReader(file);
+  reader.close().catch(() => undefined);
+  return { chain: reader.chain, network: reader.network };
+}
+
 /** An index built for another chain or network would answer wrongly for every address: refuse it. */
-function openChecked(file: string, chain: ChainCode, network: NetworkName): ChainReader {
-  const reader = ChainReader.open(file);
+function openChecked(file: string, chain: ChainCode, network: NetworkName): SqliteIndexReader {
+  const reader = openSqliteReader(file);
   const foreign = foreignIndex(file, reader, chain, network);
   if (foreign !== null) {
-    reader.close();
+    reader.close().catch(() => undefined);
     throw new Error(foreign);
   }
   return reader;
@@ -142,7 +149,7 @@ function servedChain(file: string, chain: ChainCode, params: ChainParams, clock:
     1000,
     (p) => truncationProblem(p) ?? walMismatch(p),
   );
-  let held: { ok: true; source: ChainReader } | null = null;
+  let held: { ok: true; source: SqliteIndexReader } | null = null;
   // The file's identity is checked once per event-loop turn, not once per request (per-turn.ts).
   const current = perTurn(() => reader.get());
   const handle: ChainHandle = {

@@ -11,7 +11,7 @@ import { CommanderError, Option } from 'commander';
 import { ownCommand } from '../command-hint.js';
 import { keysDbPath, type Config } from '../config.js';
 import { openSqliteKeyStore } from '../store/sqlite/engine.js';
-import { TIER_NAMES, type Tier } from './tier.js';
+import { TIER_NAMES, type Tier } from '../store/keys/tier.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
 import type { KeyRecord, KeyStore } from '../store/ports.js';

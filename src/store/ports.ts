@@ -6,10 +6,12 @@
  * Every call returns a Promise, because an engine on another machine cannot answer synchronously. Every
  * read answers from one snapshot: the status it returns and every row with it belong to one commit of the
  * writer. Every write commits whole or not at all, so a kill at any point leaves the previous commit.
+ * Failures are StoreErrors (errors.ts) with the same codes whatever the engine: test/contract/ holds
+ * every engine to them.
  */
 import type { ChainCode, NetworkName } from '../chain/params.js';
 import type { ParsedTx } from '../chain/block-parser.js';
-import type { Tier } from '../keys/tier.js';
+import type { Tier } from './keys/tier.js';
 import type {
   AddResult,
   AggregateReport,
@@ -69,9 +71,15 @@ export interface IndexWriter {
   totals(): Promise<Totals>;
   /** The snapshot base height of a bootstrapped index; null for one synced from genesis. */
   base(): Promise<number | null>;
-  /** Connects consecutive blocks extending the tip, in one commit; `node` is recorded with them. */
+  /**
+   * Connects consecutive blocks extending the tip, in one commit; `node` is recorded with them. Refuses
+   * with NOT_CONNECTED, MISSING_UTXO or INCONSISTENT, writing nothing.
+   */
   applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void>;
-  /** Disconnects the tip block from its undo record, in one commit; returns the new tip. */
+  /**
+   * Disconnects the tip block from its undo record, in one commit, and empties the mempool view; returns
+   * the new tip. Refuses with EMPTY, NO_UNDO (older than the undo window) or BELOW_BASE (a snapshot's base).
+   */
   rollbackTip(): Promise<Tip | null>;
   setNodeHeight(height: number, at: Date): Promise<void>;
   /** Fills an empty index from a UTXO snapshot (resumable after a kill); returns the totals at its base. */
@@ -125,7 +133,7 @@ export interface StoredKey extends KeyRecord {
 
 export type RevokeResult = { outcome: 'revoked'; at: string } | { outcome: 'already'; at: string } | { outcome: 'unknown' };
 
-/** The API keys (`addrsum-keys`). The API checks keys from memory (keys/key-verifier.ts), loaded from here. */
+/** The API keys (`addrsum-keys`). The API checks keys from memory (src/store/keys/key-verifier.ts), loaded from here. */
 export interface KeyStore {
   create(tier: Tier, label: string, now?: Date): Promise<{ key: string; record: KeyRecord }>;
   list(): Promise<KeyRecord[]>;

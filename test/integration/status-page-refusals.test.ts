@@ -15,7 +15,7 @@ import { launchBrowser, type Browser } from '../../harness/browser.js';
 import { ApiError } from '../../src/api/errors.js';
 import { CLOSE, failData } from '../../src/api/live/ws-protocol.js';
 import { STATUS_STREAMS_PER_NETWORK } from '../../src/api/routes/status-page.js';
-import { generateKey } from '../../src/keys/key-format.js';
+import { generateKey } from '../../src/store/keys/key-format.js';
 import { ADDRESS, makeDataDir, type DataDir } from '../support/limits-world.js';
 import { countSockets, type SocketCount } from '../support/page-sockets.js';
 

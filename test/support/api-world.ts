@@ -25,7 +25,7 @@ import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/p
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';
-import type { Tier } from '../../src/keys/tier.js';
+import type { Tier } from '../../src/store/keys/tier.js';
 import { createApiMetrics, type ApiMetrics } from '../../src/api/metrics.js';
 import { DerivationCache } from '../../src/api/derivation-cache.js';
 import { LiveHub } from '../../src/api/live/hub.js';
@@ -52,9 +52,9 @@ export class FakeIndex implements SummarySource {
     this.balances.set(scriptHex, { balanceSats, utxoCount });
   }
 
-  summary(script: Uint8Array): AddressSummary | null {
+  async summary(script: Uint8Array): Promise<AddressSummary | null> {
     this.lookups += 1;
-    const status = this.status();
+    const status = this.now();
     if (status === null) return null;
     const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
     return { ...status, ...found };
@@ -64,9 +64,9 @@ export class FakeIndex implements SummarySource {
     this.mempool.set(scriptHex, delta);
   }
 
-  views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+  async views(scripts: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
     this.lookups += 1;
-    const status = this.status();
+    const status = this.now();
     if (status === null) return null;
     const items = scripts.map((script) => {
       const hex = Buffer.from(script).toString('hex');
@@ -77,7 +77,7 @@ export class FakeIndex implements SummarySource {
   }
 
   /** views() by script key: the stored scripts whose key (first 16 bytes of their SHA-256) matches. */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+  keyViews(keys: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
     const byKey = new Map(
       [...this.balances.keys(), ...this.mempool.keys()].map((hex) => [scriptKey(Buffer.from(hex, 'hex')).toString('hex'), hex]),
     );
@@ -88,15 +88,20 @@ export class FakeIndex implements SummarySource {
   /** A real index whose UTXO listing this fake serves (under the fake's status); null: the listing is off. */
   lister: { utxoPage(req: UtxoPageRequest): UtxoListing | null } | null = null;
 
-  utxoPage(req: UtxoPageRequest): UtxoListing | null {
-    const status = this.status();
+  async utxoPage(req: UtxoPageRequest): Promise<UtxoListing | null> {
+    const status = this.now();
     if (status === null) return null;
     const real = this.lister?.utxoPage(req);
     const tipHash = Buffer.from(this.tipHash, 'hex').reverse();
     return { ...status, tipTime: null, listing: real ? real.listing : { kind: 'off', tipHeight: this.tipHeight, tipHash } };
   }
 
-  status(): IndexStatus | null {
+  async status(): Promise<IndexStatus | null> {
+    return this.now();
+  }
+
+  /** The fake's status as every read sees it; throws `failure`. */
+  private now(): IndexStatus | null {
     if (this.failure) throw this.failure;
     if (this.empty) return null;
     return {

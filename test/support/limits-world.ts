@@ -10,7 +10,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
-import type { Tier } from '../../src/keys/tier.js';
+import type { Tier } from '../../src/store/keys/tier.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { freePort } from '../../harness/ports.js';
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { SqliteIndexReader } from '../../src/store/sqlite/engine.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
@@ -68,15 +69,15 @@ describe('snapshot load progress for readers', () => {
     }
   });
 
-  it("puts the load in /ready's row while nothing is indexed", () => {
+  it("puts the load in /ready's row while nothing is indexed", async () => {
     const { file, store } = fresh();
     const reader = ChainReader.open(file);
     const handle = {
       params: chainParams('LTC', 'regtest'),
       configured: true,
-      acquire: () => ({ ok: true, source: reader }),
+      acquire: () => ({ ok: true, source: new SqliteIndexReader(reader) }),
     } as unknown as ChainHandle;
-    const states: unknown[] = [];
+    const states: Promise<unknown>[] = [];
     try {
       store.loadSnapshot(
         () => coins((i) => (i === 600 ? states.push(chainState(handle, { syncLagBlocks: 1 }, Date.now())) : undefined)),
@@ -86,7 +87,7 @@ describe('snapshot load progress for readers', () => {
           totalCoins: COINS,
         },
       );
-      expect(states).toEqual([
+      expect(await Promise.all(states)).toEqual([
         expect.objectContaining({ kind: 'empty', bootstrap: { phase: 'reading coins in txid order', coins: 500, total: COINS } }),
       ]);
     } finally {

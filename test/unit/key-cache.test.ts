@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';
-import { generateKey } from '../../src/keys/key-format.js';
+import { generateKey } from '../../src/store/keys/key-format.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { fileIdentity, sameFile } from '../../src/file-identity.js';

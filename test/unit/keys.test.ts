@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { base62, generateKey, isWellFormedKey, KEY_BODY_LENGTH, KEY_PREFIX, keyDigest } from '../../src/keys/key-format.js';
+import { base62, generateKey, isWellFormedKey, KEY_BODY_LENGTH, KEY_PREFIX, keyDigest } from '../../src/store/keys/key-format.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';
 

@@ -17,7 +17,7 @@ const p2wpkh = (n: number): Buffer => Buffer.concat([Buffer.from([0x00, 0x14]), 
 const [A, B, C] = [p2wpkh(1), p2wpkh(2), p2wpkh(3)];
 
 describe('readSummaries', () => {
-  it('reads each shared script once and gives every watch its own figures', () => {
+  it('reads each shared script once and gives every watch its own figures', async () => {
     const index = new FakeIndex();
     index.set(A.toString('hex'), 1_000, 1);
     index.set(B.toString('hex'), 2_000, 2);
@@ -45,7 +45,7 @@ describe('readSummaries', () => {
       scripthashWatch('LTC', 'b'.repeat(64), scriptKey(B), false),
       wallet,
     ];
-    const summaries = readSummaries(deps, 'LTC', watches);
+    const summaries = await readSummaries(deps, 'LTC', watches);
     expect(asked).toEqual([3]);
     const data = summaries.map((s) => s.data as { balanceSatoshi: number; utxoCount: number });
     expect(data.map((d) => [d.balanceSatoshi, d.utxoCount])).toEqual([

@@ -8,6 +8,10 @@
  * last one that watch was sent. A feed that went backwards (index replaced), pruned past the cursor, a
  * row that lists no scripts, a tip that moved without a block row (a bootstrap), or a read that failed
  * all re-read every watch of the chain instead. Nothing is read or timed while nobody listens.
+ *
+ * Reads are Promises (the reader port): a chain's polls, and the first reads of new subscribers
+ * (attach), run one after another on that chain's queue, so two polls never read the feed at once, a
+ * cursor only moves forward, and pushes go out in feed order.
  */
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
@@ -49,6 +53,12 @@ interface ChainTail {
   /** A read failed: re-read every watch at the next poll. */
   retryAll: boolean;
   readonly watchers: Map<string, Set<Subscriber>>;
+  /** The last poll or attach queued: the next starts when it has settled. */
+  queue: Promise<void>;
+  /** A timer's poll is queued or running: a tick meanwhile adds none (a slow read must not pile polls up). */
+  polling: boolean;
+  /** Bumped when the last listener leaves: a poll begun before then must not set the cursor the next listener starts from. */
+  epoch: number;
 }
 
 export class LiveHub {
@@ -57,6 +67,7 @@ export class LiveHub {
   private readonly closers = new Set<() => void>();
   private readonly owners = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   /** Derived scripts of subscribed wallets: the xpub route's cache when the app has one, so neither derives twice. */
   readonly wallets: DerivationCache;
 
@@ -66,19 +77,25 @@ export class LiveHub {
     private readonly log: Logger,
   ) {
     this.wallets = deps.derivations ?? new DerivationCache();
-    for (const chain of CHAIN_CODES) this.tails.set(chain, { cursor: null, tip: undefined, retryAll: false, watchers: new Map() });
+    for (const chain of CHAIN_CODES) this.tails.set(chain, idleTail());
   }
 
-  /** Starts the chain's tail if needed and returns its position: anything committed after it will be pushed. */
-  position(chain: ChainCode): number {
+  /**
+   * Runs `fn` with the chain's tail started and no poll running, and passes it the tail's position:
+   * anything committed after it will be pushed. What `fn` reads (current()) and the subscribers it adds
+   * before it settles see that one position, so no change falls between a first summary and the pushes
+   * after it, and no push overtakes a first summary `fn` sends.
+   */
+  attach<T>(chain: ChainCode, fn: (seq: number) => Promise<T>): Promise<T> {
     const tail = this.tails.get(chain)!;
-    if (tail.cursor === null) this.poll(chain);
-    return tail.cursor ?? 0;
+    return this.queued(tail, async () => {
+      if (tail.cursor === null) await this.poll(chain, tail);
+      return fn(tail.cursor ?? 0);
+    });
   }
 
-  /** Current summaries for new watches (one read); throws the GET route's ApiError when the chain cannot answer. */
-  current(chain: ChainCode, watches: readonly Watch[]): Summary[] {
-    this.position(chain);
+  /** Current summaries for new watches (one read); rejects with the GET route's ApiError when the chain cannot answer. */
+  current(chain: ChainCode, watches: readonly Watch[]): Promise<Summary[]> {
     return readSummaries(this.deps, chain, watches);
   }
 
@@ -132,12 +149,12 @@ export class LiveHub {
   }
 
   /** Whether `key` may have changed after feed position `seq` (SSE resume); true when the feed cannot tell. */
-  changedSince(chain: ChainCode, seq: number, key: string): boolean {
+  async changedSince(chain: ChainCode, seq: number, key: string): Promise<boolean> {
     const feed = this.feedOf(chain);
-    const bounds = feed?.bounds() ?? null;
+    const bounds = (await feed?.bounds()) ?? null;
     if (!feed || bounds === null || seq > bounds.last || bounds.first > seq + 1) return bounds?.last !== seq;
     for (let after = seq; after < bounds.last;) {
-      const rows = feed.since(after, PAGE);
+      const rows = await feed.since(after, PAGE);
       if (rows.length === 0) break;
       for (const row of rows) {
         if (row.scripts === null || row.scripts.some((k) => k.toString('latin1') === key)) return true;
@@ -148,6 +165,7 @@ export class LiveHub {
   }
 
   close(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.tipListeners.clear();
@@ -165,59 +183,84 @@ export class LiveHub {
     const listening = this.tipListeners.size > 0 || [...this.tails.values()].some((t) => t.watchers.size > 0);
     if (listening && this.timer === null) {
       this.timer = setInterval(() => {
-        for (const chain of CHAIN_CODES) this.poll(chain);
+        for (const chain of CHAIN_CODES) this.tick(chain);
       }, this.settings.pollMs);
       this.timer.unref();
     } else if (!listening && this.timer !== null) {
       clearInterval(this.timer);
       this.timer = null;
       // Nobody listens: the next listener starts from the feed's head, not from here.
-      for (const tail of this.tails.values()) tail.cursor = null;
+      for (const tail of this.tails.values()) {
+        tail.cursor = null;
+        tail.epoch += 1;
+      }
     }
+  }
+
+  /** Queues `fn` after everything queued on the chain before it; its outcome is the caller's, never the queue's. */
+  private queued<T>(tail: ChainTail, fn: () => Promise<T>): Promise<T> {
+    const run = tail.queue.then(fn);
+    tail.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private tick(chain: ChainCode): void {
+    const tail = this.tails.get(chain)!;
+    if (tail.polling) return;
+    tail.polling = true;
+    void this.queued(tail, () => this.poll(chain, tail)).finally(() => (tail.polling = false));
   }
 
   private feedOf(chain: ChainCode): FeedSource | null {
     return sourceOf(this.deps, chain)?.feed ?? null;
   }
 
-  private poll(chain: ChainCode): void {
-    const tail = this.tails.get(chain)!;
+  /** One read of the feed and the pushes it calls for; never rejects (a failure re-reads every watch next time). */
+  private async poll(chain: ChainCode, tail: ChainTail): Promise<void> {
     const source = sourceOf(this.deps, chain);
     if (!source?.feed) return;
+    const { feed } = source;
+    const epoch = tail.epoch;
     try {
-      const status = source.status();
-      const bounds = source.feed.bounds();
+      const [status, bounds] = await Promise.all([source.status(), feed.bounds()]);
       const head = bounds?.last ?? 0;
       let all = tail.retryAll;
       let moved = false;
+      let cursor = tail.cursor;
       const touched = new Set<string>();
-      if (tail.cursor === null) {
-        tail.cursor = head;
-      } else if (head < tail.cursor || (bounds !== null && bounds.first > tail.cursor + 1)) {
+      if (cursor === null) {
+        cursor = head;
+      } else if (head < cursor || (bounds !== null && bounds.first > cursor + 1)) {
         all = true;
-        tail.cursor = head;
+        cursor = head;
       } else {
-        while (tail.cursor < head) {
-          const rows = source.feed.since(tail.cursor, PAGE);
+        while (cursor < head) {
+          const rows = await feed.since(cursor, PAGE);
           if (rows.length === 0) break;
           for (const row of rows) {
             if (row.kind !== 'mempool') moved = true;
             if (row.scripts === null) all = true;
             else for (const k of row.scripts) touched.add(k.toString('latin1'));
-            tail.cursor = row.seq;
+            cursor = row.seq;
           }
         }
       }
+      // The last listener left while this read: the next one starts from the head it reads then.
+      if (epoch !== tail.epoch || this.stopped) return;
+      tail.cursor = cursor;
       const tipKey = status ? `${status.tipHeight}:${status.tipHash}` : null;
       const tipMoved = tail.tip !== undefined && tipKey !== tail.tip;
       if (tipMoved && !moved) all = true;
       const due = all ? [...tail.watchers.values()] : [...touched].flatMap((k) => (tail.watchers.has(k) ? [tail.watchers.get(k)!] : []));
       // A wallet watches many scripts: read and push it once however many of them a row touched.
       const subs = [...new Set(due.flatMap((set) => [...set]))];
-      if (subs.length > 0) this.pushChanged(chain, subs, tail.cursor ?? head);
+      if (subs.length > 0) await this.pushChanged(chain, tail, subs, cursor);
       // Summaries first: they are what clients wait for, and a tip goes to every connection of the chain.
       // A failed read above leaves the tip unseen, so the next poll re-reads everything and sends it then.
-      if (tipMoved && status) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
+      if (tipMoved && status && !this.stopped) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
       tail.tip = tipKey;
       tail.retryAll = false;
     } catch (err) {
@@ -226,13 +269,15 @@ export class LiveHub {
     }
   }
 
-  private pushChanged(chain: ChainCode, subs: readonly Subscriber[], seq: number): void {
-    const summaries = readSummaries(
+  private async pushChanged(chain: ChainCode, tail: ChainTail, subs: readonly Subscriber[], seq: number): Promise<void> {
+    const summaries = await readSummaries(
       this.deps,
       chain,
       subs.map((s) => s.watch),
     );
     subs.forEach((sub, i) => {
+      // Gone while the summaries were read (unsubscribed, disconnected, the hub closed): nothing to send it.
+      if (this.stopped || !tail.watchers.get(sub.watch.keys[0]!)?.has(sub)) return;
       const summary = summaries[i]!;
       if (summary.fingerprint === sub.last) return;
       sub.last = summary.fingerprint;
@@ -243,6 +288,10 @@ export class LiveHub {
   private emitTip(tip: Tip): void {
     for (const listener of this.tipListeners) listener(tip);
   }
+}
+
+function idleTail(): ChainTail {
+  return { cursor: null, tip: undefined, retryAll: false, watchers: new Map(), queue: Promise.resolve(), polling: false, epoch: 0 };
 }
 
 function sourceOf(deps: AppDeps, chain: ChainCode): SummarySource | null {

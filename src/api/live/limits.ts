@@ -4,7 +4,7 @@
  * connections and event streams in one API process; and the unsent bytes after which a client that
  * does not read is disconnected.
  */
-import type { Tier } from '../../keys/tier.js';
+import type { Tier } from '../../store/keys/tier.js';
 import { buckets } from '../caller-buckets.js';
 
 export interface LiveLimits {

@@ -25,13 +25,14 @@ import type { RateLimiter } from '../token-bucket.js';
 import type { LiveHub, Subscriber } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import { watchOf } from './watch.js';
+import type { Watch } from './summaries.js';
 
 export const EVENTS_ROUTE = '/api/v1/:chain/address/:address/events';
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 30_000;
 
-function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res: Response): void {
+async function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
@@ -44,14 +45,24 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   const ctx = context(res);
   const tier = ctx.tier === 'none' ? 'default' : ctx.tier;
   const owner = subscriptionOwner(ctx.keyId, req.ip);
-  const seq = hub.position(chain);
-  const [summary] = hub.current(chain, [watch]);
-  if (!hub.reserve(owner, 1, limits.perKey[tier])) {
-    throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
-  }
   const lastId = Number(req.headers['last-event-id']);
-  const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !hub.changedSince(chain, lastId, watch.keys[0]!);
+  // The reads below wait: a client gone meanwhile must not leave a subscriber behind.
+  let gone = false;
+  res.once('close', () => (gone = true));
+  await hub.attach(chain, async (seq) => {
+    const [summary] = await hub.current(chain, [watch]);
+    const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !(await hub.changedSince(chain, lastId, watch.keys[0]!));
+    if (gone) return;
+    if (!hub.reserve(owner, 1, limits.perKey[tier])) {
+      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
+    }
+    const frame = startStream(hub, limits, res, owner, watch, summary!.fingerprint);
+    frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${stringifyWithCoins(summary!.data)}\n\n`);
+  });
+}
 
+/** Holds the response open as the watch's stream until the client leaves; returns what writes a frame to it. */
+function startStream(hub: LiveHub, limits: LiveLimits, res: Response, owner: string, watch: Watch, last: string): (text: string) => void {
   res.status(200).set(STREAM_HEADERS);
   holdOpen(res);
   let closed = false;
@@ -62,7 +73,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
   };
   const sub: Subscriber = {
     watch,
-    last: summary!.fingerprint,
+    last,
     push: (s, at) => frame(`id: ${at}\nevent: summary\ndata: ${stringifyWithCoins(s.data)}\n\n`),
     close: () => res.end(),
   };
@@ -75,7 +86,7 @@ function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Request, res
     hub.release(owner, 1);
   });
   hub.add(sub);
-  frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${stringifyWithCoins(summary!.data)}\n\n`);
+  return frame;
 }
 
 export function mountEventsRoute(

@@ -61,7 +61,7 @@ function printOf(view: ScriptView): string {
 }
 
 /** A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for). */
-function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: readonly ScriptView[], views: ScriptViews): Summary {
+function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: ScriptView[], views: ScriptViews): Summary {
   const items = w.mempool ? read : read.map((v) => ({ balanceSats: v.balanceSats, utxoCount: v.utxoCount }));
   const { tipHeight, tipHash } = views;
   if (w.kind === 'wallet') {
@@ -84,14 +84,14 @@ function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: readon
  * the GET route would answer when the chain cannot answer now (no index, damaged, nothing indexed,
  * stale, syncing).
  */
-export function readSummaries(deps: AppDeps, chain: ChainCode, watches: readonly Watch[]): Summary[] {
+export async function readSummaries(deps: AppDeps, chain: ChainCode, watches: readonly Watch[]): Promise<Summary[]> {
   const handle: ChainHandle | undefined = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
   // Each script read once, however many watches share it (a popular address, wallets that overlap).
   const slot = new Map<string, number>();
   for (const w of watches) for (const k of w.keys) if (!slot.has(k)) slot.set(k, slot.size);
   const keys = [...slot.keys()].map((k) => Buffer.from(k, 'latin1'));
-  const views = readIndex(chain, handle, (source) => source.keyViews(keys, true));
+  const views = await readIndex(chain, handle, (source) => source.keyViews(keys, true));
   if (views === null) throw syncing(chain, null, null);
   const judged = judge(views, deps.settings, (deps.clock ?? { now: Date.now }).now(), handle.params);
   if (judged.kind === 'stale') throw unavailable(chain, judged.reason);

@@ -5,7 +5,7 @@
  * request-shaped stand-in, since there is no Express request.
  */
 import type { Request, Response } from 'express';
-import type { Tier } from '../../keys/tier.js';
+import type { Tier } from '../../store/keys/tier.js';
 import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';

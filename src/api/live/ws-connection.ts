@@ -221,31 +221,37 @@ export class LiveConnection {
       id: item.id,
       sub: { watch, last: null, push: (s: Summary) => this.send({ event: 'summary', data: s.data }), close: () => undefined } as Subscriber,
     }));
-    let summaries: Summary[];
+    const answer = (summaries: readonly Summary[]): void => {
+      for (const { id, sub } of subs) {
+        this.subs.set(id, sub);
+        this.opts.hub.add(sub);
+      }
+      this.chains.add(chain);
+      const data = { chain, mempool, subscribed: subs.map((f, i) => nameOf(f.sub.watch, summaries[i]!)) };
+      if (subs.length === 0 && bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
+      else this.reply(op.id, 'success', bad.length > 0 ? { ...data, failed: bad } : data);
+      subs.forEach(({ sub }, i) => {
+        sub.last = summaries[i]!.fingerprint;
+        sub.push(summaries[i]!, 0);
+      });
+    };
+    if (subs.length === 0) return answer([]);
+    const reserved = cost - unused;
     try {
-      summaries =
-        subs.length > 0
-          ? this.opts.hub.current(
-              chain,
-              subs.map((f) => f.sub.watch),
-            )
-          : [];
+      // Read, watched, answered and first pushed with no poll of the chain between (hub.attach): no change
+      // falls between a first summary and the pushes after it, and none overtakes it.
+      await this.opts.hub.attach(chain, async () => {
+        const summaries = await this.opts.hub.current(
+          chain,
+          subs.map((f) => f.sub.watch),
+        );
+        if (this.closed) return this.opts.hub.release(this.owner, reserved);
+        answer(summaries);
+      });
     } catch (err) {
-      this.opts.hub.release(this.owner, cost - unused);
+      this.opts.hub.release(this.owner, reserved);
       throw err;
     }
-    for (const { id, sub } of subs) {
-      this.subs.set(id, sub);
-      this.opts.hub.add(sub);
-    }
-    this.chains.add(chain);
-    const data = { chain, mempool, subscribed: subs.map((f, i) => nameOf(f.sub.watch, summaries[i]!)) };
-    if (subs.length === 0 && bad.length > 0) this.reply(op.id, 'fail', { ...data, code: 'INVALID_ITEMS', items: bad });
-    else this.reply(op.id, 'success', bad.length > 0 ? { ...data, failed: bad } : data);
-    subs.forEach(({ sub }, i) => {
-      sub.last = summaries[i]!.fingerprint;
-      sub.push(summaries[i]!, 0);
-    });
   }
 
   /**

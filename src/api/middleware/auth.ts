@@ -13,10 +13,10 @@
  * Wrong keys cost the sender: each missing or wrong key takes a token from its client network's
  * `badkey:` bucket (api.invalidKeys) and is answered 401, or 429 once that bucket is empty, so floods of
  * junk keys are throttled per network like anything else. A right key is never hidden behind that 429;
- * guessing one is hopeless anyway (256 random bits, keys/key-format.ts).
+ * guessing one is hopeless anyway (256 random bits, src/store/keys/key-format.ts).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { KeyFailure, KeyVerifier } from '../../keys/key-verifier.js';
+import type { KeyFailure, KeyVerifier } from '../../store/keys/key-verifier.js';
 import type { ApiMetrics } from '../metrics.js';
 import { buckets } from '../caller-buckets.js';
 import type { ApiSettings, TierLimits } from '../deps.js';

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RequestLogMode } from '../../config.js';
-import type { Tier } from '../../keys/tier.js';
+import type { Tier } from '../../store/keys/tier.js';
 import { unredacted, type Logger } from '../../logger.js';
 import type { ApiMetrics } from '../metrics.js';
 import { LogSampler } from '../log-sampler.js';

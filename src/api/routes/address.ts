@@ -24,7 +24,7 @@ import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
 
-function answer(deps: AppDeps, req: Request, res: Response): void {
+async function answer(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
@@ -34,11 +34,11 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const script = decoded.script;
   const mempool = mempoolRequested(req);
   const view = mempool
-    ? readIndex(chain, handle, (source) => {
-        const views = source.views([script], true);
+    ? await readIndex(chain, handle, async (source) => {
+        const views = await source.views([script], true);
         return views && { ...views, ...views.items[0]! };
       })
-    : readIndex(chain, handle, (source) => source.summary(script));
+    : await readIndex(chain, handle, (source) => source.summary(script));
   checkAnswering(deps, chain, view, res);
   sendSummary(req, res, etagOf(handle, script, view, view.tipHeight, view.tipHash), () =>
     summaryBody(chain, handle, address, script, view, view.tipHeight, view.tipHash),

@@ -66,7 +66,7 @@ function queryError(req: Request): Parsed | null {
   }
 }
 
-function answer(deps: AppDeps, req: Request, res: Response): void {
+async function answer(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
@@ -75,7 +75,7 @@ function answer(deps: AppDeps, req: Request, res: Response): void {
   const mempool = mempoolRequested(req);
   const checked = parsed.addresses.map((a) => checkAddress(handle, a));
   const scripts = checked.flatMap((c) => (c.ok ? [c.script] : []));
-  const views = readIndex(chain, handle, (source) => source.views(scripts, mempool));
+  const views = await readIndex(chain, handle, (source) => source.views(scripts, mempool));
   checkAnswering(deps, chain, views, res);
   let next = 0;
   const results = checked.map((c, i) => {

@@ -42,7 +42,7 @@ export interface ChainReadiness {
   bootstrap?: BootstrapProgress;
 }
 
-function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
+function describe(handle: ChainHandle, state: ChainState, mempoolTxs: number | null): ChainReadiness {
   const base = { chain: handle.params.chain, network: handle.params.network, configured: handle.configured };
   const none = {
     indexedHeight: null,
@@ -70,7 +70,7 @@ function describe(handle: ChainHandle, state: ChainState): ChainReadiness {
         ready: state.kind === 'ready',
         indexedHeight: s.tipHeight,
         indexedHash: s.tipHash,
-        mempoolTxs: mempoolTxsOf(handle),
+        mempoolTxs,
         nodeHeight: s.nodeHeight,
         lag: lagOf(s),
         nodeSeenAt: s.nodeSeenAt ? s.nodeSeenAt.toISOString() : null,
@@ -89,35 +89,39 @@ function bootstrapReason(p: BootstrapProgress): string {
   return `a UTXO snapshot is being loaded: ${p.phase}${share}`;
 }
 
-function mempoolTxsOf(handle: ChainHandle): number | null {
+/** The mempool count is a nicety of the row: a failure to read it leaves it unknown, not the chain unready. */
+async function mempoolTxsOf(state: ChainState): Promise<number | null> {
+  if (state.kind === 'unavailable' || state.kind === 'empty') return null;
   try {
-    const acquired = handle.acquire();
-    return acquired.ok ? (acquired.source.mempoolTxs?.() ?? null) : null;
+    return (await state.source.mempoolTxs?.()) ?? null;
   } catch {
     return null;
   }
 }
 
 /** Per-chain readiness, and the gauges refreshed from it (so /metrics and /ready agree). */
-export function readiness(deps: AppDeps, metrics: ApiMetrics, clock: Clock): ChainReadiness[] {
-  return [...deps.chains.values()].map((handle) => {
-    const row = describe(handle, safeState(handle, deps, clock));
-    // A chain this service does not serve gets no series at all: chain_ready 0 for it would page someone.
-    if (!handle.configured) return row;
-    const labels = { chain: row.chain };
-    metrics.chainReady.set(labels, row.ready ? 1 : 0);
-    if (row.indexedHeight !== null) metrics.indexedHeight.set(labels, row.indexedHeight);
-    if (row.nodeHeight !== null) metrics.nodeHeight.set(labels, row.nodeHeight);
-    if (row.nodeSeenAgeSeconds !== null) metrics.nodeSeenAge.set(labels, row.nodeSeenAgeSeconds);
-    if (row.tipAgeSeconds !== null) metrics.tipAge.set(labels, row.tipAgeSeconds);
-    return row;
-  });
+export async function readiness(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Promise<ChainReadiness[]> {
+  return Promise.all(
+    [...deps.chains.values()].map(async (handle) => {
+      const state = await safeState(handle, deps, clock);
+      const row = describe(handle, state, await mempoolTxsOf(state));
+      // A chain this service does not serve gets no series at all: chain_ready 0 for it would page someone.
+      if (!handle.configured) return row;
+      const labels = { chain: row.chain };
+      metrics.chainReady.set(labels, row.ready ? 1 : 0);
+      if (row.indexedHeight !== null) metrics.indexedHeight.set(labels, row.indexedHeight);
+      if (row.nodeHeight !== null) metrics.nodeHeight.set(labels, row.nodeHeight);
+      if (row.nodeSeenAgeSeconds !== null) metrics.nodeSeenAge.set(labels, row.nodeSeenAgeSeconds);
+      if (row.tipAgeSeconds !== null) metrics.tipAge.set(labels, row.tipAgeSeconds);
+      return row;
+    }),
+  );
 }
 
 /** /ready must answer 200 or 503, never 500: any failure reading a chain makes that chain not ready. */
-function safeState(handle: ChainHandle, deps: AppDeps, clock: Clock): ChainState {
+async function safeState(handle: ChainHandle, deps: AppDeps, clock: Clock): Promise<ChainState> {
   try {
-    return chainState(handle, deps.settings, clock.now());
+    return await chainState(handle, deps.settings, clock.now());
   } catch (err) {
     return { kind: 'unavailable', reason: `its index cannot be read (${err instanceof Error ? err.message : String(err)})` };
   }
@@ -145,8 +149,8 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
     });
   });
 
-  only(router, '/ready', (_req, res) => {
-    const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
+  only(router, '/ready', async (_req, res) => {
+    const chains = (await readiness(deps, metrics, clock)).filter((c) => c.configured);
     const problems = deps.keyedProblems?.() ?? [];
     const ready = chains.length > 0 && chains.every((c) => c.ready) && problems.length === 0;
     if (ready) {
@@ -170,7 +174,7 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
     let text = deps.clusterMetrics ? await deps.clusterMetrics() : null;
     if (text === null) {
       if (deps.clusterMetrics) deps.logger.warn("the supervisor did not answer for the other workers: /metrics is this worker's alone");
-      readiness(deps, metrics, clock);
+      await readiness(deps, metrics, clock);
       text = await metrics.registry.metrics();
     }
     res.setHeader('Cache-Control', 'no-store');

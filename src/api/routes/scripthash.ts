@@ -19,13 +19,13 @@ import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';
 
-function answer(deps: AppDeps, req: Request, res: Response): void {
+async function answer(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
   const { hash, key } = parseScripthash(String(req.params.hash));
   const mempool = mempoolRequested(req);
-  const views = readIndex(chain, handle, (source) => source.keyViews([key], mempool));
+  const views = await readIndex(chain, handle, (source) => source.keyViews([key], mempool));
   checkAnswering(deps, chain, views, res);
   const view = views.items[0];
   if (!view) throw new Error('the index answered no script');

@@ -75,8 +75,8 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
 
   /** Open status streams per client network. */
   const streams = new Map<string, number>();
-  const snapshot = (): string => {
-    const chains = readiness(deps, metrics, clock).filter((c) => c.configured);
+  const snapshot = async (): Promise<string> => {
+    const chains = (await readiness(deps, metrics, clock)).filter((c) => c.configured);
     return `event: status\ndata: ${JSON.stringify({ version: PACKAGE_VERSION, chains })}\n\n`;
   };
   router
@@ -97,14 +97,24 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
       streams.set(network, held + 1);
       res.status(200).set(STREAM_HEADERS);
       holdOpen(res);
+      // Frames go out one after another in the order asked for, each read after the one before it is written.
+      let frames: Promise<void> = Promise.resolve();
+      let closed = false;
       const send = (): void => {
-        res.write(snapshot());
+        frames = frames
+          .then(snapshot)
+          .then((text) => {
+            // Ended meanwhile (the hub closed, the client left): a write now would be a write after end.
+            if (!closed && !res.writableEnded) res.write(text);
+          })
+          .catch((err: unknown) => deps.logger.warn({ err }, 'status page: a status frame failed'));
       };
       const timer = setInterval(send, STATUS_EVERY_MS);
       timer.unref();
       const stopTips = hub?.onTip(send) ?? (() => undefined);
       const stopClose = hub?.onClose(() => res.end()) ?? (() => undefined);
       res.once('close', () => {
+        closed = true;
         const left = (streams.get(network) ?? 1) - 1;
         if (left > 0) streams.set(network, left);
         else streams.delete(network);

@@ -36,7 +36,7 @@ export function mountSummaryRoute(
   deps: AppDeps,
   limiter: RateLimiter,
   metrics: ApiMetrics,
-  answer: (deps: AppDeps, req: Request, res: Response) => void,
+  answer: (deps: AppDeps, req: Request, res: Response) => Promise<void>,
 ): void {
   app
     .route(route)

@@ -78,7 +78,7 @@ export const listingOff = (chain: ChainCode): ApiError =>
   );
 
 /** Reads one page for `keys`, checking the cursor inside the read; 404 when the listing is off. */
-export function readPage(
+export async function readPage(
   deps: AppDeps,
   chain: ChainCode,
   handle: ChainHandle,
@@ -86,8 +86,8 @@ export function readPage(
   scope: CursorScope,
   query: PageQuery,
   res: Response,
-): { page: ListedPage; next: string | null } {
-  const read = readIndex(chain, handle, (source) =>
+): Promise<{ page: ListedPage; next: string | null }> {
+  const read = await readIndex(chain, handle, (source) =>
     source.utxoPage
       ? source.utxoPage({
           keys,
@@ -108,12 +108,12 @@ export function readPage(
 }
 
 /** A source that cannot list (a fake without utxoPage): its status, listing nothing. */
-function notListed(source: SummarySource): (IndexStatus & { listing: UtxoPageResult }) | null {
-  const status = source.status();
+async function notListed(source: SummarySource): Promise<(IndexStatus & { listing: UtxoPageResult }) | null> {
+  const status = await source.status();
   return status && { ...status, listing: { kind: 'empty' } };
 }
 
-function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): void {
+async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
@@ -133,7 +133,7 @@ function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 's
   const query = parsePageQuery(req);
   const { network } = handle.params;
   const scope: CursorScope = { chain, network, kind: 'script', id: key.toString('hex'), mempool: query.mempool };
-  const { page, next } = readPage(deps, chain, handle, [key], scope, query, res);
+  const { page, next } = await readPage(deps, chain, handle, [key], scope, query, res);
   res.setHeader('Cache-Control', 'no-store');
   sendJson(res, 200, {
     status: 'success',

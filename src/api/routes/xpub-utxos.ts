@@ -82,7 +82,7 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
     id: `${wallet.fingerprint}|${wallet.range}`,
     mempool: query.mempool,
   };
-  const { page, next } = readPage(deps, chain, handle, keys, scope, query, res);
+  const { page, next } = await readPage(deps, chain, handle, keys, scope, query, res);
   res.setHeader('Cache-Control', 'no-store');
   sendJson(res, 200, {
     status: 'success',

@@ -153,7 +153,7 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
   const wallet = await derivedWallet(limiter, cache, req, res, { desc, range, ...rest });
-  const views = readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
+  const views = await readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
   res.setHeader('Cache-Control', 'no-store');

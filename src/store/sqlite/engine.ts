@@ -5,7 +5,7 @@
  */
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
-import type { Tier } from '../../keys/tier.js';
+import type { Tier } from '../keys/tier.js';
 import type { BaseBlock, BlockToApply, BulkLoadOptions, NodeSeen, UtxoListEvent, UtxoPageRequest } from '../index-model.js';
 import type { FeedReader, IndexReader, IndexVerifier, IndexWriter, KeyStore, MempoolWriter } from '../ports.js';
 import { ChainReader } from './chain-reader.js';

@@ -23,9 +23,9 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { truncationProblem } from './file-header.js';
 import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
 import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
-import { isWellFormedKey, keyDigest } from '../../keys/key-format.js';
-import type { KeyCheck, KeyVerifier } from '../../keys/key-verifier.js';
-import { isTier, type Tier } from '../../keys/tier.js';
+import { isWellFormedKey, keyDigest } from '../keys/key-format.js';
+import type { KeyCheck, KeyVerifier } from '../keys/key-verifier.js';
+import { isTier, type Tier } from '../keys/tier.js';
 
 interface CachedKey {
   readonly id: string;

@@ -15,8 +15,8 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
-import { generateKey, generateKeyId, keyDigest } from '../../keys/key-format.js';
-import { isTier, type Tier } from '../../keys/tier.js';
+import { generateKey, generateKeyId, keyDigest } from '../keys/key-format.js';
+import { isTier, type Tier } from '../keys/tier.js';
 import type { KeyRecord, RevokeResult, StoredKey } from '../ports.js';
 
 const SCHEMA = `

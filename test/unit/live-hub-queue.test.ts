@@ -1,0 +1,80 @@
+/**
+ * src/api/live/hub.ts over an engine that answers later (the reader port's Promises): a chain's polls
+ * wait for each other however often the timer fires, so the feed is never read by two polls at once
+ * and the pushes go out in feed order, each position once.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AppDeps, ChainHandle, FeedSource } from '../../src/api/deps.js';
+import { LiveHub, type Subscriber } from '../../src/api/live/hub.js';
+import { watchOf } from '../../src/api/live/watch.js';
+import { scriptToAddress } from '../../src/chain/address.js';
+import { chainParams } from '../../src/chain/params.js';
+import type { FeedEntry } from '../../src/store/index-model.js';
+import { scriptKey } from '../../src/store/script-key.js';
+import { FakeIndex } from '../support/api-world.js';
+
+const params = chainParams('LTC', 'regtest');
+const A = Buffer.concat([Buffer.from([0x00, 0x14]), Buffer.alloc(20, 1)]);
+/** Each feed read takes this long; the timer fires far more often. */
+const READ_MS = 15;
+
+describe('LiveHub over a feed that answers later', () => {
+  it('never reads the feed in two polls at once, and pushes in feed order', async () => {
+    const index = new FakeIndex();
+    let head = 0;
+    let reading = 0;
+    let most = 0;
+    const slow = <T>(answer: () => T): Promise<T> => {
+      most = Math.max(most, ++reading);
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          reading--;
+          resolve(answer());
+        }, READ_MS),
+      );
+    };
+    // Every look at the feed finds one more row, and the watched script's balance moved with it.
+    const feed: FeedSource = {
+      bounds: () =>
+        slow(() => {
+          head += 1;
+          index.set(A.toString('hex'), head * 1000, 1);
+          return { first: 1, last: head };
+        }),
+      since: (after, limit) =>
+        slow(() =>
+          Array.from({ length: Math.min(limit, head - after) }, (_, i): FeedEntry => ({
+            seq: after + i + 1,
+            kind: 'mempool',
+            tipHeight: null,
+            scripts: [scriptKey(A)],
+          })),
+        ),
+    };
+    const source = Object.assign(index, { feed });
+    const handle = { params, configured: true, acquire: () => ({ ok: true, source }) } as unknown as ChainHandle;
+    const deps = {
+      chains: new Map([['LTC', handle]]),
+      settings: { syncLagBlocks: 1 },
+      clock: { now: () => Date.now() },
+    } as unknown as AppDeps;
+    const hub = new LiveHub(deps, { pollMs: 1 }, pino({ level: 'silent' }));
+    const pushed: number[] = [];
+    const sub: Subscriber = {
+      watch: watchOf('LTC', scriptToAddress(params, A)!, A, false),
+      last: null,
+      push: (_summary, seq) => pushed.push(seq),
+      close: () => undefined,
+    };
+    try {
+      await hub.attach('LTC', async () => hub.add(sub));
+      await new Promise((resolve) => setTimeout(resolve, 20 * READ_MS));
+    } finally {
+      hub.close();
+    }
+    expect(most).toBe(1);
+    expect(pushed.length).toBeGreaterThan(2);
+    expect(pushed).toEqual([...new Set(pushed)].sort((a, b) => a - b));
+  });
+});
