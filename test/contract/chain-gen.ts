@@ -29,7 +29,7 @@ interface Spendable {
 export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], opts: GenOptions): BlockToApply {
   const tip = model.tip;
   const height = tip ? tip.height + 1 : 0;
-  const available: Spendable[] = [...model.coins.values()].map((c) => ({ txid: c.txid, vout: c.vout, value: c.value }));
+  const available: Spendable[] = [...model.coins.values()].map((c) => ({ txid: c.txid, vout: c.vout, value: Number(c.value) }));
   const pay = (txid: Buffer, total: number, n: number): ParsedTx['outputs'] => {
     const outs: ParsedTx['outputs'] = [];
     const same = rng.chance(20) ? pool[rng.int(pool.length)]! : null;
@@ -38,7 +38,7 @@ export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], 
       const value = vout === n - 1 ? left : Math.floor(left / 2);
       left -= value;
       const script = rng.int(12) === 0 ? opReturn(rng.bytes(4)) : (same ?? pool[rng.int(pool.length)]!);
-      outs.push({ script, value });
+      outs.push({ script, value: BigInt(value) });
       // Genesis outputs are never connected: nothing may spend them.
       if (height > 0 && !unspendable(script)) available.push({ txid, vout, value });
     }

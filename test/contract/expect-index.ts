@@ -15,7 +15,7 @@ export interface OpenIndex {
   verifier: IndexVerifier;
 }
 
-const NO_DELTA = { balanceSats: 0, utxoCount: 0, txCount: 0 };
+const NO_DELTA = { balanceSats: 0n, utxoCount: 0, txCount: 0 };
 
 /** What views() must answer for `scripts` at the model's tip. */
 export function expectedViews(
@@ -27,7 +27,7 @@ export function expectedViews(
   const sums = model.sums();
   const deltas = mempool?.deltas() ?? new Map();
   return scripts.map((s) => {
-    const sum = sums.get(keyHex(s)) ?? { balance: 0, count: 0 };
+    const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
     const view: ScriptView = { balanceSats: sum.balance, utxoCount: sum.count };
     if (withMempool) view.unconfirmed = deltas.get(keyHex(s)) ?? NO_DELTA;
     return view;
@@ -95,7 +95,7 @@ export async function expectIndex(
     keyViews: views(false),
     keyMempoolViews: views(true),
     summaries: scripts.map((s) => {
-      const sum = sums.get(keyHex(s)) ?? { balance: 0, count: 0 };
+      const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
       return at && { tip: at, balanceSats: sum.balance, utxoCount: sum.count };
     }),
     mempoolTxs: mempool?.txs.size ?? 0,

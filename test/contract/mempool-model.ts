@@ -9,7 +9,7 @@ import type { ParsedTx } from '../../src/chain/block-parser.js';
 import { keyHex, outId, unspendable, type ChainModel } from './model.js';
 
 export interface Delta {
-  balanceSats: number;
+  balanceSats: bigint;
   utxoCount: number;
   txCount: number;
 }
@@ -32,8 +32,8 @@ export class MempoolModel {
   }
 
   /** Coins a new mempool transaction may spend: the tip's, less held spends, plus held outputs. */
-  coins(): Map<string, { key: string; value: number }> {
-    const all = new Map<string, { key: string; value: number }>([...this.chain.coins].map(([id, c]) => [id, c]));
+  coins(): Map<string, { key: string; value: bigint }> {
+    const all = new Map<string, { key: string; value: bigint }>([...this.chain.coins].map(([id, c]) => [id, c]));
     for (const tx of this.txs.values()) {
       for (const i of tx.inputs) all.delete(outId(i.prevTxid, i.vout));
       tx.outputs.forEach((o, v) => {
@@ -81,10 +81,10 @@ export class MempoolModel {
   }
 
   deltas(): Map<string, Delta> {
-    const coins = new Map<string, { key: string; value: number }>([...this.chain.coins].map(([id, c]) => [id, c]));
+    const coins = new Map<string, { key: string; value: bigint }>([...this.chain.coins].map(([id, c]) => [id, c]));
     const out = new Map<string, Delta>();
     const at = (key: string): Delta => {
-      const d = out.get(key) ?? { balanceSats: 0, utxoCount: 0, txCount: 0 };
+      const d = out.get(key) ?? { balanceSats: 0n, utxoCount: 0, txCount: 0 };
       out.set(key, d);
       return d;
     };

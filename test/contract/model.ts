@@ -21,13 +21,13 @@ export interface Coin {
   readonly txid: Buffer;
   readonly vout: number;
   readonly key: string;
-  readonly value: number;
+  readonly value: bigint;
   readonly height: number;
   readonly coinbase: boolean;
 }
 
 export interface Sum {
-  balance: number;
+  balance: bigint;
   count: number;
 }
 
@@ -81,7 +81,7 @@ export class ChainModel {
   sums(): Map<string, Sum> {
     const sums = new Map<string, Sum>();
     for (const c of this.coins.values()) {
-      const s = sums.get(c.key) ?? { balance: 0, count: 0 };
+      const s = sums.get(c.key) ?? { balance: 0n, count: 0 };
       s.balance += c.value;
       s.count += 1;
       sums.set(c.key, s);
@@ -89,8 +89,8 @@ export class ChainModel {
     return sums;
   }
 
-  totals(): { utxos: number; amount: number; scripts: number } {
-    let amount = 0;
+  totals(): { utxos: number; amount: bigint; scripts: number } {
+    let amount = 0n;
     for (const c of this.coins.values()) amount += c.value;
     return { utxos: this.coins.size, amount, scripts: this.sums().size };
   }

@@ -41,9 +41,9 @@ export class SnapshotOracle {
     if (model) expect(answer!.items).toEqual(expectedViews(model, this.scripts, null, withMempool));
   }
 
-  summary(answer: (ChainStatus & { balanceSats: number; utxoCount: number }) | null, script: Buffer): void {
+  summary(answer: (ChainStatus & { balanceSats: bigint; utxoCount: number }) | null, script: Buffer): void {
     const model = this.at(answer);
-    const sum = model?.sums().get(keyHex(script)) ?? { balance: 0, count: 0 };
+    const sum = model?.sums().get(keyHex(script)) ?? { balance: 0n, count: 0 };
     if (model) expect([answer!.balanceSats, answer!.utxoCount]).toEqual([sum.balance, sum.count]);
   }
 

@@ -108,9 +108,9 @@ async function nodeScan(node: NodeClient, address: string): Promise<{ sats: numb
     { parseJson: parseJsonDecimalsAsText },
   );
   expect(r.success).toBe(true);
-  const sats = r.unspents.reduce((s, u) => s + parseCoins(u.amount), 0);
+  const sats = r.unspents.reduce((s, u) => s + parseCoins(u.amount), 0n);
   expect(sats).toBe(parseCoins(r.total_amount));
-  return { sats, utxos: r.unspents.length, bestBlock: r.bestblock };
+  return { sats: Number(sats), utxos: r.unspents.length, bestBlock: r.bestblock };
 }
 
 /** A process that exists (zombies of our own children excepted). */

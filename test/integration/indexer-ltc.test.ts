@@ -85,7 +85,7 @@ describe('LTC indexer and API against a real litecoind', () => {
         body.data.balanceSatoshi !== f.sats ||
         body.data.utxoCount !== f.utxos ||
         body.data.blockHash !== tip ||
-        !text.includes(`"balance":${formatCoins(f.sats)}`)
+        !text.includes(`"balance":${formatCoins(BigInt(f.sats))}`)
       ) {
         wrong.push(`${a.address}: ${res.status} ${text} (node: ${f.sats} sat, ${f.utxos} utxos)`);
       }

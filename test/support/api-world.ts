@@ -35,7 +35,7 @@ import { OpenApiValidator } from './openapi-validate.js';
 import type { UtxoListing, UtxoPageRequest } from '../../src/store/index-model.js';
 
 export class FakeIndex implements SummarySource {
-  readonly balances = new Map<string, { balanceSats: number; utxoCount: number }>();
+  readonly balances = new Map<string, { balanceSats: bigint; utxoCount: number }>();
   readonly mempool = new Map<string, MempoolDelta>();
   tipHeight = 100;
   tipHash = 'ab'.repeat(32);
@@ -48,20 +48,21 @@ export class FakeIndex implements SummarySource {
   empty = false;
   lookups = 0;
 
-  set(scriptHex: string, balanceSats: number, utxoCount: number): void {
-    this.balances.set(scriptHex, { balanceSats, utxoCount });
+  /** Amounts as tests write them (numbers, or bigints past 2^53); the index answers bigints. */
+  set(scriptHex: string, balanceSats: number | bigint, utxoCount: number): void {
+    this.balances.set(scriptHex, { balanceSats: BigInt(balanceSats), utxoCount });
   }
 
   async summary(script: Uint8Array): Promise<AddressSummary | null> {
     this.lookups += 1;
     const status = this.now();
     if (status === null) return null;
-    const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0, utxoCount: 0 };
+    const found = this.balances.get(Buffer.from(script).toString('hex')) ?? { balanceSats: 0n, utxoCount: 0 };
     return { ...status, ...found };
   }
 
-  setMempool(scriptHex: string, delta: MempoolDelta): void {
-    this.mempool.set(scriptHex, delta);
+  setMempool(scriptHex: string, delta: Omit<MempoolDelta, 'balanceSats'> & { balanceSats: number | bigint }): void {
+    this.mempool.set(scriptHex, { ...delta, balanceSats: BigInt(delta.balanceSats) });
   }
 
   async views(scripts: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
@@ -70,8 +71,8 @@ export class FakeIndex implements SummarySource {
     if (status === null) return null;
     const items = scripts.map((script) => {
       const hex = Buffer.from(script).toString('hex');
-      const found = this.balances.get(hex) ?? { balanceSats: 0, utxoCount: 0 };
-      return mempool ? { ...found, unconfirmed: this.mempool.get(hex) ?? { balanceSats: 0, utxoCount: 0, txCount: 0 } } : { ...found };
+      const found = this.balances.get(hex) ?? { balanceSats: 0n, utxoCount: 0 };
+      return mempool ? { ...found, unconfirmed: this.mempool.get(hex) ?? { balanceSats: 0n, utxoCount: 0, txCount: 0 } } : { ...found };
     });
     return { ...status, items };
   }

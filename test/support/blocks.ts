@@ -53,24 +53,27 @@ export const mwebPegin = (rng: Rng = defaultRng): Buffer => Buffer.concat([Buffe
 export const hogAddr = (rng: Rng = defaultRng): Buffer => Buffer.concat([Buffer.from([0x58, 0x20]), rng.bytes(32)]);
 
 // --- transactions ----------------------------------------------------------------------------------
+/** An output as tests write it: a number value (small) or a bigint; the ParsedTx carries a bigint. */
 export interface Out {
   script: Buffer;
-  value: number;
+  value: number | bigint;
 }
+
+const parsedOutputs = (outputs: Out[]): ParsedTx['outputs'] => outputs.map((o) => ({ script: o.script, value: BigInt(o.value) }));
 export interface OutRef {
   txid: Buffer;
   vout: number;
 }
 
 export function coinbaseTx(outputs: Out[], txid: Buffer = randomHash()): ParsedTx {
-  return { txid, inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }], outputs, coinbase: true, hogEx: false };
+  return { txid, inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }], outputs: parsedOutputs(outputs), coinbase: true, hogEx: false };
 }
 
 export function spendTx(inputs: OutRef[], outputs: Out[], opts: { txid?: Buffer; hogEx?: boolean } = {}): ParsedTx {
   return {
     txid: opts.txid ?? randomHash(),
     inputs: inputs.map((i) => ({ prevTxid: i.txid, vout: i.vout })),
-    outputs,
+    outputs: parsedOutputs(outputs),
     coinbase: false,
     hogEx: opts.hogEx ?? false,
   };

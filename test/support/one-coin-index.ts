@@ -17,7 +17,7 @@ export function writeOneCoinIndex(dbPath: string, network: NetworkName, script: 
         {
           txid: Buffer.alloc(32, 2),
           inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-          outputs: [{ value, script }],
+          outputs: [{ value: BigInt(value), script }],
           coinbase: true,
           hogEx: false,
         },

@@ -8,7 +8,7 @@ import type { BlockToApply } from '../../src/store/index-model.js';
 
 export interface ModelCoin {
   scriptKey: string;
-  value: number;
+  value: bigint;
   height: number;
 }
 
@@ -39,9 +39,9 @@ export class UtxoModel {
 
   /** Rows as `scriptkeyhex balance count`, sorted. */
   scriptRows(): string[] {
-    const sums = new Map<string, { balance: number; count: number }>();
+    const sums = new Map<string, { balance: bigint; count: number }>();
     for (const c of this.coins.values()) {
-      const s = sums.get(c.scriptKey) ?? { balance: 0, count: 0 };
+      const s = sums.get(c.scriptKey) ?? { balance: 0n, count: 0 };
       s.balance += c.value;
       s.count += 1;
       sums.set(c.scriptKey, s);
@@ -49,8 +49,8 @@ export class UtxoModel {
     return [...sums].map(([k, s]) => `${k} ${s.balance} ${s.count}`).sort();
   }
 
-  totals(): { utxos: number; amount: number; scripts: number } {
-    let amount = 0;
+  totals(): { utxos: number; amount: bigint; scripts: number } {
+    let amount = 0n;
     for (const c of this.coins.values()) amount += c.value;
     return { utxos: this.coins.size, amount, scripts: this.scriptRows().length };
   }

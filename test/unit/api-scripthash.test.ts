@@ -114,8 +114,8 @@ describe('the store read by script key', () => {
     try {
       const byKey = reader.keyViews([parseScripthash(electrum(MULTISIG_SCRIPT)).key], true);
       expect(byKey?.items).toEqual(reader.views([Buffer.from(MULTISIG_SCRIPT, 'hex')], true)?.items);
-      expect(byKey?.items[0]).toMatchObject({ balanceSats: 4321, utxoCount: 1 });
-      expect(reader.keyViews([parseScripthash(electrum(P2PKH_SCRIPT)).key], false)?.items[0]).toEqual({ balanceSats: 0, utxoCount: 0 });
+      expect(byKey?.items[0]).toMatchObject({ balanceSats: 4321n, utxoCount: 1 });
+      expect(reader.keyViews([parseScripthash(electrum(P2PKH_SCRIPT)).key], false)?.items[0]).toEqual({ balanceSats: 0n, utxoCount: 0 });
     } finally {
       reader.close();
     }

@@ -37,7 +37,7 @@ describe('parseTransaction: real mempool MWEB transactions from litecoind 0.21.2
       const tx = parseTransaction(raw);
       expect(toDisplayHex(tx.txid)).toBe(t.txid);
       expect(tx.inputs.map((i) => ({ txid: toDisplayHex(i.prevTxid), vout: i.vout }))).toEqual(t.inputs);
-      expect(tx.outputs.map((o) => ({ value_sat: o.value, script: o.script.toString('hex') }))).toEqual(t.outputs);
+      expect(tx.outputs.map((o) => ({ value_sat: Number(o.value), script: o.script.toString('hex') }))).toEqual(t.outputs);
       expect(tx.hogEx).toBe(false);
       expect(tx.coinbase).toBe(false);
     });
@@ -167,7 +167,7 @@ describe('parseTransaction: MWEB bodies built from the libmw layout', () => {
     const tx = parseTransaction(raw);
     expect(tx.txid).toEqual(sha256d(legacy));
     expect(tx.outputs).toHaveLength(1);
-    expect(tx.outputs[0]!.value).toBe(1249996740);
+    expect(Number(tx.outputs[0]!.value)).toBe(1249996740);
     expect(tx.inputs[0]!.vout).toBe(1);
     expect(tx.hogEx).toBe(false);
   });

@@ -112,14 +112,14 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
           {
             txid: Buffer.alloc(32, 0x09),
             inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-            outputs: [{ value: 50, script: SCRIPTS[0]! }],
+            outputs: [{ value: 50n, script: SCRIPTS[0]! }],
             coinbase: true,
             hogEx: false,
           },
           {
             txid: Buffer.alloc(32, 0x0a),
             inputs: [{ prevTxid: TXS[2]!.txid, vout: 1 }],
-            outputs: [{ value: 40, script: SCRIPTS[1]! }],
+            outputs: [{ value: 40n, script: SCRIPTS[1]! }],
             coinbase: false,
             hogEx: false,
           },

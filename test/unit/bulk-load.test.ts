@@ -23,7 +23,7 @@ describe('snapshot bulk load', () => {
     const store = ChainStore.open(':memory:', { chain: 'BTC', network: 'regtest' });
     try {
       const totals = store.loadSnapshot(() => rows(), base);
-      expect(totals).toEqual({ utxos: 5, amount: 25_000, scripts: 3 });
+      expect(totals).toEqual({ utxos: 5, amount: 25_000n, scripts: 3 });
       expect(store.tip()).toEqual({ height: 500, hash: base.hash });
       expect(store.base()).toBe(500);
       expect(verifyAggregates(store.db).differenceCount).toBe(0);
@@ -39,21 +39,21 @@ describe('snapshot bulk load', () => {
           {
             txid: txid(0xc0),
             inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-            outputs: [{ value: 50, script: script(1) }],
+            outputs: [{ value: 50n, script: script(1) }],
             coinbase: true,
             hogEx: false,
           },
           {
             txid: txid(0xc1),
             inputs: [{ prevTxid: txid(3), vout: 1 }],
-            outputs: [{ value: 2500, script: script(2) }],
+            outputs: [{ value: 2500n, script: script(2) }],
             coinbase: false,
             hogEx: false,
           },
         ],
       };
       store.applyBlocks([block]);
-      expect(store.totals()).toEqual({ utxos: 6, amount: 25_000 - 3000 + 2550, scripts: 3 });
+      expect(store.totals()).toEqual({ utxos: 6, amount: 25_000n - 3000n + 2550n, scripts: 3 });
       expect(verifyChain(store.db)).toEqual([]);
       store.rollbackTip();
       expect(store.totals()).toEqual(totals);

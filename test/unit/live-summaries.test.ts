@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppDeps, ChainHandle } from '../../src/api/deps.js';
 import { readSummaries } from '../../src/api/live/summaries.js';
+import { stringifyWithCoins } from '../../src/chain/amount.js';
 import { scripthashWatch, walletWatch, watchOf } from '../../src/api/live/watch.js';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
@@ -47,7 +48,8 @@ describe('readSummaries', () => {
     ];
     const summaries = await readSummaries(deps, 'LTC', watches);
     expect(asked).toEqual([3]);
-    const data = summaries.map((s) => s.data as { balanceSatoshi: number; utxoCount: number });
+    // As a subscriber reads it: the data written by the pushes' serializer.
+    const data = summaries.map((s) => JSON.parse(stringifyWithCoins(s.data)) as { balanceSatoshi: number; utxoCount: number });
     expect(data.map((d) => [d.balanceSatoshi, d.utxoCount])).toEqual([
       [1_000, 1],
       [1_000, 1],

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-type Coin = { script: Buffer; value: number };
+type Coin = { script: Buffer; value: bigint };
 const id = (txid: Buffer, vout: number): string => `${txid.toString('hex')}:${vout}`;
 
 /** What the node holds: confirmed coins and its mempool (insertion order is a valid topological order). */
@@ -92,7 +92,7 @@ class NodeModel {
   }
 
   /** Per script: balance and count once the whole mempool is mined, and held txs touching it. */
-  final(): Map<string, { balance: number; count: number; txs: number }> {
+  final(): Map<string, { balance: bigint; count: number; txs: number }> {
     const coins = new Map(this.confirmed);
     const touches = new Map<string, number>();
     for (const tx of this.mempool.values()) {
@@ -109,15 +109,15 @@ class NodeModel {
       });
       for (const s of touched) touches.set(s, (touches.get(s) ?? 0) + 1);
     }
-    const out = new Map<string, { balance: number; count: number; txs: number }>();
+    const out = new Map<string, { balance: bigint; count: number; txs: number }>();
     for (const c of coins.values()) {
-      const e = out.get(c.script.toString('hex')) ?? { balance: 0, count: 0, txs: 0 };
+      const e = out.get(c.script.toString('hex')) ?? { balance: 0n, count: 0, txs: 0 };
       e.balance += c.value;
       e.count += 1;
       out.set(c.script.toString('hex'), e);
     }
     for (const [s, n] of touches) {
-      const e = out.get(s) ?? { balance: 0, count: 0, txs: 0 };
+      const e = out.get(s) ?? { balance: 0n, count: 0, txs: 0 };
       e.txs = n;
       out.set(s, e);
     }
@@ -162,7 +162,7 @@ function runScenario(seed: number, steps: number): void {
     return outs;
   };
   const newTx = (coins: Array<[string, Coin]>): ParsedTx => {
-    const total = coins.reduce((s, [, c]) => s + c.value, 0);
+    const total = coins.reduce((s, [, c]) => s + Number(c.value), 0);
     const refs = coins.map(([k]) => ({ txid: Buffer.from(k.split(':')[0]!, 'hex'), vout: Number(k.split(':')[1]) }));
     return spendTx(refs, outputsFor(total), { txid: randomHash(rng) });
   };
@@ -181,7 +181,7 @@ function runScenario(seed: number, steps: number): void {
         // A burst of new transactions, reported in a shuffled order (parents after children at times).
         const burst: ParsedTx[] = [];
         for (let k = 1 + rng.int(4); k > 0; k--) {
-          const free = node.spendable().filter(([, c]) => c.value > 2000);
+          const free = node.spendable().filter(([, c]) => c.value > 2000n);
           if (free.length === 0) break;
           const tx = newTx(shuffle(rng, free).slice(0, 1 + rng.int(2)));
           node.accept(tx);
@@ -242,7 +242,7 @@ function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: C
   const views = reader.views(scripts, true)!;
   scripts.forEach((s, i) => {
     const v = views.items[i]!;
-    const want = final.get(s.toString('hex')) ?? { balance: 0, count: 0, txs: 0 };
+    const want = final.get(s.toString('hex')) ?? { balance: 0n, count: 0, txs: 0 };
     expect({
       balance: v.balanceSats + v.unconfirmed!.balanceSats,
       count: v.utxoCount + v.unconfirmed!.utxoCount,
@@ -280,7 +280,7 @@ describe('mempool view', () => {
   it('effect records round-trip, negative deltas and wide amounts included', () => {
     const effect = {
       inputs: [Buffer.alloc(33, 1), Buffer.alloc(36, 2)],
-      scripts: [{ key: scriptKey(p2pkh()), balance: -8_400_000_000_000_000, count: -3 }],
+      scripts: [{ key: scriptKey(p2pkh()), balance: -8_400_000_000_000_000n, count: -3 }],
     };
     expect(decodeEffect(encodeEffect(effect))).toEqual(effect);
   });

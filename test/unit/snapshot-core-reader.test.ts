@@ -111,7 +111,7 @@ describe('Core-format snapshot vs Bitcoin Core utxo_to_sqlite.py', () => {
       expect(verifyChain(store.db)).toEqual([]);
       expect(store.totals()).toEqual({
         utxos: spendable.length,
-        amount: spendable.reduce((a, p) => a + p.value, 0),
+        amount: BigInt(spendable.reduce((a, p) => a + p.value, 0)),
         scripts: new Set(spendable.map((p) => p.scriptpubkey)).size,
       });
     } finally {

@@ -50,10 +50,9 @@ describe('undo record', () => {
   const coin = fc.record({
     outpoint: fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat({ max: 0xffffffff })).map(([t, v]) => outpointKey(t, v)),
     scriptKey: fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b)),
-    value: fc.oneof(
-      fc.constantFrom(0, 1, 127, 128, 2 ** 32, 21e14, 84e14, Number.MAX_SAFE_INTEGER),
-      fc.nat({ max: Number.MAX_SAFE_INTEGER }),
-    ),
+    value: fc
+      .oneof(fc.constantFrom(0, 1, 127, 128, 2 ** 32, 21e14, 84e14, Number.MAX_SAFE_INTEGER), fc.nat({ max: Number.MAX_SAFE_INTEGER }))
+      .map(BigInt),
     height: fc.nat({ max: 2 ** 31 - 1 }),
   });
   const created = fc.array(
@@ -83,7 +82,7 @@ describe('undo record', () => {
 
   it('refuses truncated, trailing or unknown-version data', () => {
     const data = encodeUndo({
-      spent: [{ outpoint: outpointKey(Buffer.alloc(32), 1), scriptKey: Buffer.alloc(16), value: 5, height: 9 }],
+      spent: [{ outpoint: outpointKey(Buffer.alloc(32), 1), scriptKey: Buffer.alloc(16), value: 5n, height: 9 }],
       created: [],
     });
     expect(() => decodeUndo(data.subarray(0, data.length - 1))).toThrow(RangeError);

@@ -36,13 +36,13 @@ describe('verify', () => {
     const r = verifyAggregates(store.db);
     expect(r.differenceCount).toBe(3);
     expect(r.differences[0]!.scriptKey).toBe(k0.toString('hex'));
-    expect(r.differences[0]!.stored!.balance - r.differences[0]!.computed!.balance).toBe(1);
+    expect(Number(r.differences[0]!.stored!.balance - r.differences[0]!.computed!.balance)).toBe(1);
     expect(r.differences[1]).toEqual({
       scriptKey: k1.toString('hex'),
       stored: null,
-      computed: { balance: row1.balance, utxoCount: row1.utxo_count },
+      computed: { balance: BigInt(row1.balance), utxoCount: row1.utxo_count },
     });
-    expect(r.differences[2]).toEqual({ scriptKey: 'ff'.repeat(16), stored: { balance: 5, utxoCount: 1 }, computed: null });
+    expect(r.differences[2]).toEqual({ scriptKey: 'ff'.repeat(16), stored: { balance: 5n, utxoCount: 1 }, computed: null });
     expect(verifyAggregates(store.db, { maxDifferences: 1 }).differences).toHaveLength(1);
     // The running totals in meta no longer match the scripts table either.
     expect(verifyChain(store.db).join('\n')).toMatch(/utxo_amount/);

@@ -67,7 +67,7 @@ describe('ChainStore on :memory:', () => {
 
   it('starts empty and records chain and schema', () => {
     expect(store.tip()).toBeNull();
-    expect(store.totals()).toEqual({ utxos: 0, amount: 0, scripts: 0 });
+    expect(store.totals()).toEqual({ utxos: 0, amount: 0n, scripts: 0 });
     const meta = store.db.prepare("SELECT key, value FROM meta WHERE key IN ('chain','network','schema_version')").all();
     expect(meta).toEqual(
       expect.arrayContaining([
@@ -84,7 +84,7 @@ describe('ChainStore on :memory:', () => {
     store.applyBlocks([c.blockPaying(a, 50_0000_0000)]);
     expect(store.tip()).toEqual({ height: 0, hash: c.blocks[0]!.hash });
     expect(agg(store, a)).toEqual({ balance: 0, count: 0 });
-    expect(store.totals()).toEqual({ utxos: 0, amount: 0, scripts: 0 });
+    expect(store.totals()).toEqual({ utxos: 0, amount: 0n, scripts: 0 });
     expect(store.hashAt(0)).toEqual(c.blocks[0]!.hash);
     expect(store.hashAt(1)).toBeNull();
   });
@@ -127,7 +127,7 @@ describe('ChainStore on :memory:', () => {
     expect(agg(store, emptyScript())).toEqual({ balance: 13, count: 1 });
     expect(agg(store, opReturn())).toEqual({ balance: 0, count: 0 });
     expect(agg(store, oversized())).toEqual({ balance: 0, count: 0 });
-    expect(store.totals()).toEqual({ utxos: 5, amount: 300 + 1000 + 1469 + 2400 + 13, scripts: 4 });
+    expect(store.totals()).toEqual({ utxos: 5, amount: BigInt(300 + 1000 + 1469 + 2400 + 13), scripts: 4 });
     const model = new UtxoModel();
     c.blocks.forEach((blk) => model.apply(blk));
     expectConsistent(store, model);
@@ -221,7 +221,7 @@ describe('ChainStore on :memory:', () => {
     expect(agg(store, hog2)).toEqual({ balance: 350, count: 1 });
     expect(agg(store, dest)).toEqual({ balance: 250, count: 1 });
     // gettxoutsetinfo counts the HogAddr output: so do the totals.
-    expect(store.totals()).toEqual({ utxos: 5, amount: 400 + 5 + 5 + 350 + 250, scripts: 3 });
+    expect(store.totals()).toEqual({ utxos: 5, amount: BigInt(400 + 5 + 5 + 350 + 250), scripts: 3 });
     expectConsistent(store);
   });
 
@@ -382,13 +382,13 @@ describe('on a file, with a reader', () => {
     store.close();
     store = ChainStore.open(path, OPTS);
     expect(store.tip()).toEqual({ height: 1, hash: c.blocks[1]!.hash });
-    expect(store.totals()).toEqual({ utxos: 1, amount: 700, scripts: 1 });
+    expect(store.totals()).toEqual({ utxos: 1, amount: 700n, scripts: 1 });
     const reader = ChainReader.open(path);
     try {
       expect(reader.chain).toBe('BTC');
       expect(reader.network).toBe('regtest');
       expect(reader.summary(a)).toEqual({
-        balanceSats: 700,
+        balanceSats: 700n,
         utxoCount: 1,
         tipHeight: 1,
         tipHash: toDisplayHex(c.blocks[1]!.hash),
@@ -398,7 +398,7 @@ describe('on a file, with a reader', () => {
       });
       store.applyBlocks([c.blocks[2]!]);
       expect(reader.summary(a)).toEqual({
-        balanceSats: 1000,
+        balanceSats: 1000n,
         utxoCount: 2,
         tipHeight: 2,
         tipHash: toDisplayHex(c.blocks[2]!.hash),
@@ -407,7 +407,7 @@ describe('on a file, with a reader', () => {
         tipTime: null,
       });
       expect(reader.summary(p2pkh(rng))).toEqual({
-        balanceSats: 0,
+        balanceSats: 0n,
         utxoCount: 0,
         tipHeight: 2,
         tipHash: toDisplayHex(c.blocks[2]!.hash),
@@ -434,7 +434,7 @@ describe('on a file, with a reader', () => {
       // The address answer carries the node height from the same statement (the API's lag check).
       expect(reader.summary(a)).toMatchObject({ tipHeight: 2, nodeHeight: 10 });
       store.rollbackTip();
-      expect(reader.summary(a)).toMatchObject({ balanceSats: 700, utxoCount: 1, tipHeight: 1 });
+      expect(reader.summary(a)).toMatchObject({ balanceSats: 700n, utxoCount: 1, tipHeight: 1 });
     } finally {
       reader.close();
       store.close();
@@ -442,7 +442,7 @@ describe('on a file, with a reader', () => {
     // Readable after the writer closed (WAL files gone), and still read-only.
     const again = ChainReader.open(path);
     try {
-      expect(again.summary(a)).toMatchObject({ balanceSats: 700, tipHeight: 1 });
+      expect(again.summary(a)).toMatchObject({ balanceSats: 700n, tipHeight: 1 });
       expect(() => again.db.prepare("INSERT INTO meta VALUES ('x', 1)").run()).toThrow(/readonly/);
     } finally {
       again.close();
@@ -480,7 +480,7 @@ describe('on a file, with a reader', () => {
       for (let h = 1; h <= 60; h++) {
         store.applyBlocks([c.blocks[h]!]);
         const s = reader.summary(a)!;
-        expect(s.balanceSats).toBe((s.tipHeight * (s.tipHeight + 1)) / 2);
+        expect(Number(s.balanceSats)).toBe((s.tipHeight * (s.tipHeight + 1)) / 2);
         expect(s.utxoCount).toBe(s.tipHeight);
       }
     } finally {

@@ -40,7 +40,7 @@ function block(height: number): BlockToApply {
                 .fill(height >> 8, 0, 1)
                 .fill(7, 31),
               inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-              outputs: [{ value: REWARD, script: SCRIPT }],
+              outputs: [{ value: BigInt(REWARD), script: SCRIPT }],
               coinbase: true,
               hogEx: false,
             },

@@ -372,9 +372,14 @@ export class ChainStore {
   }
 }
 
-/** meta utxo_amount exactly (safeIntegers: a bigint), where readMeta's number would round past 2^53. */
+/**
+ * meta utxo_amount exactly. Bound as a bigint, it is an INTEGER that safeIntegers reads back as a bigint;
+ * a file written before holds a REAL (better-sqlite3 binds numbers as doubles and `meta.value` is ANY),
+ * integral and below 2^53, which BigInt() takes exactly.
+ */
 function readAmount(db: Db): bigint {
-  return (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().safeIntegers(true).get('utxo_amount') as bigint | undefined) ?? 0n;
+  const value = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().safeIntegers(true).get('utxo_amount');
+  return BigInt((value as bigint | number | undefined) ?? 0n);
 }
 
 export function readMeta(db: Db): Map<string, unknown> {

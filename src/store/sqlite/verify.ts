@@ -118,6 +118,7 @@ export function verifyChain(db: Db): string[] {
       .get(blocks.hi ?? -1) as number;
     if (strayUndo > 0) problems.push(`${strayUndo} undo rows above the tip`);
     // Both sides as bigints (safeIntegers): the amount may pass 2^53, where numbers could compare equal wrongly.
+    // meta.value is ANY: a total bound as a number is a REAL there, read as a number even so.
     const sums = db
       .prepare('SELECT COUNT(*) AS scripts, COALESCE(SUM(utxo_count), 0) AS utxos, COALESCE(SUM(balance), 0) AS amount FROM scripts')
       .safeIntegers(true)
@@ -129,7 +130,9 @@ export function verifyChain(db: Db): string[] {
       ['script_count', sums.scripts],
     ];
     for (const [key, value] of totals) {
-      const stored = (metaInt.get(key) as unknown) ?? 0n;
+      // An INTEGER (bound as a bigint) or a REAL (bound as a number, integral when right).
+      const raw = metaInt.get(key) ?? 0n;
+      const stored = typeof raw === 'number' && Number.isInteger(raw) ? BigInt(raw) : raw;
       if (stored !== value) problems.push(`meta ${key} ${String(stored)} differs from the sum over scripts ${value}`);
     }
     return problems;

@@ -21,7 +21,11 @@ const UNDO_DEPTH = 10;
 function figures(model: ChainModel, mempool: MempoolModel): Map<string, string> {
   const out = new Map<string, string>();
   const deltas = mempool.deltas();
-  for (const k of new Set([...model.sums().keys(), ...deltas.keys()])) out.set(k, JSON.stringify([model.sums().get(k), deltas.get(k)]));
+  for (const k of new Set([...model.sums().keys(), ...deltas.keys()]))
+    out.set(
+      k,
+      JSON.stringify([model.sums().get(k), deltas.get(k)], (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)),
+    );
   return out;
 }
 

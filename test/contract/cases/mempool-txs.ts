@@ -11,7 +11,7 @@ export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer
   for (let k = 1 + rng.int(2); k > 0 && coins.length > 0; k--) {
     const [id, c] = coins.splice(rng.int(coins.length), 1)[0]!;
     const [txid, vout] = id.split(':') as [string, string];
-    ins.push({ txid: Buffer.from(txid, 'hex'), vout: Number(vout), value: c.value });
+    ins.push({ txid: Buffer.from(txid, 'hex'), vout: Number(vout), value: Number(c.value) });
   }
   const n = 1 + rng.int(3);
   let left = ins.reduce((s, c) => s + c.value, 0) - rng.int(50);
@@ -19,7 +19,7 @@ export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer
   for (let v = 0; v < n; v++) {
     const value = v === n - 1 ? Math.max(0, left) : Math.floor(left / 2);
     left -= value;
-    outputs.push({ script: rng.int(10) === 0 ? opReturn(rng.bytes(4)) : pool[rng.int(pool.length)]!, value });
+    outputs.push({ script: rng.int(10) === 0 ? opReturn(rng.bytes(4)) : pool[rng.int(pool.length)]!, value: BigInt(value) });
   }
   return { txid: rng.bytes(32), inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })), outputs, coinbase: false, hogEx: false };
 }

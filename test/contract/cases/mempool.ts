@@ -56,7 +56,7 @@ export function mempool(engine: EngineFactory): void {
       const orphan: ParsedTx = {
         txid: rng.bytes(32),
         inputs: [{ prevTxid: rng.bytes(32), vout: 0 }],
-        outputs: [{ script: pool[0]!, value: 5 }],
+        outputs: [{ script: pool[0]!, value: 5n }],
         coinbase: false,
         hogEx: false,
       };
@@ -67,7 +67,7 @@ export function mempool(engine: EngineFactory): void {
       const victim = [...mm.txs.values()].find((tx) => model.coins.has(outId(tx.inputs[0]!.prevTxid, tx.inputs[0]!.vout)))!;
       const replacement: ParsedTx = { ...mempoolTx(rng, mm, pool), inputs: [victim.inputs[0]!] };
       const inValue = model.coins.get(outId(victim.inputs[0]!.prevTxid, victim.inputs[0]!.vout))!.value;
-      replacement.outputs = [{ script: pool[1]!, value: inValue - 10 }];
+      replacement.outputs = [{ script: pool[1]!, value: inValue - 10n }];
       mm.accept(replacement);
       expect((await ix.writer.mempool.add([replacement])).added).toBe(1);
       await expectIndex(ix, model, scripts, mm);
@@ -92,7 +92,7 @@ export function mempool(engine: EngineFactory): void {
       expect(mined).toHaveLength(2);
       expect(target).toBeDefined();
       const conflict: ParsedTx = { ...mempoolTx(rng, mm, pool), inputs: [target.inputs[0]!] };
-      conflict.outputs = [{ script: pool[2]!, value: 1000 }];
+      conflict.outputs = [{ script: pool[2]!, value: 1000n }];
       const next = {
         height: model.tip!.height + 1,
         hash: rng.bytes(32),
