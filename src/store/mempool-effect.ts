@@ -4,7 +4,7 @@
  *
  * Format: u32 input count, then per input u8 length ‖ outpoint key; u32 script count, then per script
  * 16-byte script key ‖ i64 LE balance delta ‖ i32 LE UTXO-count delta. Deltas are exact integers: every
- * amount is below 2^53 (see script-deltas.ts), the i64 is only for the sign and width.
+ * amount is below 2^53 (see change-set.ts), the i64 is only for the sign and width.
  */
 import { SCRIPT_KEY_BYTES } from './script-key.js';
 

@@ -23,7 +23,6 @@ export interface WriteStatements {
   utxoInsert: Database.Statement<[Buffer, Buffer, number, number]>;
   /** utxoInsert for CHUNK rows: 4 × CHUNK parameters. */
   utxoInsertChunk: Database.Statement<unknown[]>;
-  utxoExists: Database.Statement<[Buffer], number>;
   /** Creates absent aggregate rows as (0, 0); `changes` = how many scripts are new. 1 and CHUNK keys. */
   scriptEnsure: Database.Statement<[Buffer]>;
   scriptEnsureChunk: Database.Statement<unknown[]>;
@@ -65,7 +64,6 @@ export function prepareWriteStatements(db: Db): WriteStatements {
     utxoTake: db.prepare('DELETE FROM utxos WHERE outpoint = ? RETURNING script_key, value, height'),
     utxoInsert: db.prepare(UTXO_INSERT + values(1, '(?, ?, ?, ?)')),
     utxoInsertChunk: db.prepare(UTXO_INSERT + values(CHUNK, '(?, ?, ?, ?)')),
-    utxoExists: db.prepare<[Buffer], number>('SELECT 1 FROM utxos WHERE outpoint = ?').pluck(),
     scriptEnsure: db.prepare(SCRIPT_ENSURE(1)),
     scriptEnsureChunk: db.prepare(SCRIPT_ENSURE(CHUNK)),
     scriptAdd: db.prepare<[Buffer, number, number], Buffer | null>(SCRIPT_ADD(1)).pluck(),
