@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeSet, Coin } from '../../src/store/change-set.js';
 import { connectBlocks, planBatch } from '../../src/store/connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../../src/store/disconnect-block.js';
-import { StoreError } from '../../src/store/errors.js';
 import type { BlockToApply } from '../../src/store/index-model.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import type { BlockUndo } from '../../src/store/undo.js';
 import { ChainBuilder, Rng, coinbaseTx, opReturn, oversized, p2pkh, p2wpkh, randomChain, spendTx, type Out } from '../support/blocks.js';
 import { UtxoModel } from '../support/utxo-model.js';
+import { expectStoreError } from '../support/expect-store-error.js';
 
 const hex = (b: Buffer): string => b.toString('hex');
 
@@ -99,17 +99,6 @@ function connect(prefix: readonly BlockToApply[], batch: readonly BlockToApply[]
 
 /** The outpoints a batch asks the index for, as `txidhex:vout`. */
 const asked = (batch: readonly BlockToApply[]): string[] => [...planBatch(batch).needed.values()].map(modelId);
-
-function expectStoreError(fn: () => unknown, code: string): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    expect((err as StoreError).code).toBe(code);
-    return err as StoreError;
-  }
-  throw new Error(`expected StoreError ${code}, nothing thrown`);
-}
 
 describe('connecting blocks as a change set', () => {
   it('random chains: any split into prefix and batch gives the model difference, undo and disconnect included', () => {
