@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { isMwebProgram } from '../../src/chain/ltc/mweb-program.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
-import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
+import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
 import {
@@ -24,19 +24,9 @@ import {
 } from '../support/blocks.js';
 import { dumpTables, scriptRows, utxoRows } from '../support/store-dump.js';
 import { UtxoModel } from '../support/utxo-model.js';
+import { expectStoreError } from '../support/expect-store-error.js';
 
 const OPTS = { chain: 'BTC', network: 'regtest' } as const;
-
-function expectStoreError(fn: () => unknown, code: string): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    expect((err as StoreError).code).toBe(code);
-    return err as StoreError;
-  }
-  throw new Error(`expected StoreError ${code}, nothing thrown`);
-}
 
 /** Balance and count of a script straight from the aggregate row (0/0 when absent). */
 function agg(store: ChainStore, script: Buffer): { balance: number; count: number } {

@@ -29,16 +29,17 @@ import { dirname } from 'node:path';
 import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
-import { BatchApplier, disconnectBlock } from './block-apply.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase } from './bulk-load.js';
 import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
+import { connectBlocks, planBatch } from '../connect-blocks.js';
+import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
 import { migrate } from './migrate.js';
+import { commitChangeSet, createdAgain, restoredAgain, takeCoins } from './change-commit.js';
 import { warmPageCache } from './page-cache.js';
-import { ScriptDeltas } from './script-deltas.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { coinbaseTxid, setUtxoList } from './utxo-list.js';
@@ -177,25 +178,24 @@ export class ChainStore {
     const last = blocks[blocks.length - 1]!;
     // Undo is kept for heights (tip − undoDepth, tip] after this batch; older blocks need none at all.
     const undoFrom = last.height - this.undoDepth + 1;
-    const deltas = new ScriptDeltas();
     const totals = this.mempool.guard(() =>
       this.db
         .transaction(() => {
-          const applier = new BatchApplier(this.stmts, deltas);
+          // Resolve, compute, write (change-commit.ts): the resolver takes the spent coins out as it reads them.
+          const plan = planBatch(blocks);
+          const set = connectBlocks(plan, takeCoins(this.stmts, plan.needed), undoFrom);
+          const after = commitChangeSet(this.stmts, set, this.currentTotals, createdAgain);
           for (const block of blocks) {
-            const undo = applier.connectBlock(block.height, block.txs, block.height >= undoFrom);
             this.stmts.blockInsert.run(block.height, block.hash, block.prevHash, coinbaseTxid(block.txs));
-            if (undo) this.stmts.undoInsert.run(block.height, encodeUndo(undo));
             this.mempool.blockConnected(block.txs);
           }
-          applier.flush();
+          for (const { height, undo } of set.undo) this.stmts.undoInsert.run(height, encodeUndo(undo));
           this.stmts.undoPrune.run(undoFrom - 1);
-          const after = deltas.flush(this.stmts, this.currentTotals);
-          this.writeTip(last, after);
+          this.writeTip(set.tip, after);
           if (last.time === undefined) this.stmts.metaDelete.run('tip_time');
           else this.stmts.metaSet.run('tip_time', last.time);
           if (node) this.writeNodeSeen(node.height, node.at);
-          this.feed.record('block', last.height, deltas.changedKeys());
+          this.feed.record('block', last.height, set.touched);
           return after;
         })
         .immediate(),
@@ -279,23 +279,22 @@ export class ChainStore {
       );
     }
     const undo = decodeUndo(data);
-    const deltas = new ScriptDeltas();
     const { newTip, totals } = this.mempool.guard(() =>
       this.db
         .transaction(() => {
-          disconnectBlock(this.stmts, deltas, tip.height, undo);
+          const prevHash = tip.height > 0 ? this.stmts.blockHash.get(tip.height - 1) : undefined;
+          const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
+          const set = disconnectBlock(tip.height, undo, takeCoins(this.stmts, outpointsToRestore(undo)), below);
+          const after = commitChangeSet(this.stmts, set, this.currentTotals, restoredAgain(tip.height));
           // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
           this.mempool.clear();
           this.stmts.undoDelete.run(tip.height);
           this.stmts.blockDelete.run(tip.height);
-          const after = deltas.flush(this.stmts, this.currentTotals);
-          const prevHash = tip.height > 0 ? this.stmts.blockHash.get(tip.height - 1) : undefined;
-          const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
           if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
           this.writeTip(below, after);
           // The blocks table keeps no header times: unknown until the next block is applied.
           this.stmts.metaDelete.run('tip_time');
-          this.feed.record('disconnect', below?.height ?? null, deltas.changedKeys());
+          this.feed.record('disconnect', below?.height ?? null, set.touched);
           return { newTip: below, totals: after };
         })
         .immediate(),

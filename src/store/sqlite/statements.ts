@@ -24,7 +24,6 @@ export interface WriteStatements {
   utxoInsert: Database.Statement<[Buffer, Buffer, bigint, number]>;
   /** utxoInsert for CHUNK rows: 4 × CHUNK parameters. */
   utxoInsertChunk: Database.Statement<unknown[]>;
-  utxoExists: Database.Statement<[Buffer], number>;
   /** Creates absent aggregate rows as (0, 0); `changes` = how many scripts are new. 1 and CHUNK keys. */
   scriptEnsure: Database.Statement<[Buffer]>;
   scriptEnsureChunk: Database.Statement<unknown[]>;
@@ -67,7 +66,6 @@ export function prepareWriteStatements(db: Db): WriteStatements {
     utxoTake: db.prepare('DELETE FROM utxos WHERE outpoint = ? RETURNING script_key, value, height'),
     utxoInsert: db.prepare(UTXO_INSERT + values(1, '(?, ?, ?, ?)')),
     utxoInsertChunk: db.prepare(UTXO_INSERT + values(CHUNK, '(?, ?, ?, ?)')),
-    utxoExists: db.prepare<[Buffer], number>('SELECT 1 FROM utxos WHERE outpoint = ?').pluck(),
     scriptEnsure: db.prepare(SCRIPT_ENSURE(1)),
     scriptEnsureChunk: db.prepare(SCRIPT_ENSURE(CHUNK)),
     scriptAdd: db.prepare<[Buffer, bigint, number], Buffer | null>(SCRIPT_ADD(1)).pluck(),

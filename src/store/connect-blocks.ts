@@ -1,0 +1,177 @@
+/**
+ * The UTXO effects of a batch of blocks, as a change set (change-set.ts) computed without a database:
+ * `planBatch` reads the blocks once and lists the outpoints the engine must resolve against its index,
+ * and `connectBlocks` turns the plan and those coins into what to write. Matches Bitcoin Core's
+ * ConnectBlock / UpdateCoins / AddCoins as far as the UTXO set goes (validation is the node's job; we
+ * follow its active chain):
+ *
+ * - Genesis (height 0) connects nothing: Core's ConnectBlock returns early for it, so its coinbase is
+ *   never in the UTXO set.
+ * - Outputs with CScript::IsUnspendable() (OP_RETURN-led, > 10,000 bytes) are never added (AddCoin).
+ * - A coinbase output may overwrite an existing unspent outpoint (AddCoins with possible_overwrite =
+ *   IsCoinBase(): BTC heights 91842 / 91880 repeat the coinbase txids of 91812 / 91722). The old coin is
+ *   removed from its aggregate and the new one added, so it counts once; the undo record keeps the old
+ *   coin so a rollback restores it. Any other overwrite is an error, as Core's logic_error: caught here
+ *   within the batch, and by the engine's insert against the coins before it.
+ * - An input whose outpoint is not in the set is fatal (MISSING_UTXO): the index and the chain disagree.
+ * - Outputs created earlier in the same block or batch may be spent later in it: a coin born and spent
+ *   within one batch is in no list of the change set.
+ * - Litecoin MWEB programs (peg-in `OP_9 <32>`, HogAddr `OP_8 <32>`) are ordinary UTXOs of their own
+ *   script: the HogEx spends them, and gettxoutsetinfo counts them. No address maps to those scripts.
+ */
+import { isUnspendable } from '../chain/script.js';
+import { DeltaCollector, inIdOrder, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
+import { StoreError } from './errors.js';
+import type { BlockToApply } from './index-model.js';
+import { formatOutpoint, outpointKey } from './outpoint.js';
+import { scriptKey } from './script-key.js';
+import type { UndoCoin } from './undo.js';
+
+/** One UTXO step of a batch, in chain order: an input's spend (coin null) or an output's creation. */
+interface Step {
+  /** The outpoint's id (change-set.ts). */
+  readonly id: string;
+  readonly outpoint: Buffer;
+  readonly coin: Coin | null;
+  readonly coinbase: boolean;
+}
+
+/** A batch read once: each block's steps with their keys, ids and script keys, and what it needs resolved. */
+export interface BatchPlan {
+  readonly blocks: readonly { readonly height: number; readonly hash: Buffer; readonly steps: readonly Step[] }[];
+  /**
+   * The outpoints whose coins before the batch it needs, by id, in the order first needed: those its
+   * inputs spend and its coinbases may overwrite, unless a coin created earlier in the batch and still
+   * unspent at that point holds them. An outpoint the index lacks is simply not resolved: connectBlocks
+   * decides whether that is an error.
+   */
+  readonly needed: ReadonlyMap<string, Buffer>;
+}
+
+/** Reads `blocks` (consecutive, ascending) into a plan: all the hashing and key building, done once. */
+export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
+  const needed = new Map<string, Buffer>();
+  const pending = new Set<string>();
+  const planned = blocks.map((block) => {
+    const steps: Step[] = [];
+    // Genesis connects nothing: Core's ConnectBlock returns before its coinbase.
+    if (block.height === 0) return { height: 0, hash: block.hash, steps };
+    for (const tx of block.txs) {
+      if (!tx.coinbase) {
+        for (const input of tx.inputs) {
+          const outpoint = outpointKey(input.prevTxid, input.vout);
+          const id = outpoint.toString('latin1');
+          if (!pending.delete(id) && !needed.has(id)) needed.set(id, outpoint);
+          steps.push({ id, outpoint, coin: null, coinbase: false });
+        }
+      }
+      const outputs = tx.outputs;
+      for (let vout = 0; vout < outputs.length; vout++) {
+        const out = outputs[vout]!;
+        if (isUnspendable(out.script)) continue;
+        const outpoint = outpointKey(tx.txid, vout);
+        const id = outpoint.toString('latin1');
+        if (tx.coinbase && !pending.has(id) && !needed.has(id)) needed.set(id, outpoint);
+        pending.add(id);
+        const coin = { outpoint, scriptKey: scriptKey(out.script), value: out.value, height: block.height };
+        steps.push({ id, outpoint, coin, coinbase: tx.coinbase });
+      }
+    }
+    return { height: block.height, hash: block.hash, steps };
+  });
+  return { blocks: planned, needed };
+}
+
+/**
+ * The change set of connecting a planned batch, given the coins the index held before it at the
+ * outpoints `plan.needed` lists (absent: not in the index). Blocks at or above `undoFrom` get an undo
+ * record. Throws StoreError MISSING_UTXO or INCONSISTENT.
+ */
+export function connectBlocks(plan: BatchPlan, resolved: ReadonlyMap<string, Coin>, undoFrom: number): ChangeSet {
+  const batch = new Batch(resolved);
+  const undo: UndoRow[] = [];
+  for (const block of plan.blocks) {
+    const record = batch.connect(block.height, block.steps, block.height >= undoFrom);
+    if (record) undo.push({ height: block.height, undo: record });
+  }
+  const last = plan.blocks[plan.blocks.length - 1];
+  return { ...batch.result(), undo, tip: last ? { height: last.height, hash: last.hash } : null };
+}
+
+/** Per-block bookkeeping for the undo record, only for blocks inside the undo window. */
+interface UndoTracker {
+  spent: UndoCoin[];
+  /** Outpoint ids created by this block and still unspent, with their keys. */
+  created: Map<string, Buffer>;
+}
+
+class Batch {
+  /** Coins the batch may still take from before it (taken ones leave). */
+  private readonly before: Map<string, Coin>;
+  /** Coins created in this batch and unspent so far. */
+  private readonly pending = new Map<string, Coin>();
+  private readonly spent: Coin[] = [];
+  private readonly deltas = new DeltaCollector();
+  private undo: UndoTracker | null = null;
+
+  constructor(resolved: ReadonlyMap<string, Coin>) {
+    this.before = new Map(resolved);
+  }
+
+  connect(height: number, steps: readonly Step[], keepUndo: boolean): { spent: UndoCoin[]; created: Buffer[] } | null {
+    this.undo = keepUndo ? { spent: [], created: new Map() } : null;
+    for (const step of steps) {
+      if (step.coin === null) this.spend(step.id, step.outpoint, height);
+      else this.create(step.id, step.coin, step.coinbase);
+    }
+    const undo = this.undo;
+    this.undo = null;
+    return undo && { spent: undo.spent, created: [...undo.created.values()] };
+  }
+
+  result(): Omit<ChangeSet, 'undo' | 'tip'> {
+    const { deltas, touched } = this.deltas.result();
+    return { created: inIdOrder(this.pending), spent: this.spent, deltas, touched, utxos: this.deltas.utxos, amount: this.deltas.amount };
+  }
+
+  private spend(id: string, outpoint: Buffer, height: number): void {
+    const coin = this.take(id);
+    if (!coin) {
+      throw new StoreError(
+        'MISSING_UTXO',
+        `block ${height} spends ${formatOutpoint(outpoint)}, which is not in the index's UTXO set: the index is inconsistent with the chain`,
+      );
+    }
+    this.deltas.add(coin.scriptKey, -coin.value, -1);
+  }
+
+  private create(id: string, coin: Coin, coinbase: boolean): void {
+    // Only a coinbase may overwrite (AddCoins' possible_overwrite): look for an old coin only then.
+    if (coinbase) {
+      const old = this.take(id);
+      if (old) this.deltas.add(old.scriptKey, -old.value, -1);
+    } else if (this.pending.has(id)) {
+      throw new StoreError('INCONSISTENT', `outpoint ${formatOutpoint(coin.outpoint)} created twice while unspent (non-coinbase)`);
+    }
+    this.pending.set(id, coin);
+    this.undo?.created.set(id, coin.outpoint);
+    this.deltas.add(coin.scriptKey, coin.value, 1);
+  }
+
+  /** Removes the unspent coin at `id` (spent, or overwritten by a coinbase); null when there is none. */
+  private take(id: string): Coin | null {
+    const pending = this.pending.get(id);
+    if (pending) {
+      this.pending.delete(id);
+      // Born in this very block: it appears in neither undo list.
+      if (this.undo && !this.undo.created.delete(id)) this.undo.spent.push(pending);
+      return pending;
+    }
+    const coin = this.before.get(id);
+    if (!coin) return null;
+    this.before.delete(id);
+    this.spent.push(coin);
+    this.undo?.spent.push(coin);
+    return coin;
+  }
+}
