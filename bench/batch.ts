@@ -57,13 +57,13 @@ function buildIndex(dataDir: string): string[] {
     for (let n = 0; n < 2_000; n++) {
       const from = coinbases[n % coinbases.length]!;
       const vout = Math.floor(n / coinbases.length);
-      const value = from.outputs[vout]!.value;
+      const value = Number(from.outputs[vout]!.value);
       txs.push({
         txid: sha(`batch-bench mempool ${n}`),
         inputs: [{ prevTxid: from.txid, vout }],
         outputs: [
-          { script: scripts[(n * 37) % SCRIPTS]!, value: Math.floor(value / 2) },
-          { script: scripts[(n * 101 + 7) % SCRIPTS]!, value: Math.floor(value / 2) - 500 },
+          { script: scripts[(n * 37) % SCRIPTS]!, value: BigInt(Math.floor(value / 2)) },
+          { script: scripts[(n * 101 + 7) % SCRIPTS]!, value: BigInt(Math.floor(value / 2) - 500) },
         ],
         coinbase: false,
         hogEx: false,

@@ -40,7 +40,7 @@ import { WriterLock } from '../src/store/sqlite/writer-lock.js';
 import { SeededRng } from '../harness/seeded-rng.js';
 import { timedRequest, type TimedAnswer } from './bench-api.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
-import { p2pkh, p2wpkh, SyntheticChain } from './synthetic-chain.js';
+import { p2pkh, p2wpkh, SyntheticChain, type BenchOutputs } from './synthetic-chain.js';
 import type { BlockToApply } from '../src/store/index-model.js';
 
 /** Bump when the generated data changes: the cache is keyed by it. */
@@ -146,7 +146,7 @@ function buildIndex(dir: string): Expected {
       for (let b = 0; b < BLOCKS_PER_COMMIT && k < total; b++) {
         const txs: ParsedTx[] = [];
         for (let t = 0; t < TXS_PER_BLOCK && k < total; t++, tx++) {
-          const outputs: ParsedTx['outputs'] = [];
+          const outputs: BenchOutputs = [];
           for (let o = 0; o < OUTPUTS_PER_TX && k < total; o++, k++) {
             // Light outputs spread evenly through the stream (Bresenham): one in six.
             if (Math.floor(((k + 1) * lightUtxos) / total) > light) {
@@ -173,7 +173,7 @@ function buildIndex(dir: string): Expected {
       store.applyBlocks(batch);
     }
     const totals = store.totals();
-    if (totals.utxos !== total || totals.scripts !== LIGHT_SCRIPTS + 1 || totals.amount !== heavyFacts.balance + lightSum) {
+    if (totals.utxos !== total || totals.scripts !== LIGHT_SCRIPTS + 1 || totals.amount !== BigInt(heavyFacts.balance + lightSum)) {
       throw new Error(`heavy bench: store totals ${JSON.stringify(totals)} differ from what was written`);
     }
     const tip = store.tip()!;

@@ -124,7 +124,7 @@ async function measureLookups(node: Litecoind, dataDir: string, address: string,
       scanned = await scan();
       scanMs.push(performance.now() - s);
     }
-    const sats = parseCoins(scanned.total_amount);
+    const sats = Number(parseCoins(scanned.total_amount));
     const matches =
       scanned.success &&
       last !== undefined &&

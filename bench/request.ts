@@ -29,7 +29,7 @@ import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { monotonicUs, readLayerShares, type LayerShare } from './profile-layers.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
-import { p2wpkh, SyntheticChain } from './synthetic-chain.js';
+import { p2wpkh, SyntheticChain, type BenchOutputs } from './synthetic-chain.js';
 import type { BlockToApply } from '../src/store/index-model.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -145,7 +145,7 @@ export function buildIndex(dataDir: string): { address: string; balance: number;
     const perBlock = 100;
     const stride = Math.floor(UTXOS / TARGET_UTXOS);
     for (let made = 0, tx = 1; made < UTXOS; tx++) {
-      const outputs: ParsedTx['outputs'] = [];
+      const outputs: BenchOutputs = [];
       for (let o = 0; o < perBlock && made < UTXOS; o++, made++) {
         const isTarget = made % stride === 0 && made / stride < TARGET_UTXOS;
         const value = 10_000 + ((made * 7919) % 5_000_000);

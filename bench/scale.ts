@@ -91,8 +91,8 @@ export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, 
     const height = BASE_HEIGHT + 1 + b;
     const txs: ParsedTx[] = [];
     const out = (): ParsedTx['outputs'] => [
-      { value: 10_000 + (seq % 1000), script: scriptOf(mix(seq++, 3) % 1_000_000) },
-      { value: 20_000, script: scriptOf(0x40000000 + seq++) },
+      { value: BigInt(10_000 + (seq % 1000)), script: scriptOf(mix(seq++, 3) % 1_000_000) },
+      { value: 20_000n, script: scriptOf(0x40000000 + seq++) },
     ];
     txs.push({
       txid: txidOf(0x50000000 + height, 'random'),

@@ -13,6 +13,9 @@ export const p2pkh = (seed: string): Buffer =>
 
 const NULL_INPUT: ParsedTx['inputs'] = [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }];
 
+/** Outputs as the benchmarks write them: small values as numbers (or bigints); the ParsedTx carries bigints. */
+export type BenchOutputs = { script: Buffer; value: number | bigint }[];
+
 export class SyntheticChain {
   private prev: Buffer = Buffer.alloc(32);
   private nextHeight = 0;
@@ -29,7 +32,8 @@ export class SyntheticChain {
   }
 
   /** A transaction with txid from `name`: a coinbase, or one with no inputs (pure creation of outputs). */
-  tx(name: string, outputs: ParsedTx['outputs'], coinbase: boolean): ParsedTx {
-    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs, coinbase, hogEx: false };
+  tx(name: string, outputs: BenchOutputs, coinbase: boolean): ParsedTx {
+    const parsed = outputs.map((o) => ({ script: o.script, value: BigInt(o.value) }));
+    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs: parsed, coinbase, hogEx: false };
   }
 }

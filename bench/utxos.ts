@@ -76,7 +76,7 @@ function baseIndex(): { file: string; buildSeconds: number | null } {
           const outputs: ParsedTx['outputs'] = [];
           for (let o = 0; o < OUTPUTS_PER_TX && k < TOTAL; o++, k++) {
             const script = k % HEAVY_EVERY === 0 ? heavyScript : otherScript(rng.int(scripts));
-            outputs.push({ script, value: 546 + ((k * 7_919) % 100_000_000) });
+            outputs.push({ script, value: BigInt(546 + ((k * 7_919) % 100_000_000)) });
           }
           txs.push(chain.tx(`tx ${tx}`, outputs, t === 0));
         }
@@ -118,7 +118,7 @@ function applyBlocks(file: string, firstHeight: number, firstPrev: Buffer): Bloc
         {
           txid: sha(`${VERSION} apply cb ${height}`),
           inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-          outputs: [{ script: otherScript(height), value: 1 }],
+          outputs: [{ script: otherScript(height), value: 1n }],
           coinbase: true,
           hogEx: false,
         },
@@ -132,7 +132,7 @@ function applyBlocks(file: string, firstHeight: number, firstPrev: Buffer): Bloc
           const { txid, vout } = decodeOutpoint(op);
           inputs.push({ prevTxid: txid, vout });
         }
-        const outputs = [0, 1].map((o) => ({ script: otherScript(rng.int(TOTAL)), value: 1_000 + o }));
+        const outputs = [0, 1].map((o) => ({ script: otherScript(rng.int(TOTAL)), value: BigInt(1_000 + o) }));
         txs.push({ txid: sha(`${VERSION} apply ${height} ${t}`), inputs, outputs, coinbase: false, hogEx: false });
       }
       const hash = sha(`${VERSION} apply block ${height}`);

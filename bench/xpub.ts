@@ -109,7 +109,7 @@ function fundingBlock(w: Wallet, height: number, prevHash: Buffer): BlockToApply
     const script = pkhScript(w, pos < RANGE ? 0 : 1, pos % RANGE);
     for (let c = 0; c < (k < TWICE ? 2 : 1); c++) {
       const value = 1_000 + ((k * 7919 + c * 104_729 + height) % 5_000_000);
-      outputs.push({ script, value });
+      outputs.push({ script, value: BigInt(value) });
       w.sats += value;
       w.utxos += 1;
     }
@@ -117,7 +117,7 @@ function fundingBlock(w: Wallet, height: number, prevHash: Buffer): BlockToApply
   const coinbase: ParsedTx = {
     txid: sha(`xpub-bench coinbase ${height}`),
     inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-    outputs: [{ script: Buffer.concat([Buffer.from([0x00, 0x14]), sha(`cb ${height}`).subarray(0, 20)]), value: 1 }],
+    outputs: [{ script: Buffer.concat([Buffer.from([0x00, 0x14]), sha(`cb ${height}`).subarray(0, 20)]), value: 1n }],
     coinbase: true,
     hogEx: false,
   };
@@ -262,7 +262,7 @@ function statementCompare(reader: ChainReader, keySets: readonly Buffer[][]): { 
     'SELECT s.balance, s.utxo_count FROM json_each(?) AS j LEFT JOIN scripts AS s ON s.script_key = unhex(j.value) ORDER BY j.key';
   const json = db.prepare<[string], Row>(jsonSql);
   const plan = (db.prepare(`EXPLAIN QUERY PLAN ${jsonSql}`).all('[]') as { detail: string }[]).map((r) => r.detail).join('; ');
-  const view = (r: Row | undefined): ScriptView => ({ balanceSats: r?.balance ?? 0, utxoCount: r?.utxo_count ?? 0 });
+  const view = (r: Row | undefined): ScriptView => ({ balanceSats: BigInt(r?.balance ?? 0), utxoCount: r?.utxo_count ?? 0 });
   const byKey = (rows: (Row & { script_key: Buffer })[], keys: Buffer[]): ScriptView[] => {
     const m = new Map<string, Row>();
     for (const r of rows) m.set(r.script_key.toString('latin1'), r);
@@ -477,7 +477,7 @@ async function runNode(): Promise<NodeResult> {
     try {
       let scanned = await scan(descs);
       const funded = await api.get(xpubPath('LTC', w));
-      const sats = parseCoins(scanned.total_amount);
+      const sats = Number(parseCoins(scanned.total_amount));
       const fundedScripts = new Set(scanned.unspents.map((u) => u.scriptPubKey)).size;
       const matches =
         scanned.success &&

@@ -75,7 +75,8 @@ describe('UTXO listing against a real litecoind', () => {
         for (const u of page.utxos) {
           got.push(`${u.txid}:${u.vout} ${u.valueSatoshi} ${u.height}`);
           sum += u.valueSatoshi;
-          if (parseCoins(u.value.toFixed(8)) !== BigInt(u.valueSatoshi)) wrong.push(`${address}: value ${u.value} is not ${u.valueSatoshi} sat`);
+          if (parseCoins(u.value.toFixed(8)) !== BigInt(u.valueSatoshi))
+            wrong.push(`${address}: value ${u.value} is not ${u.valueSatoshi} sat`);
         }
         cursor = page.next;
         if (cursor === null) break;

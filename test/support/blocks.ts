@@ -66,7 +66,13 @@ export interface OutRef {
 }
 
 export function coinbaseTx(outputs: Out[], txid: Buffer = randomHash()): ParsedTx {
-  return { txid, inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }], outputs: parsedOutputs(outputs), coinbase: true, hogEx: false };
+  return {
+    txid,
+    inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
+    outputs: parsedOutputs(outputs),
+    coinbase: true,
+    hogEx: false,
+  };
 }
 
 export function spendTx(inputs: OutRef[], outputs: Out[], opts: { txid?: Buffer; hogEx?: boolean } = {}): ParsedTx {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Coins, formatCoins, MAX_SATS, parseCoins, stringifyWithCoins } from '../../src/chain/amount.js';
+import {
+  CoinDelta,
+  Coins,
+  formatCoinDelta,
+  formatCoins,
+  MAX_SATS,
+  parseCoins,
+  Sats,
+  SatsSum,
+  stringifyWithCoins,
+} from '../../src/chain/amount.js';
 
 describe('amounts', () => {
   it.each([
@@ -41,5 +51,43 @@ describe('amounts', () => {
       }),
       { numRuns: 20_000 },
     );
+  });
+
+  it.each([
+    [MAX_SATS + 1n, '84000000.00000001'],
+    [2n ** 53n + 12345n, '90071992.54753337'],
+    [2n ** 64n, '184467440737.09551616'],
+    [10n ** 30n + 7n, '10000000000000000000000.00000007'],
+  ])('formats a sum past the supply and past 2^53, %d sat, as %s', (sats, text) => {
+    expect(formatCoins(sats)).toBe(text);
+    expect(stringifyWithCoins({ balance: new Coins(sats) })).toBe(`{"balance":${text}}`);
+  });
+
+  it.each([
+    [-1n, '-0.00000001'],
+    [-100_000_000n, '-1.00000000'],
+    [-(2n ** 53n + 3n), '-90071992.54740995'],
+    [0n, '0.00000000'],
+  ])('formats the signed delta %d sat as %s, in JSON too', (sats, text) => {
+    expect(formatCoinDelta(sats)).toBe(text);
+    expect(stringifyWithCoins([new CoinDelta(sats)])).toBe(`[${text}]`);
+  });
+
+  it('writes Sats as the integer with every digit, signed, and leaves lookalike strings alone', () => {
+    const value = { a: new Sats(9_007_199_254_753_337n), b: new Sats(-(2n ** 63n)), c: new Sats(0n), d: 'x\u0000sats:5' };
+    expect(stringifyWithCoins(value)).toBe('{"a":9007199254753337,"b":-9223372036854775808,"c":0,"d":"x\\u0000sats:5"}');
+    expect(() => new Sats(5 as unknown as bigint)).toThrow(RangeError);
+    expect(() => new Coins(-1n)).toThrow(RangeError);
+  });
+
+  it('SatsSum adds numbers, bigints and decimal text exactly across 2^53', () => {
+    const sum = new SatsSum();
+    sum.add(Number.MAX_SAFE_INTEGER);
+    sum.add(Number.MAX_SAFE_INTEGER);
+    sum.add(3);
+    sum.add('9007199254753337');
+    sum.add(-5n);
+    expect(sum.total).toBe(2n * BigInt(Number.MAX_SAFE_INTEGER) + 3n + 9_007_199_254_753_337n - 5n);
+    expect(() => sum.add(2 ** 60)).toThrow(RangeError);
   });
 });

@@ -137,7 +137,7 @@ describe('connecting blocks as a change set', () => {
     c.blockPaying(p2pkh(), 50);
     c.blockPaying(p2pkh(), 60);
     const alone = connectBlocks(planBatch([c.blocks[0]!]), new Map(), 0);
-    expect(alone).toMatchObject({ created: [], spent: [], deltas: [], touched: [], utxos: 0, amount: 0 });
+    expect(alone).toMatchObject({ created: [], spent: [], deltas: [], touched: [], utxos: 0, amount: 0n });
     expect(alone.undo).toEqual([{ height: 0, undo: { spent: [], created: [] } }]);
     expect(planBatch([c.blocks[0]!]).needed.size).toBe(0);
     expectDifference(connect([], c.blocks, 0), new UtxoModel(), modelOf(c.blocks));
@@ -304,6 +304,6 @@ describe('disconnecting a block as a change set', () => {
     c.blockPaying(p2pkh(), 50);
     const set = connectBlocks(planBatch(c.blocks), new Map(), 0);
     const back = disconnectBlock(0, set.undo[0]!.undo, new Map(), null);
-    expect(back).toEqual({ created: [], spent: [], deltas: [], touched: [], undo: [], utxos: 0, amount: 0, tip: null });
+    expect(back).toEqual({ created: [], spent: [], deltas: [], touched: [], undo: [], utxos: 0, amount: 0n, tip: null });
   });
 });
