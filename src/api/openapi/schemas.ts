@@ -3,12 +3,12 @@
  * chain registry, so a new chain or network shows up here without an edit.
  */
 import { MAX_SATS as MAX_SATS_BIG } from '../../chain/amount.js';
-
-/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
-const MAX_SATS = Number(MAX_SATS_BIG);
 import { ALL_NETWORK_NAMES, CHAIN_CODES } from '../../chain/params.js';
 import { failSchema, ref, successSchema, type Json } from './build.js';
 import { LOAD_PHASES } from '../../store/index-model.js';
+
+/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
+const MAX_SATS = Number(MAX_SATS_BIG);
 
 export const SCHEMAS: Json = {
   AddressSummary: {

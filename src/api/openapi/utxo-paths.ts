@@ -3,14 +3,14 @@
  * (routes/utxos.ts), and the schemas of their pages.
  */
 import { MAX_SATS as MAX_SATS_BIG } from '../../chain/amount.js';
-
-/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
-const MAX_SATS = Number(MAX_SATS_BIG);
 import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
 import { CHAIN_PATH_PARAM, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
 import { codesWithStatus, failSchema, headers, internalError, LIMITS, pathItem, ref, response, successSchema, type Json } from './build.js';
+
+/** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
+const MAX_SATS = Number(MAX_SATS_BIG);
 
 const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
 
