@@ -22,6 +22,7 @@ import { SnapshotFile } from './snapshot-reader.js';
 import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';
 import type { LoadPhase, WarmResult } from '../src/store/index-model.js';
 import type { IndexWriter } from '../src/store/ports.js';
+import { StoreError } from '../src/store/errors.js';
 
 export interface CheckedSnapshot {
   file: SnapshotFile;
@@ -190,9 +191,7 @@ export async function loadSnapshot(
       ...(opts.sortThreads !== undefined && { sortThreads: opts.sortThreads }),
     });
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      throw new SnapshotError('DUPLICATE_COIN', 'snapshot malformed: an outpoint appears twice');
-    }
+    if (err instanceof StoreError && err.code === 'DUPLICATE_COIN') throw new SnapshotError('DUPLICATE_COIN', err.message);
     throw err;
   } finally {
     source.close();

@@ -36,6 +36,8 @@ export type StoreErrorCode =
   | 'BOOTSTRAP_PENDING'
   /** Rolling back the snapshot base block of a bootstrapped index: nothing below it is known. */
   | 'BELOW_BASE'
+  /** A snapshot bulk load met an outpoint twice: the snapshot is malformed (nothing of the load is kept past its last commit). */
+  | 'DUPLICATE_COIN'
   /** A snapshot's rows stopped ascending: the bulk load falls back to sorting (it never escapes the load). */
   | 'OUT_OF_ORDER'
   /** Writer: the path no longer names the file this process opened (deleted, renamed over, restored). */

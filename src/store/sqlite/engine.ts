@@ -8,6 +8,7 @@ import type { ParsedTx } from '../../chain/block-parser.js';
 import type { Tier } from '../keys/tier.js';
 import type { BaseBlock, BlockToApply, BulkLoadOptions, NodeSeen, UtxoListEvent, UtxoPageRequest } from '../index-model.js';
 import type { FeedReader, IndexReader, IndexVerifier, IndexWriter, KeyStore, MempoolWriter } from '../ports.js';
+import { StoreError } from '../errors.js';
 import { ChainReader } from './chain-reader.js';
 import { ChainStore, type ChainStoreOptions } from './chain-store.js';
 import { openReaderDb, type ReaderDbOptions } from './db.js';
@@ -123,7 +124,16 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts?: BulkLoadOptions) {
-    return settle(() => this.store.loadSnapshot(rows, base, opts));
+    return settle(() => {
+      try {
+        return this.store.loadSnapshot(rows, base, opts);
+      } catch (err) {
+        // The driver's word for it stays in the engine: the port says DUPLICATE_COIN whatever the engine.
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+          throw new StoreError('DUPLICATE_COIN', 'snapshot malformed: an outpoint appears twice', { cause: err });
+        throw err;
+      }
+    });
   }
 
   refusePendingBootstrap() {
