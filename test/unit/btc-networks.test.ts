@@ -38,7 +38,7 @@ describe.each(NETWORKS)('BTC %s', (network) => {
     expect(toDisplayHex(block.header.merkleRoot)).toBe(fixture[network].merkleRoot);
     expect(block.txs).toHaveLength(1);
     expect(block.txs[0]!.coinbase).toBe(true);
-    expect(block.txs[0]!.outputs[0]!.value).toBe(50 * 100_000_000);
+    expect(Number(block.txs[0]!.outputs[0]!.value)).toBe(50 * 100_000_000);
   });
 
   it("shares testnet3's address versions and HRP", () => {

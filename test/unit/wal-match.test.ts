@@ -123,7 +123,7 @@ describe('a -wal beside a file it was not written on', () => {
     store = open();
     expect(store.tip()?.height).toBe(5);
     store.applyBlocks(blocks(6, 7));
-    expect(store.totals().amount).toBe(7 * REWARD);
+    expect(Number(store.totals().amount)).toBe(7 * REWARD);
   });
 
   it('refuses a newer file beside an older cycle of its WAL', () => {
@@ -161,7 +161,7 @@ describe('a -wal that belongs to its file', () => {
     expect(walMismatch(copy)).toBeNull();
     const reader = ChainReader.open(copy);
     try {
-      expect(reader.summary(SCRIPT)).toMatchObject({ tipHeight: 9, balanceSats: 9 * REWARD, utxoCount: 9 });
+      expect(reader.summary(SCRIPT)).toMatchObject({ tipHeight: 9, balanceSats: BigInt(9 * REWARD), utxoCount: 9 });
     } finally {
       reader.close();
     }
