@@ -17,6 +17,12 @@ import { MAX_SCRIPT_SIZE } from './script.js';
 export interface SnapshotCoin {
   height: number;
   coinbase: boolean;
+  /**
+   * Satoshis, as a number, unlike the block parser's bigint: a snapshot load decodes every coin of the
+   * chain (185M) and packs the values as float64 for the loading thread and the per-script sums
+   * (indexer/script-sums.ts), and one coin (≤ 2^53 − 1, checked by readAmount) and one script's
+   * snapshot balance (≤ the supply) are exact there. A BigInt per coin would buy nothing but time.
+   */
   value: number;
   script: Buffer;
 }
