@@ -9,7 +9,8 @@
  * each — both in a fresh child process per run (bench/engine-ports-probe.ts) with that side's code;
  * (c) API req/s: both sides' API processes on one index (bench/request.ts's), servers pinned to core 0 and
  * the load to core 1 where taskset exists, load windows alternating between them. Rounds:
- * ADDRSUM_BENCH_PORTS_ROUNDS (default 3); the side that goes first alternates by round.
+ * ADDRSUM_BENCH_PORTS_ROUNDS (default 3) for (a) and (b), ADDRSUM_BENCH_PORTS_API_ROUNDS (default 7) for
+ * (c); the side that goes first alternates by round.
  * Goals: after ÷ before ≥ 0.95 for each of the three medians.
  */
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
@@ -59,7 +60,7 @@ async function apiRounds(
   roots: Record<Side, string>,
   rounds: number,
   dir: string,
-): Promise<{ figures: Record<Side, number[]>; pinned: boolean }> {
+): Promise<{ figures: Record<Side, number[]>; cpuUs: Record<Side, number[]>; pinned: boolean }> {
   const { serverPrefix, pinned } = pinning();
   const index = buildIndex(dir);
   const headers = { 'x-api-key': createKey(dir) };
@@ -76,14 +77,16 @@ async function apiRounds(
     if (bodies[0] !== bodies[1]) throw new Error(`engine-ports bench: the two APIs answer differently:\n${bodies[0]}\n${bodies[1]}`);
     for (const side of ['before', 'after'] as const) await load(targets[side], WARMUP_SECONDS);
     const figures: Record<Side, number[]> = { before: [], after: [] };
+    const cpuUs: Record<Side, number[]> = { before: [], after: [] };
     for (let r = 0; r < rounds; r++) {
       for (const side of order(r)) {
         const f = await load(targets[side], LOAD_SECONDS);
         if (f.non2xx + f.errors > 0) throw new Error(`engine-ports bench: ${side} answered ${f.non2xx} non-2xx, ${f.errors} errors`);
         figures[side].push(f.rps);
+        if (f.serverCpu !== null) cpuUs[side].push((f.serverCpu / f.rps) * 1e6);
       }
     }
-    return { figures, pinned };
+    return { figures, cpuUs, pinned };
   } finally {
     for (const child of children) await stopChild(child);
   }
@@ -99,6 +102,8 @@ export async function runEnginePortsBench(): Promise<{ goalMet: boolean }> {
   const roots: Record<Side, string> = { before: beforeRoot, after: AFTER_ROOT };
   const coins = Number(process.env.ADDRSUM_BENCH_PORTS_COINS ?? 10_000_000);
   const rounds = Number(process.env.ADDRSUM_BENCH_PORTS_ROUNDS ?? 3);
+  // A load window costs seconds where a bootstrap costs a minute: the API gets more rounds against noise.
+  const apiRoundCount = Number(process.env.ADDRSUM_BENCH_PORTS_API_ROUNDS ?? 7);
   const load1 = loadavg()[0] ?? 0;
   const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-bench-ports-'));
   trackDir(dir);
@@ -119,7 +124,7 @@ export async function runEnginePortsBench(): Promise<{ goalMet: boolean }> {
       }
     }
     rmSync(snapshot, { force: true });
-    const api = await apiRounds(roots, rounds, path.join(dir, 'api'));
+    const api = await apiRounds(roots, apiRoundCount, path.join(dir, 'api'));
     console.log(
       `  API req/s before ${api.figures.before.map((x) => x.toFixed(0)).join(', ')}; after ${api.figures.after.map((x) => x.toFixed(0)).join(', ')}`,
     );
@@ -151,13 +156,24 @@ export async function runEnginePortsBench(): Promise<{ goalMet: boolean }> {
       },
     ];
     const goalMet = rows.every((row) => median(row.r) >= GOAL);
+    // The API server's CPU per answer: a cost, less is better (before ÷ after, as for the bootstrap); it
+    // is this process's load alone, so it shifts less with the machine's other work than req/s does.
+    if (api.cpuUs.before.length === apiRoundCount && api.cpuUs.after.length === apiRoundCount)
+      rows.push({
+        what: 'API server CPU per answer (not a goal)',
+        unit: 'µs',
+        before: api.cpuUs.before,
+        after: api.cpuUs.after,
+        r: ratios(api.cpuUs.before, api.cpuUs.after),
+      });
     const table = [
       `| measure | before (median) | after (median) | after's speed ÷ before's, median (goal ≥ ${GOAL}) | per round |`,
       '| --- | ---: | ---: | ---: | ---: |',
       ...rows.map((row) => {
         const m = median(row.r);
-        const fmt = (xs: number[]): string => `${median(xs).toFixed(row.unit === 'req/s' ? 0 : 2)} ${row.unit}`;
-        return `| ${row.what} | ${fmt(row.before)} | ${fmt(row.after)} | ${m.toFixed(2)} ${m >= GOAL ? 'met' : '**missed**'} | ${range(row.r)} |`;
+        const fmt = (xs: number[]): string => `${median(xs).toFixed(row.unit === 'blocks/s' || row.unit === 's' ? 2 : 0)} ${row.unit}`;
+        const verdict = row.unit === 'µs' ? '' : m >= GOAL ? ' met' : ' **missed**';
+        return `| ${row.what} | ${fmt(row.before)} | ${fmt(row.after)} | ${m.toFixed(2)}${verdict} | ${range(row.r)} |`;
       }),
     ].join('\n');
     writeSection(
@@ -166,9 +182,9 @@ export async function runEnginePortsBench(): Promise<{ goalMet: boolean }> {
 
 Command: \`${BEFORE_ENV}=<checkout of the code before> npm run bench -- engine-ports\`. Before = commit
 ${commitOf(beforeRoot)} (synchronous ChainStore/ChainReader calls), after = commit ${commitOf(AFTER_ROOT)} (every
-call through src/store/ports.ts). ${rounds} rounds, the side going first alternating; bootstrap and block apply
-in a fresh child process per run, API load windows of ${LOAD_SECONDS} s alternating between both APIs on one
-index${api.pinned ? ' (servers on core 0, load generator on core 1)' : ''}. Run ${today()}, load average ${load1.toFixed(1)} at start;
+call through src/store/ports.ts, block apply as a change set, amounts as bigint). ${rounds} rounds of bootstrap
+and block apply, each in a fresh child process, and ${apiRoundCount} rounds of API load windows of ${LOAD_SECONDS} s on
+both APIs over one index, the side going first alternating by round${api.pinned ? ' (servers on core 0, load generator on core 1)' : ''}. Run ${today()}, load average ${load1.toFixed(1)} at start;
 ${machineLine()}.
 
 ${table}
