@@ -8,11 +8,12 @@
  * same commit. The balance is one primary-key lookup in `scripts` (WITHOUT ROWID: the row lives in the
  * key's b-tree leaf), however many UTXOs the script has.
  *
- * Amounts: the statements that read a balance run with safeIntegers(true), so SQLite's 64-bit integer
- * reaches us as an exact bigint (a lifetime sum may pass 2^53, which a number would round). That makes
- * every integer of those statements a bigint; the counts and heights among them are converted back with
- * Number(), exact for them. Reading the balance as text, or split in two words, would also be exact but
- * costs a parse per row where safeIntegers costs one BigInt per integer column.
+ * Amounts: a balance is read as a number first, which is exact below 2^53 and comes back as an unsafe
+ * integer (rounded, never below 2^53) above it. Only then is the whole read done again with the same
+ * statements under safeIntegers(true), where SQLite's 64-bit integer reaches us as an exact bigint (a
+ * lifetime sum may pass 2^53) and every integer of the statement is a bigint, converted back with Number()
+ * for counts and heights. Reading every balance as a bigint at once cost the single-address answer about
+ * a tenth of its speed (BENCHMARKS.md engine-ports): several BigInts per row it almost never needs.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
@@ -40,19 +41,28 @@ export { StoreError, type StoreErrorCode } from '../errors.js';
 type Int = number | bigint;
 
 interface SummaryRow extends StatusRow {
-  balance: bigint | null;
-  utxo_count: bigint | null;
+  balance: Int | null;
+  utxo_count: Int | null;
 }
 
-/** Read with safeIntegers(true): every integer is a bigint. */
 interface ViewRow {
-  balance: bigint | null;
-  utxo_count: bigint | null;
+  balance: Int | null;
+  utxo_count: Int | null;
   /** Only in the mempool statement's rows. */
-  m_balance?: bigint | null;
-  m_utxo_count?: bigint | null;
-  m_tx_count?: bigint | null;
+  m_balance?: Int | null;
+  m_utxo_count?: Int | null;
+  m_tx_count?: Int | null;
 }
+
+/** The statements that read many balances: as numbers (`fast`), or as exact bigints when a number cannot hold one. */
+interface BalanceStatements {
+  readonly confirmed: Database.Statement<[Buffer], ViewRow>;
+  readonly withMempool: Database.Statement<[Buffer], ViewRow>;
+}
+
+/** A number read from SQLite that may have been rounded: the read is done again exactly. */
+const unsafe = (v: Int | null | undefined): boolean => typeof v === 'number' && !Number.isSafeInteger(v);
+const sats = (v: Int | null | undefined): bigint => (v === null || v === undefined ? 0n : BigInt(v));
 
 interface StatusRow {
   tip_height: Int | null;
@@ -68,13 +78,15 @@ const STATUS_COLUMNS =
   `${META('node_seen_at')} AS node_seen_at, ${META('tip_time')} AS tip_time`;
 
 export class ChainReader {
+  /** The one-address read, as numbers; summaryExactStmt reads bigints when a number cannot hold the balance. */
   private readonly summaryStmt: Database.Statement<[Buffer], SummaryRow>;
+  private readonly summaryExactStmt: Database.Statement<[Buffer], SummaryRow>;
+  private readonly fast: BalanceStatements;
+  private readonly exact: BalanceStatements;
   private readonly statusStmt: Database.Statement<[], StatusRow>;
   private readonly mempoolCountStmt: Database.Statement<[], { n: number }>;
   private readonly bootstrapStmt: Database.Statement<[string], unknown>;
-  private readonly confirmedStmt: Database.Statement<[Buffer], ViewRow>;
-  private readonly withMempoolStmt: Database.Statement<[Buffer], ViewRow>;
-  private readonly readViews: (keys: Buffer[], mempool: boolean) => ScriptViews | null;
+  private readonly readViews: (keys: Buffer[], mempool: boolean, stmts: BalanceStatements) => ScriptViews | null | typeof UNSAFE;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
@@ -93,30 +105,34 @@ export class ChainReader {
       return status && { ...status, listing: pager.read(req) };
     });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
-    this.summaryStmt = db
-      .prepare<[Buffer], SummaryRow>(
-        `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`,
-      )
-      .safeIntegers(true);
+    const summarySql = `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`;
+    this.summaryStmt = db.prepare<[Buffer], SummaryRow>(summarySql);
+    this.summaryExactStmt = db.prepare<[Buffer], SummaryRow>(summarySql).safeIntegers(true);
+    const balanceStatements = (exact: boolean): BalanceStatements => ({
+      // The plain point lookup (no row for an unknown script): BENCHMARKS.md xpub measured it faster than
+      // the LEFT JOIN form below, which a confirmed-only read does not need.
+      confirmed: db.prepare<[Buffer], ViewRow>('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').safeIntegers(exact),
+      withMempool: db
+        .prepare<[Buffer], ViewRow>(
+          'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
+            'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
+        )
+        .safeIntegers(exact),
+    });
+    this.fast = balanceStatements(false);
+    this.exact = balanceStatements(true);
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
     this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
-    // The plain point lookup (no row for an unknown script): BENCHMARKS.md xpub measured it faster than
-    // the LEFT JOIN form below, which a confirmed-only read does not need.
-    this.confirmedStmt = db.prepare<[Buffer], ViewRow>('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').safeIntegers(true);
-    this.withMempoolStmt = db
-      .prepare<[Buffer], ViewRow>(
-        'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
-          'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
-      )
-      .safeIntegers(true);
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
-    this.readViews = db.transaction((keys: Buffer[], mempool: boolean): ScriptViews | null => {
+    this.readViews = db.transaction((keys: Buffer[], mempool: boolean, stmts: BalanceStatements): ScriptViews | null | typeof UNSAFE => {
       const status = this.toStatus(this.statusStmt.get()!);
       if (status === null) return null;
-      const stmt = mempool ? this.withMempoolStmt : this.confirmedStmt;
-      return { ...status, items: keys.map((key) => toView(stmt.get(key) ?? NO_ROW, mempool)) };
+      const stmt = mempool ? stmts.withMempool : stmts.confirmed;
+      const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
+      if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_balance))) return UNSAFE;
+      return { ...status, items: rows.map((row) => toView(row, mempool)) };
     });
   }
 
@@ -142,9 +158,17 @@ export class ChainReader {
    * zeros for a script never seen, null while nothing is indexed.
    */
   summary(script: Uint8Array): ScriptSummary | null {
-    const row = this.summaryStmt.get(scriptKey(script))!;
+    const key = scriptKey(script);
+    let row = this.summaryStmt.get(key)!;
+    if (unsafe(row.balance)) row = this.summaryExactStmt.get(key)!;
     const status = this.toStatus(row);
-    return status === null ? null : { ...status, balanceSats: row.balance ?? 0n, utxoCount: Number(row.utxo_count ?? 0) };
+    return status === null ? null : { ...status, balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
+  }
+
+  /** One snapshot of many scripts, read again exactly when a balance passed what a number holds. */
+  private viewsOf(keys: Buffer[], mempool: boolean): ScriptViews | null {
+    const views = this.readViews(keys, mempool, this.fast);
+    return views === UNSAFE ? (this.readViews(keys, mempool, this.exact) as ScriptViews | null) : views;
   }
 
   /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
@@ -160,7 +184,7 @@ export class ChainReader {
    * while nothing is indexed.
    */
   views(scripts: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
-    return this.readViews(
+    return this.viewsOf(
       scripts.map((s) => scriptKey(s)),
       mempool,
     );
@@ -171,7 +195,7 @@ export class ChainReader {
    * the script, as an Electrum scripthash is. Same read, same snapshot rules.
    */
   keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
-    return this.readViews(
+    return this.viewsOf(
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
     );
@@ -226,11 +250,13 @@ export class ChainReader {
 }
 
 const NO_ROW: ViewRow = { balance: null, utxo_count: null };
+/** readViews' answer when a balance came back as a rounded number. */
+const UNSAFE = Symbol('unsafe');
 
 function toView(row: ViewRow, mempool: boolean): ScriptView {
-  const view: ScriptView = { balanceSats: row.balance ?? 0n, utxoCount: Number(row.utxo_count ?? 0) };
+  const view: ScriptView = { balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
   if (mempool) {
-    view.unconfirmed = { balanceSats: row.m_balance ?? 0n, utxoCount: Number(row.m_utxo_count ?? 0), txCount: Number(row.m_tx_count ?? 0) };
+    view.unconfirmed = { balanceSats: sats(row.m_balance), utxoCount: Number(row.m_utxo_count ?? 0), txCount: Number(row.m_tx_count ?? 0) };
   }
   return view;
 }
