@@ -24,7 +24,8 @@ export function inSequence(...steps: readonly Step[]): Step {
       const pending = steps[i]!(req, res);
       if (pending instanceof Promise) {
         const next = i + 1;
-        return pending.then(() => from(next, req, res));
+        // The last step's promise is the sequence's own: no extra turn to wait for nothing.
+        return next === steps.length ? pending : pending.then(() => from(next, req, res));
       }
     }
   };
