@@ -93,6 +93,8 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     });
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
+    // Before a bootstrap: history covers every block or none, so a snapshot load refuses to start under it.
+    await store.setHistory(chainConfig.history);
     if (snapshot) await runBootstrap(snapshot, store, log);
     // After a bootstrap, so that a loaded snapshot gets its listing built in bulk, not row by row.
     await store.setUtxoList(chainConfig.utxoList, (e) => logUtxoListEvent(log, e));

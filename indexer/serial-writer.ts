@@ -41,6 +41,7 @@ export function serialWriter(writer: IndexWriter): IndexWriter {
     loadSnapshot: (rows, base, opts) => queued(() => writer.loadSnapshot(rows, base, opts)),
     refusePendingBootstrap: () => queued(() => writer.refusePendingBootstrap()),
     setUtxoList: (on, onEvent) => queued(() => writer.setUtxoList(on, onEvent)),
+    setHistory: (on) => queued(() => writer.setHistory(on)),
     settle: () => queued(() => writer.settle()),
     close: () => queued(() => writer.close()),
   };

@@ -24,6 +24,7 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
     { name: `ADDRSUM_${chain}_ZMQ_MEMPOOL`, path: p('zmqMempool'), kind: 'text' },
     { name: `ADDRSUM_${chain}_MEMPOOL`, path: p('mempool'), kind: 'text' },
     { name: `ADDRSUM_${chain}_UTXO_LIST`, path: p('utxoList'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_HISTORY`, path: p('history'), kind: 'text' },
     { name: `ADDRSUM_${chain}_METRICS_PORT`, path: p('metricsPort'), kind: 'int' },
     { name: `ADDRSUM_${chain}_MEMPOOL_POLL_MS`, path: p('mempoolPollMs'), kind: 'int' },
     { name: `ADDRSUM_${chain}_POLL_INTERVAL_MS`, path: p('pollIntervalMs'), kind: 'int' },
@@ -83,5 +84,6 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_UTXO_LIST', path: ['chains', chain, 'utxoList'], kind: 'text' as const })),
+  ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_HISTORY', path: ['chains', chain, 'history'], kind: 'text' as const })),
   ...CHAIN_CODES.flatMap(chainBindings),
 ]);

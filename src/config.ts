@@ -93,6 +93,11 @@ const chainConfig = (chain: ChainCode) => {
      * once at the indexer's start; turning it off drops it. Costs disk (BENCHMARKS.md).
      */
     utxoList: bool(),
+    /**
+     * Keep every script's confirmed history (issue 33; src/store/sqlite/history-store.ts): totals on the
+     * summaries. It covers every block or none, so for now it starts only on an index with no block yet.
+     */
+    history: bool(),
     /** How often the mempool is reconciled with getrawmempool (the only source without ZMQ). */
     mempoolPollMs: int(50, 3_600_000),
     /** Node ZMQ endpoint publishing `rawtx` and `sequence`; unset = the `zmq` endpoint is asked for them too. */

@@ -53,8 +53,9 @@ export function scripthashBody(chain: ChainCode, scripthash: string, view: Scrip
 }
 
 /**
- * balanceSatoshi, balance, utxoCount and (when asked for) unconfirmed: what every summary says of its
- * scripts. Satoshis go out through Sats (every digit of the bigint), coins through Coins/CoinDelta.
+ * balanceSatoshi, balance, utxoCount, (while the index keeps history) txCount, received and sent, and
+ * (when asked for) unconfirmed: what every summary says of its scripts. Satoshis go out through Sats
+ * (every digit of the bigint), coins through Coins/CoinDelta.
  */
 export function amounts(view: ScriptView): Record<string, unknown> {
   const data: Record<string, unknown> = {
@@ -62,6 +63,14 @@ export function amounts(view: ScriptView): Record<string, unknown> {
     balance: new Coins(view.balanceSats),
     utxoCount: view.utxoCount,
   };
+  const h = view.history;
+  if (h) {
+    data.txCount = h.txCount;
+    data.receivedSatoshi = new Sats(h.received);
+    data.received = new Coins(h.received);
+    data.sentSatoshi = new Sats(h.sent);
+    data.sent = new Coins(h.sent);
+  }
   if (view.unconfirmed) {
     data.unconfirmed = {
       balanceSatoshi: new Sats(view.unconfirmed.balanceSats),

@@ -6,6 +6,7 @@
  * Outpoints and scripts are named by their id: the latin1 string of their key (outpoint.ts,
  * script-key.ts), one character per byte, so ids compare in the keys' byte order and serve as Map keys.
  */
+import type { HistoryChange } from './history-change.js';
 import type { Tip } from './index-model.js';
 import type { BlockUndo, UndoCoin } from './undo.js';
 
@@ -43,6 +44,8 @@ export interface ChangeSet {
   readonly amount: bigint;
   /** The tip after the commit (null: the index becomes empty). */
   readonly tip: Tip | null;
+  /** Connecting with history kept: the batch's transactions and history entries (history-change.ts). */
+  readonly history?: HistoryChange;
 }
 
 /** The values of `byId` ascending by id: the byte order of the keys the ids are the latin1 of. */
@@ -81,4 +84,17 @@ export class DeltaCollector {
     for (const [id, d] of this.byScript) if (d.balance !== 0n || d.count !== 0) changed.set(id, d);
     return { touched: [...changed.values()].map((d) => d.key), deltas: inIdOrder(changed) };
   }
+}
+
+/** `touched` followed by the scripts of `more` it lacks, each once (the change feed's order). */
+export function withScripts(touched: readonly Buffer[], more: Iterable<Buffer>): Buffer[] {
+  const seen = new Set(touched.map((k) => k.toString('latin1')));
+  const out = [...touched];
+  for (const key of more) {
+    const id = key.toString('latin1');
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(key);
+  }
+  return out;
 }

@@ -20,9 +20,10 @@
  *   script: the HogEx spends them, and gettxoutsetinfo counts them. No address maps to those scripts.
  */
 import { isUnspendable } from '../chain/script.js';
-import { DeltaCollector, inIdOrder, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
+import { DeltaCollector, inIdOrder, withScripts, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
 import { StoreError } from './errors.js';
 import type { BlockToApply } from './index-model.js';
+import { HistoryCollector } from './history-change.js';
 import { formatOutpoint, outpointKey } from './outpoint.js';
 import { scriptKey } from './script-key.js';
 import type { UndoCoin } from './undo.js';
@@ -34,11 +35,18 @@ interface Step {
   readonly outpoint: Buffer;
   readonly coin: Coin | null;
   readonly coinbase: boolean;
+  /** Position of the step's transaction in its block. */
+  readonly tx: number;
 }
 
 /** A batch read once: each block's steps with their keys, ids and script keys, and what it needs resolved. */
 export interface BatchPlan {
-  readonly blocks: readonly { readonly height: number; readonly hash: Buffer; readonly steps: readonly Step[] }[];
+  readonly blocks: readonly {
+    readonly height: number;
+    readonly hash: Buffer;
+    readonly steps: readonly Step[];
+    readonly txids: readonly Buffer[];
+  }[];
   /**
    * The outpoints whose coins before the batch it needs, by id, in the order first needed: those its
    * inputs spend and its coinbases may overwrite, unless a coin created earlier in the batch and still
@@ -54,15 +62,17 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
   const pending = new Set<string>();
   const planned = blocks.map((block) => {
     const steps: Step[] = [];
+    const txids = block.txs.map((tx) => tx.txid);
     // Genesis connects nothing: Core's ConnectBlock returns before its coinbase.
-    if (block.height === 0) return { height: 0, hash: block.hash, steps };
-    for (const tx of block.txs) {
+    if (block.height === 0) return { height: 0, hash: block.hash, steps, txids };
+    for (let position = 0; position < block.txs.length; position++) {
+      const tx = block.txs[position]!;
       if (!tx.coinbase) {
         for (const input of tx.inputs) {
           const outpoint = outpointKey(input.prevTxid, input.vout);
           const id = outpoint.toString('latin1');
           if (!pending.delete(id) && !needed.has(id)) needed.set(id, outpoint);
-          steps.push({ id, outpoint, coin: null, coinbase: false });
+          steps.push({ id, outpoint, coin: null, coinbase: false, tx: position });
         }
       }
       const outputs = tx.outputs;
@@ -74,10 +84,10 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
         if (tx.coinbase && !pending.has(id) && !needed.has(id)) needed.set(id, outpoint);
         pending.add(id);
         const coin = { outpoint, scriptKey: scriptKey(out.script), value: out.value, height: block.height };
-        steps.push({ id, outpoint, coin, coinbase: tx.coinbase });
+        steps.push({ id, outpoint, coin, coinbase: tx.coinbase, tx: position });
       }
     }
-    return { height: block.height, hash: block.hash, steps };
+    return { height: block.height, hash: block.hash, steps, txids };
   });
   return { blocks: planned, needed };
 }
@@ -85,13 +95,19 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
 /**
  * The change set of connecting a planned batch, given the coins the index held before it at the
  * outpoints `plan.needed` lists (absent: not in the index). Blocks at or above `undoFrom` get an undo
- * record. Throws StoreError MISSING_UTXO or INCONSISTENT.
+ * record. With `history` (the number of the batch's first transaction), the set carries the batch's
+ * history too (history-change.ts). Throws StoreError MISSING_UTXO or INCONSISTENT.
  */
-export function connectBlocks(plan: BatchPlan, resolved: ReadonlyMap<string, Coin>, undoFrom: number): ChangeSet {
-  const batch = new Batch(resolved);
+export function connectBlocks(
+  plan: BatchPlan,
+  resolved: ReadonlyMap<string, Coin>,
+  undoFrom: number,
+  history?: { readonly nextTx: number },
+): ChangeSet {
+  const batch = new Batch(resolved, history ? new HistoryCollector(history.nextTx) : null);
   const undo: UndoRow[] = [];
   for (const block of plan.blocks) {
-    const record = batch.connect(block.height, block.steps, block.height >= undoFrom);
+    const record = batch.connect(block, block.height >= undoFrom);
     if (record) undo.push({ height: block.height, undo: record });
   }
   const last = plan.blocks[plan.blocks.length - 1];
@@ -114,13 +130,21 @@ class Batch {
   private readonly deltas = new DeltaCollector();
   private undo: UndoTracker | null = null;
 
-  constructor(resolved: ReadonlyMap<string, Coin>) {
+  constructor(
+    resolved: ReadonlyMap<string, Coin>,
+    private readonly history: HistoryCollector | null,
+  ) {
     this.before = new Map(resolved);
   }
 
-  connect(height: number, steps: readonly Step[], keepUndo: boolean): { spent: UndoCoin[]; created: Buffer[] } | null {
+  connect(block: BatchPlan['blocks'][number], keepUndo: boolean): { spent: UndoCoin[]; created: Buffer[] } | null {
+    const { height, steps, txids } = block;
     this.undo = keepUndo ? { spent: [], created: new Map() } : null;
+    const history = this.history;
+    history?.startBlock(height, txids);
+    let tx = -1;
     for (const step of steps) {
+      if (history && step.tx !== tx) history.startTx((tx = step.tx));
       if (step.coin === null) this.spend(step.id, step.outpoint, height);
       else this.create(step.id, step.coin, step.coinbase);
     }
@@ -131,7 +155,19 @@ class Batch {
 
   result(): Omit<ChangeSet, 'undo' | 'tip'> {
     const { deltas, touched } = this.deltas.result();
-    return { created: inIdOrder(this.pending), spent: this.spent, deltas, touched, utxos: this.deltas.utxos, amount: this.deltas.amount };
+    const set = {
+      created: inIdOrder(this.pending),
+      spent: this.spent,
+      deltas,
+      touched,
+      utxos: this.deltas.utxos,
+      amount: this.deltas.amount,
+    };
+    if (!this.history) return set;
+    const history = this.history.result();
+    // A script whose coins came and went within the batch has no delta, but its history changed.
+    const scripts = history.blocks.flatMap((b) => b.entries.map((e) => e.scriptKey));
+    return { ...set, touched: withScripts(touched, scripts), history };
   }
 
   private spend(id: string, outpoint: Buffer, height: number): void {
@@ -143,19 +179,24 @@ class Batch {
       );
     }
     this.deltas.add(coin.scriptKey, -coin.value, -1);
+    this.history?.sent(coin);
   }
 
   private create(id: string, coin: Coin, coinbase: boolean): void {
     // Only a coinbase may overwrite (AddCoins' possible_overwrite): look for an old coin only then.
     if (coinbase) {
       const old = this.take(id);
-      if (old) this.deltas.add(old.scriptKey, -old.value, -1);
+      if (old) {
+        this.deltas.add(old.scriptKey, -old.value, -1);
+        this.history?.sent(old);
+      }
     } else if (this.pending.has(id)) {
       throw new StoreError('INCONSISTENT', `outpoint ${formatOutpoint(coin.outpoint)} created twice while unspent (non-coinbase)`);
     }
     this.pending.set(id, coin);
     this.undo?.created.set(id, coin.outpoint);
     this.deltas.add(coin.scriptKey, coin.value, 1);
+    this.history?.received(coin);
   }
 
   /** Removes the unspent coin at `id` (spent, or overwritten by a coinbase); null when there is none. */

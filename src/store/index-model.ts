@@ -17,10 +17,20 @@ export interface ChainStatus {
   tipTime: Date | null;
 }
 
+/** What a script's confirmed history adds up to: received − sent = its balance. */
+export interface HistoryFigures {
+  /** Distinct confirmed transactions paying to or spending from the script. */
+  txCount: number;
+  received: bigint;
+  sent: bigint;
+}
+
 /** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
 export interface ScriptSummary extends ChainStatus {
   balanceSats: bigint;
   utxoCount: number;
+  /** Present while the index keeps history. */
+  history?: HistoryFigures;
 }
 
 /**
@@ -39,6 +49,8 @@ export interface ScriptView {
   utxoCount: number;
   /** Present when asked for. */
   unconfirmed?: MempoolDelta;
+  /** Present while the index keeps history. */
+  history?: HistoryFigures;
 }
 
 /** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
@@ -100,6 +112,33 @@ export interface UtxoPageRequest {
   readonly mempool: boolean;
   /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
   readonly check: (ctx: ListingContext) => void;
+}
+
+/** One confirmed transaction of a script's history. */
+export interface HistoryItem {
+  /** Its number in the whole chain (history-chunk.ts): what a page's position is. */
+  readonly txNum: number;
+  /** Internal byte order. */
+  readonly txid: Buffer;
+  readonly height: number;
+  /** Position in its block. */
+  readonly position: number;
+  readonly received: bigint;
+  readonly sent: bigint;
+}
+
+export interface HistoryPageRequest {
+  /** The script's key (script-key.ts). */
+  readonly key: Buffer;
+  /** Only transactions numbered below this (the previous page's `next`); null: from the newest. */
+  readonly before: number | null;
+  readonly limit: number;
+}
+
+/** A page of a script's history, newest first, with the index status it is true at. */
+export interface HistoryPage extends ChainStatus {
+  /** Null while the index keeps no history. */
+  readonly page: { readonly items: readonly HistoryItem[]; readonly next: number | null } | null;
 }
 
 export type ChangeKind = 'block' | 'disconnect' | 'mempool';

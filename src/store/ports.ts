@@ -29,6 +29,8 @@ import type {
   Totals,
   UtxoListEvent,
   UtxoListing,
+  HistoryPage,
+  HistoryPageRequest,
   UtxoPageRequest,
   WarmResult,
 } from './index-model.js';
@@ -50,6 +52,8 @@ export interface IndexReader {
   bootstrap(): Promise<BootstrapProgress | null>;
   /** One page of the opt-in UTXO listing; the request's check runs inside the page's snapshot. */
   utxoPage(req: UtxoPageRequest): Promise<UtxoListing | null>;
+  /** One page of a script's history, newest first, in one snapshot; `page` null while no history is kept. */
+  historyPage(req: HistoryPageRequest): Promise<HistoryPage | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;
   close(): Promise<void>;
@@ -88,6 +92,11 @@ export interface IndexWriter {
   refusePendingBootstrap(): Promise<void>;
   /** Builds or drops the UTXO listing as the setting says; a no-op when it already is. */
   setUtxoList(on: boolean, onEvent?: (e: UtxoListEvent) => void): Promise<void>;
+  /**
+   * Keeps address history from now on, or stops and forgets it; a no-op when it already is. Throws
+   * HISTORY_NOT_BUILT on an index that holds blocks without history.
+   */
+  setHistory(on: boolean): Promise<void>;
   /** After a bulk load: makes the new index fast to read (SQLite: folds the WAL, warms the page cache). */
   settle(): Promise<{ folded: boolean; warm: WarmResult | null }>;
   readonly mempool: MempoolWriter;

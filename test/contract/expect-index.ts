@@ -6,13 +6,34 @@
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
 import type { ScriptView } from '../../src/store/index-model.js';
-import { displayHex, keyHex, type ChainModel } from './model.js';
+import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
 import type { MempoolModel } from './mempool-model.js';
 
 export interface OpenIndex {
   writer: IndexWriter;
   reader: IndexReader;
   verifier: IndexVerifier;
+  /** Whether the index keeps history: its summaries and views then carry the model's history figures. */
+  history: boolean;
+}
+
+const figures = (h: HistorySum | undefined): HistorySum =>
+  h ? { txCount: h.txCount, received: h.received, sent: h.sent } : { txCount: 0, received: 0n, sent: 0n };
+
+/** Every history line of `key`, paged `limit` at a time from the newest, as the reader answers them. */
+async function pageAll(reader: IndexReader, key: Buffer, limit: number): Promise<{ lines: HistoryLine[]; tips: string[] } | null> {
+  const lines: HistoryLine[] = [];
+  const tips = new Set<string>();
+  for (let before: number | null = null; ;) {
+    const page = await reader.historyPage({ key, before, limit });
+    if (!page?.page) return null;
+    tips.add(page.tipHash);
+    for (const i of page.page.items)
+      lines.push({ txid: displayHex(i.txid), height: i.height, position: i.position, received: i.received, sent: i.sent });
+    if (page.page.items.length > limit) throw new Error('a page longer than its limit');
+    if (page.page.next === null) return { lines, tips: [...tips] };
+    before = page.page.next;
+  }
 }
 
 const NO_DELTA = { balanceSats: 0n, utxoCount: 0, txCount: 0 };
@@ -23,13 +44,16 @@ export function expectedViews(
   scripts: readonly Buffer[],
   mempool: MempoolModel | null,
   withMempool: boolean,
+  history = false,
 ): ScriptView[] {
   const sums = model.sums();
+  const histories = history ? model.history() : null;
   const deltas = mempool?.deltas() ?? new Map();
   return scripts.map((s) => {
     const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
     const view: ScriptView = { balanceSats: sum.balance, utxoCount: sum.count };
     if (withMempool) view.unconfirmed = deltas.get(keyHex(s)) ?? NO_DELTA;
+    if (histories) view.history = figures(histories.get(keyHex(s)));
     return view;
   });
 }
@@ -58,7 +82,7 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
     mempoolViews: withMempool && { tip: tipOf(withMempool), items: withMempool.items },
     keyViews: byKey && { tip: tipOf(byKey), items: byKey.items },
     keyMempoolViews: byKeyMempool && { tip: tipOf(byKeyMempool), items: byKeyMempool.items },
-    summaries: summaries.map((s) => s && { tip: tipOf(s), balanceSats: s.balanceSats, utxoCount: s.utxoCount }),
+    summaries: summaries.map((s) => s && { tip: tipOf(s), balanceSats: s.balanceSats, utxoCount: s.utxoCount, history: s.history }),
     mempoolTxs: await ix.reader.mempoolTxs(),
     mempoolSize: await ix.writer.mempool.size(),
     aggregates: {
@@ -69,6 +93,7 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
       amount: report.amount,
     },
     problems: await ix.verifier.chain(),
+    pages: ix.history && tipHeight >= 0 ? await Promise.all(keys.map((k) => pageAll(ix.reader, k, 3))) : undefined,
   };
 }
 
@@ -83,8 +108,9 @@ export async function expectIndex(
   const height = tip?.height ?? -1;
   const totals = model.totals();
   const at = tip && { height: tip.height, hash: displayHex(tip.hash) };
-  const views = (withMempool: boolean) => at && { tip: at, items: expectedViews(model, scripts, mempool, withMempool) };
+  const views = (withMempool: boolean) => at && { tip: at, items: expectedViews(model, scripts, mempool, withMempool, ix.history) };
   const sums = model.sums();
+  const histories = ix.history ? model.history() : null;
   const want = {
     writerTip: at,
     hashes: [...model.blocks.map((b) => displayHex(b.hash)), null],
@@ -96,12 +122,14 @@ export async function expectIndex(
     keyMempoolViews: views(true),
     summaries: scripts.map((s) => {
       const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
-      return at && { tip: at, balanceSats: sum.balance, utxoCount: sum.count };
+      const history = histories ? figures(histories.get(keyHex(s))) : undefined;
+      return at && { tip: at, balanceSats: sum.balance, utxoCount: sum.count, history };
     }),
     mempoolTxs: mempool?.txs.size ?? 0,
     mempoolSize: mempool?.txs.size ?? 0,
     aggregates: { differences: [], differenceCount: 0, scripts: totals.scripts, utxos: totals.utxos, amount: totals.amount },
     problems: [],
+    pages: histories && at ? scripts.map((s) => ({ lines: histories.get(keyHex(s))?.lines ?? [], tips: [at.hash] })) : undefined,
   };
   expect(await observe(ix, scripts, height)).toEqual(want);
 }

@@ -31,6 +31,21 @@ export interface Sum {
   count: number;
 }
 
+export interface HistorySum {
+  txCount: number;
+  received: bigint;
+  sent: bigint;
+}
+
+/** One transaction of a script's history, as a page lists it (txid in display hex). */
+export interface HistoryLine {
+  txid: string;
+  height: number;
+  position: number;
+  received: bigint;
+  sent: bigint;
+}
+
 export class ChainModel {
   readonly blocks: BlockToApply[] = [];
   /** Coins after each block of `blocks`. */
@@ -85,6 +100,51 @@ export class ChainModel {
       s.balance += c.value;
       s.count += 1;
       sums.set(c.key, s);
+    }
+    return sums;
+  }
+
+  /**
+   * Each script's history over the chain: distinct transactions paying to or spending from it, and what
+   * they paid and spent there (replayed from the blocks, genesis and unspendable outputs left out);
+   * `lines` newest first.
+   */
+  history(): Map<string, HistorySum & { lines: HistoryLine[] }> {
+    const sums = new Map<string, HistorySum & { lines: HistoryLine[] }>();
+    const live = new Map<string, Coin>();
+    for (const block of this.blocks) {
+      if (block.height === 0) continue;
+      block.txs.forEach((tx, position) => {
+        const lines = new Map<string, HistoryLine>();
+        const sum = (key: string): { s: HistorySum; line: HistoryLine } => {
+          let s = sums.get(key);
+          if (!s) sums.set(key, (s = { txCount: 0, received: 0n, sent: 0n, lines: [] }));
+          let line = lines.get(key);
+          if (!line) {
+            line = { txid: displayHex(tx.txid), height: block.height, position, received: 0n, sent: 0n };
+            lines.set(key, line);
+            s.lines.unshift(line);
+            s.txCount++;
+          }
+          return { s, line };
+        };
+        if (!tx.coinbase)
+          for (const i of tx.inputs) {
+            const coin = live.get(outId(i.prevTxid, i.vout))!;
+            live.delete(outId(i.prevTxid, i.vout));
+            const { s, line } = sum(coin.key);
+            s.sent += coin.value;
+            line.sent += coin.value;
+          }
+        tx.outputs.forEach((o, vout) => {
+          if (unspendable(o.script)) return;
+          const coin = { txid: tx.txid, vout, key: keyHex(o.script), value: o.value, height: block.height, coinbase: tx.coinbase };
+          live.set(outId(tx.txid, vout), coin);
+          const { s, line } = sum(coin.key);
+          s.received += o.value;
+          line.received += o.value;
+        });
+      });
     }
     return sums;
   }

@@ -9,9 +9,11 @@ export function writerOptions(undoDepth: number): WriterOptions {
   return { ...CHAIN, undoDepth };
 }
 
-export async function openIndex(index: EngineIndex, undoDepth: number): Promise<OpenIndex> {
+/** With `history`, the writer keeps history (from the first block: asked for on an empty index). */
+export async function openIndex(index: EngineIndex, undoDepth: number, history = false): Promise<OpenIndex> {
   const writer = await index.openWriter(writerOptions(undoDepth));
-  return { writer, reader: await index.openReader(), verifier: await index.openVerifier() };
+  if (history) await writer.setHistory(true);
+  return { writer, reader: await index.openReader(), verifier: await index.openVerifier(), history };
 }
 
 /** Readers before the writer: the writer's close may fold its log into the file the readers hold. */

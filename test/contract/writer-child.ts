@@ -14,6 +14,8 @@ export interface ChildArgs {
   readonly writer: WriterOptions;
   readonly plan: PlanOptions;
   readonly utxoList: boolean;
+  /** Keep history (asked for at every start: a no-op once the index keeps it). */
+  readonly history?: boolean;
 }
 
 async function main(): Promise<void> {
@@ -21,6 +23,7 @@ async function main(): Promise<void> {
   const engine = (await import(pathToFileURL(args.spec.module).href)) as ChildEngineModule;
   const writer = await engine.openWriter(args.spec.location, args.writer);
   if (args.utxoList) await writer.setUtxoList(true);
+  if (args.history) await writer.setHistory(true);
   const plan = makePlan(args.plan);
   const from = resumeAfter(plan, await writer.tip());
   // stdout on a pipe is synchronous on Linux: a line is out before the next commit starts.

@@ -40,6 +40,10 @@ describe('migrations', () => {
     expect(tables).toEqual([
       'blocks',
       'changes',
+      'history',
+      'history_blocks',
+      'history_txids',
+      'history_undo',
       'mempool_outputs',
       'mempool_scripts',
       'mempool_spends',

@@ -57,12 +57,14 @@ export interface Summary {
 
 function printOf(view: ScriptView): string {
   const u = view.unconfirmed;
-  return `${view.balanceSats}|${view.utxoCount}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : ''}`;
+  // The history's count too: a transaction that paid and spent alike changes it, not the balance.
+  const h = view.history ? `|h${view.history.txCount}` : '';
+  return `${view.balanceSats}|${view.utxoCount}${h}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : ''}`;
 }
 
 /** A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for). */
 function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: ScriptView[], views: ScriptViews): Summary {
-  const items = w.mempool ? read : read.map((v) => ({ balanceSats: v.balanceSats, utxoCount: v.utxoCount }));
+  const items = w.mempool ? read : read.map(({ unconfirmed: _, ...confirmed }) => confirmed);
   const { tipHeight, tipHash } = views;
   if (w.kind === 'wallet') {
     const answer = { range: w.range, descriptors: w.descriptors, funded: false };

@@ -10,6 +10,27 @@ import { LOAD_PHASES } from '../../store/index-model.js';
 /** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
 const MAX_SATS = Number(MAX_SATS_BIG);
 
+/** Present while the index keeps history (chains.<C>.history): lifetime sums, which may pass 2^53 (no maximum). */
+const HISTORY_FIELDS: Json = {
+  txCount: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Only with history kept: distinct confirmed transactions paying to or spending from the script.',
+  },
+  receivedSatoshi: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Only with history kept: confirmed outputs paid to the script, in the smallest unit, all digits.',
+  },
+  received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
+  sentSatoshi: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Only with history kept: confirmed coins of the script spent; balance = received − sent.',
+  },
+  sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
+};
+
 export const SCHEMAS: Json = {
   AddressSummary: {
     type: 'object',
@@ -30,6 +51,7 @@ export const SCHEMAS: Json = {
         description: 'balanceSatoshi / 100,000,000, written with exactly 8 decimals (e.g. 0.00000123).',
       },
       utxoCount: { type: 'integer', minimum: 0 },
+      ...(HISTORY_FIELDS as object),
       unconfirmed: ref('schemas', 'Unconfirmed'),
       blockHeight: { type: 'integer', minimum: 0, description: 'Height of the indexed tip the answer is true at.' },
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
@@ -45,6 +67,7 @@ export const SCHEMAS: Json = {
       balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS },
       balance: { type: 'number', minimum: 0, description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals.' },
       utxoCount: { type: 'integer', minimum: 0 },
+      ...(HISTORY_FIELDS as object),
       unconfirmed: ref('schemas', 'Unconfirmed'),
       blockHeight: { type: 'integer', minimum: 0 },
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
@@ -95,6 +118,7 @@ export const SCHEMAS: Json = {
             balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS },
             balance: { type: 'number', minimum: 0 },
             utxoCount: { type: 'integer', minimum: 0 },
+            ...(HISTORY_FIELDS as object),
             unconfirmed: ref('schemas', 'Unconfirmed'),
           },
         },

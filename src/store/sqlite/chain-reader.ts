@@ -24,10 +24,16 @@ import { StoreError } from '../errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from '../script-key.js';
 import { UtxoPager } from './utxo-page.js';
+import { HISTORY_KEY } from './history-store.js';
+import { HistoryPager } from './history-page.js';
+import { headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
 import type {
   BootstrapProgress,
   ChainStatus,
+  HistoryFigures,
+  HistoryPage,
+  HistoryPageRequest,
   ScriptSummary,
   ScriptView,
   ScriptViews,
@@ -43,6 +49,8 @@ type Int = number | bigint;
 interface SummaryRow extends StatusRow {
   balance: Int | null;
   utxo_count: Int | null;
+  /** The script's history head (history-chunk.ts); null when it has none or history is off. */
+  h_data: Buffer | null;
 }
 
 interface ViewRow {
@@ -52,12 +60,17 @@ interface ViewRow {
   m_balance?: Int | null;
   m_utxo_count?: Int | null;
   m_tx_count?: Int | null;
+  /** Only in the history statements' rows. */
+  h_data?: Buffer | null;
 }
 
 /** The statements that read many balances: as numbers (`fast`), or as exact bigints when a number cannot hold one. */
 interface BalanceStatements {
   readonly confirmed: Database.Statement<[Buffer], ViewRow>;
   readonly withMempool: Database.Statement<[Buffer], ViewRow>;
+  /** The same with the script's history head, while the index keeps history. */
+  readonly confirmedHistory: Database.Statement<[Buffer], ViewRow>;
+  readonly withMempoolHistory: Database.Statement<[Buffer], ViewRow>;
 }
 
 /** A number read from SQLite that may have been rounded: the read is done again exactly. */
@@ -70,12 +83,16 @@ interface StatusRow {
   node_height: Int | null;
   node_seen_at: Int | null;
   tip_time: Int | null;
+  /** meta history: 1 while the index keeps history. */
+  history: Int | null;
 }
 
 const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${key}')`;
 const STATUS_COLUMNS =
   `${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META('node_height')} AS node_height, ` +
-  `${META('node_seen_at')} AS node_seen_at, ${META('tip_time')} AS tip_time`;
+  `${META('node_seen_at')} AS node_seen_at, ${META('tip_time')} AS tip_time, ${META(HISTORY_KEY)} AS history`;
+/** The history head of the script `q.k`: an empty table costs one failed seek while history is off. */
+const HISTORY_JOIN = 'LEFT JOIN history AS h ON h.script_key = q.k AND h.chunk = 0';
 
 export class ChainReader {
   /** The one-address read, as numbers; summaryExactStmt reads bigints when a number cannot hold the balance. */
@@ -90,6 +107,7 @@ export class ChainReader {
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
+  private readonly readHistory: (req: HistoryPageRequest) => HistoryPage | null;
 
   private constructor(
     readonly db: Db,
@@ -104,20 +122,34 @@ export class ChainReader {
       const status = this.toStatus(this.statusStmt.get()!);
       return status && { ...status, listing: pager.read(req) };
     });
+    const history = new HistoryPager(db);
+    // One read transaction: the status and every row of the page share a snapshot.
+    this.readHistory = db.transaction((req: HistoryPageRequest): HistoryPage | null => {
+      const row = this.statusStmt.get()!;
+      const status = this.toStatus(row);
+      return status && { ...status, page: historyOn(row) ? history.read(req) : null };
+    });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
-    const summarySql = `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count FROM (SELECT 1) LEFT JOIN scripts AS s ON s.script_key = ?`;
+    const summarySql =
+      `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count, h.data AS h_data ` +
+      `FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k ${HISTORY_JOIN}`;
     this.summaryStmt = db.prepare<[Buffer], SummaryRow>(summarySql);
     this.summaryExactStmt = db.prepare<[Buffer], SummaryRow>(summarySql).safeIntegers(true);
+    const mempoolSql = (history: string): string =>
+      'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count' +
+      `${history && ', h.data AS h_data'} FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k ` +
+      `LEFT JOIN mempool_scripts AS m ON m.script_key = q.k ${history}`;
     const balanceStatements = (exact: boolean): BalanceStatements => ({
       // The plain point lookup (no row for an unknown script): BENCHMARKS.md xpub measured it faster than
       // the LEFT JOIN form below, which a confirmed-only read does not need.
       confirmed: db.prepare<[Buffer], ViewRow>('SELECT balance, utxo_count FROM scripts WHERE script_key = ?').safeIntegers(exact),
-      withMempool: db
+      withMempool: db.prepare<[Buffer], ViewRow>(mempoolSql('')).safeIntegers(exact),
+      confirmedHistory: db
         .prepare<[Buffer], ViewRow>(
-          'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count ' +
-            'FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k LEFT JOIN mempool_scripts AS m ON m.script_key = q.k',
+          `SELECT s.balance, s.utxo_count, h.data AS h_data FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k ${HISTORY_JOIN}`,
         )
         .safeIntegers(exact),
+      withMempoolHistory: db.prepare<[Buffer], ViewRow>(mempoolSql(HISTORY_JOIN)).safeIntegers(exact),
     });
     this.fast = balanceStatements(false);
     this.exact = balanceStatements(true);
@@ -127,12 +159,14 @@ export class ChainReader {
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
     this.readViews = db.transaction((keys: Buffer[], mempool: boolean, stmts: BalanceStatements): ScriptViews | null | typeof UNSAFE => {
-      const status = this.toStatus(this.statusStmt.get()!);
+      const statusRow = this.statusStmt.get()!;
+      const status = this.toStatus(statusRow);
       if (status === null) return null;
-      const stmt = mempool ? stmts.withMempool : stmts.confirmed;
+      const history = historyOn(statusRow);
+      const stmt = history ? (mempool ? stmts.withMempoolHistory : stmts.confirmedHistory) : mempool ? stmts.withMempool : stmts.confirmed;
       const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
       if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_balance))) return UNSAFE;
-      return { ...status, items: rows.map((row) => toView(row, mempool)) };
+      return { ...status, items: rows.map((row) => toView(row, mempool, history)) };
     });
   }
 
@@ -162,7 +196,10 @@ export class ChainReader {
     let row = this.summaryStmt.get(key)!;
     if (unsafe(row.balance)) row = this.summaryExactStmt.get(key)!;
     const status = this.toStatus(row);
-    return status === null ? null : { ...status, balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
+    if (status === null) return null;
+    const summary: ScriptSummary = { ...status, balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
+    if (historyOn(row)) summary.history = historyFigures(row.h_data);
+    return summary;
   }
 
   /** One snapshot of many scripts, read again exactly when a balance passed what a number holds. */
@@ -228,6 +265,11 @@ export class ChainReader {
     return this.readPage(req);
   }
 
+  /** One page of a script's history, newest first (history-page.ts), in one snapshot with the tip it names. */
+  historyPage(req: HistoryPageRequest): HistoryPage | null {
+    return this.readHistory(req);
+  }
+
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {
     return this.toStatus(this.statusStmt.get()!);
@@ -253,8 +295,18 @@ const NO_ROW: ViewRow = { balance: null, utxo_count: null };
 /** readViews' answer when a balance came back as a rounded number. */
 const UNSAFE = Symbol('unsafe');
 
-function toView(row: ViewRow, mempool: boolean): ScriptView {
+const historyOn = (row: StatusRow): boolean => row.history !== null && Number(row.history) === 1;
+
+/** A script's history totals from its head; a script with no head has none yet. */
+function historyFigures(head: Buffer | null | undefined): HistoryFigures {
+  if (!head) return { txCount: 0, received: 0n, sent: 0n };
+  const t = headTotals(head);
+  return { txCount: t.txCount, received: t.received, sent: t.sent };
+}
+
+function toView(row: ViewRow, mempool: boolean, history: boolean): ScriptView {
   const view: ScriptView = { balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
+  if (history) view.history = historyFigures(row.h_data);
   if (mempool) {
     view.unconfirmed = { balanceSats: sats(row.m_balance), utxoCount: Number(row.m_utxo_count ?? 0), txCount: Number(row.m_tx_count ?? 0) };
   }

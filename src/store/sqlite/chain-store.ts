@@ -11,6 +11,7 @@
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
  * | changes | seq                          | kind, tip, touched scripts (change-feed.ts) | one row per commit that moves the tip or the mempool; only the newest FEED_KEEP |
+ * | history, history_* | (history-store.ts)  | each script's totals and entries; txids by number; numbers per block; before-images | only while meta history = 1, then for every block, in the blocks' own transaction |
  *
  * An index bootstrapped from a UTXO snapshot (bulk-load.ts) has meta base_height = the snapshot's base
  * block: its blocks rows run base_height..tip instead of 0..tip, and nothing at or below the base can be
@@ -33,10 +34,13 @@ import { BASE_HEIGHT_KEY, bulkLoad, pendingBase } from './bulk-load.js';
 import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
+import { withScripts } from '../change-set.js';
 import { connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
+import { HistoryStore, historyNotBuilt } from './history-store.js';
+import { readAmount, readMeta } from './meta.js';
 import { migrate } from './migrate.js';
 import { commitChangeSet, createdAgain, restoredAgain, takeCoins } from './change-commit.js';
 import { warmPageCache } from './page-cache.js';
@@ -59,14 +63,15 @@ export interface ChainStoreOptions {
 
 export const DEFAULT_UNDO_DEPTH = 288;
 
-type MetaRow = { key: string; value: unknown };
-
 export class ChainStore {
   /** The mempool view (mempool-store.ts): blocks remove what they mine or conflict in their own transaction. */
   readonly mempool: MempoolStore;
   /** What each commit touched, for the API's live pushes (change-feed.ts). */
   private readonly feed: ChangeFeed;
   private readonly stmts: WriteStatements;
+  /** Address history (history-store.ts), written only while `historyOn`. */
+  private readonly history: HistoryStore;
+  private historyOn: boolean;
   private currentTip: Tip | null;
   private currentTotals: Totals;
   private baseHeight: number | null;
@@ -84,6 +89,8 @@ export class ChainStore {
     this.stmts = prepareWriteStatements(db);
     this.feed = new ChangeFeed(db);
     this.mempool = new MempoolStore(db, this.feed);
+    this.history = new HistoryStore(db);
+    this.historyOn = this.history.on;
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
     const base = meta.get(BASE_HEIGHT_KEY);
@@ -183,8 +190,10 @@ export class ChainStore {
         .transaction(() => {
           // Resolve, compute, write (change-commit.ts): the resolver takes the spent coins out as it reads them.
           const plan = planBatch(blocks);
-          const set = connectBlocks(plan, takeCoins(this.stmts, plan.needed), undoFrom);
+          const history = this.historyOn ? { nextTx: this.history.nextTx() } : undefined;
+          const set = connectBlocks(plan, takeCoins(this.stmts, plan.needed), undoFrom, history);
           const after = commitChangeSet(this.stmts, set, this.currentTotals, createdAgain);
+          if (set.history) this.history.commit(set.history, undoFrom);
           for (const block of blocks) {
             this.stmts.blockInsert.run(block.height, block.hash, block.prevHash, coinbaseTxid(block.txs));
             this.mempool.blockConnected(block.txs);
@@ -214,6 +223,7 @@ export class ChainStore {
         'NOT_EMPTY',
         `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`,
       );
+    if (this.historyOn) throw historyNotBuilt('a snapshot about to be loaded');
     // Kept up row by row, the listing's index would slow the load: it is built in bulk afterwards.
     setUtxoList(this.db, false);
     const totals = bulkLoad(this.db, rows, base, opts);
@@ -227,6 +237,20 @@ export class ChainStore {
   setUtxoList(on: boolean, onEvent?: (e: UtxoListEvent) => void): void {
     this.checkFile();
     setUtxoList(this.db, on, onEvent);
+  }
+
+  /**
+   * Keeps address history from now on, or stops and forgets it (chains.<C>.history). History covers every
+   * block or none: it can start only on an index with no block yet. Throws StoreError HISTORY_NOT_BUILT
+   * on one that has blocks (or a snapshot load) without it.
+   */
+  setHistory(on: boolean): void {
+    this.checkFile();
+    if (on === this.historyOn) return;
+    if (on && this.currentTip) throw historyNotBuilt(`blocks up to height ${this.currentTip.height}`);
+    if (on && pendingBase(this.db)) throw historyNotBuilt('part of a snapshot load');
+    this.db.transaction(() => (on ? this.history.start() : this.history.drop())).immediate();
+    this.historyOn = on;
   }
 
   /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load: block sync must not start on them. */
@@ -286,6 +310,7 @@ export class ChainStore {
           const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
           const set = disconnectBlock(tip.height, undo, takeCoins(this.stmts, outpointsToRestore(undo)), below);
           const after = commitChangeSet(this.stmts, set, this.currentTotals, restoredAgain(tip.height));
+          const touched = this.historyOn ? withScripts(set.touched, this.history.rollback(tip.height)) : set.touched;
           // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
           this.mempool.clear();
           this.stmts.undoDelete.run(tip.height);
@@ -294,7 +319,7 @@ export class ChainStore {
           this.writeTip(below, after);
           // The blocks table keeps no header times: unknown until the next block is applied.
           this.stmts.metaDelete.run('tip_time');
-          this.feed.record('disconnect', below?.height ?? null, set.touched);
+          this.feed.record('disconnect', below?.height ?? null, touched);
           return { newTip: below, totals: after };
         })
         .immediate(),
@@ -369,19 +394,4 @@ export class ChainStore {
     metaSet.run('script_count', totals.scripts);
     raiseGeneration(this.db);
   }
-}
-
-/**
- * meta utxo_amount exactly. Bound as a bigint, it is an INTEGER that safeIntegers reads back as a bigint;
- * a file written before holds a REAL (better-sqlite3 binds numbers as doubles and `meta.value` is ANY),
- * integral and below 2^53, which BigInt() takes exactly.
- */
-function readAmount(db: Db): bigint {
-  const value = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().safeIntegers(true).get('utxo_amount');
-  return BigInt((value as bigint | number | undefined) ?? 0n);
-}
-
-export function readMeta(db: Db): Map<string, unknown> {
-  const rows = db.prepare('SELECT key, value FROM meta').all() as MetaRow[];
-  return new Map(rows.map((r) => [r.key, r.value]));
 }

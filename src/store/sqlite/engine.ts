@@ -6,7 +6,15 @@
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
 import type { Tier } from '../keys/tier.js';
-import type { BaseBlock, BlockToApply, BulkLoadOptions, NodeSeen, UtxoListEvent, UtxoPageRequest } from '../index-model.js';
+import type {
+  BaseBlock,
+  BlockToApply,
+  BulkLoadOptions,
+  NodeSeen,
+  UtxoListEvent,
+  UtxoPageRequest,
+  HistoryPageRequest,
+} from '../index-model.js';
 import type { FeedReader, IndexReader, IndexVerifier, IndexWriter, KeyStore, MempoolWriter } from '../ports.js';
 import { StoreError } from '../errors.js';
 import { ChainReader } from './chain-reader.js';
@@ -16,6 +24,7 @@ import { KeyStore as KeysFile } from './key-store.js';
 import type { MempoolStore } from './mempool-store.js';
 import { verifyUtxoList } from './utxo-list.js';
 import { verifyAggregates, verifyChain } from './verify.js';
+import { verifyHistory } from './history-verify.js';
 
 /** Runs `fn` now; its value or its throw becomes the Promise's outcome (never a synchronous throw). */
 function settle<T>(fn: () => T): Promise<T> {
@@ -44,6 +53,10 @@ export class SqliteIndexReader implements IndexReader {
       bounds: () => settle(() => feed.bounds()),
       since: (after, limit) => settle(() => feed.since(after, limit)),
     };
+  }
+
+  historyPage(req: HistoryPageRequest) {
+    return settle(() => this.reader.historyPage(req));
   }
 
   summary(script: Uint8Array) {
@@ -144,6 +157,10 @@ export class SqliteIndexWriter implements IndexWriter {
     return settle(() => this.store.setUtxoList(on, onEvent));
   }
 
+  setHistory(on: boolean) {
+    return settle(() => this.store.setHistory(on));
+  }
+
   settle() {
     return settle(() => ({ folded: this.store.truncateWal(), warm: this.store.warmPageCache() }));
   }
@@ -170,7 +187,7 @@ export function openSqliteVerifier(path: string): IndexVerifier {
   const db = openReaderDb(path);
   return {
     aggregates: (opts) => settle(() => verifyAggregates(db, opts)),
-    chain: () => settle(() => [...verifyChain(db), ...verifyUtxoList(db)]),
+    chain: () => settle(() => [...verifyChain(db), ...verifyUtxoList(db), ...verifyHistory(db)]),
     close: () =>
       settle(() => {
         db.close();

@@ -15,10 +15,13 @@ const UNDO_DEPTH = 10;
 const STEPS = 40;
 
 export function applyAndRollback(engine: EngineFactory): void {
-  it('apply and rollback: after every commit the index equals the model', async () => {
+  it.each([
+    ['without', false],
+    ['with', true],
+  ])('apply and rollback %s history: after every commit the index equals the model', async (_, history) => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), async (seed) => {
-        const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
+        const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH, history);
         try {
           const rng = new Rng(seed);
           const pool = scriptPool(rng);
@@ -47,7 +50,7 @@ export function applyAndRollback(engine: EngineFactory): void {
           await closeIndex(ix);
         }
       }),
-      { numRuns: 3 },
+      { numRuns: 2 },
     );
   });
 }

@@ -24,6 +24,8 @@ export function kills(engine: EngineFactory): void {
     const plan = makePlan(planOptions);
     const rng = new Rng(seed ^ 0x4b494c4c);
     const index = await engine.create(CHAIN);
+    // One seed keeps history: kills then also cut through its heads, sealed chunks and before-images.
+    const history = seed === 202;
     const children: WriterChild[] = [];
     let ix: OpenIndex | undefined;
     try {
@@ -33,6 +35,7 @@ export function kills(engine: EngineFactory): void {
           writer: writerOptions(UNDO_DEPTH),
           plan: planOptions,
           utxoList: seed % 2 === 1,
+          history,
         });
         children.push(child);
         const from = Number((await child.line((l) => l.startsWith('ready '))).split(' ')[1]);
@@ -49,7 +52,7 @@ export function kills(engine: EngineFactory): void {
         await child.kill();
         const reported = child.lastOp();
 
-        ix = await openIndex(index, UNDO_DEPTH);
+        ix = await openIndex(index, UNDO_DEPTH, history);
         const tip = await ix.writer.tip();
         const at = resumeAfter(plan, tip);
         // Committed work survives: the tip is one the plan holds at or after the child's last report.
@@ -60,7 +63,7 @@ export function kills(engine: EngineFactory): void {
           ix = undefined;
         }
       }
-      ix ??= await openIndex(index, UNDO_DEPTH);
+      ix ??= await openIndex(index, UNDO_DEPTH, history);
       const tip = await ix.writer.tip();
       for (let i = resumeAfter(plan, tip) + 1; i < plan.ops.length; i++) await runOp(ix.writer, plan.ops[i]!);
       await expectIndex(ix, ChainModel.ofTip(plan.tips[plan.tips.length - 1]!.hash, plan.blocks), plan.scripts);

@@ -15,8 +15,8 @@ const UNDO_DEPTH = 8;
 const GEN = { txs: 8 };
 
 export function reorgs(engine: EngineFactory): void {
-  it('reorgs of 3–6 blocks within the undo window, and the refusal past it', async () => {
-    const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
+  it('reorgs of 3–6 blocks within the undo window (history kept), and the refusal past it', async () => {
+    const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH, true);
     try {
       const rng = new Rng(0x5eed_0001);
       const pool = scriptPool(rng);

@@ -1,0 +1,103 @@
+/**
+ * The history side of connecting blocks (issue 33), as plain data: for each block its transaction
+ * numbers and txids, and for each transaction, per script it pays to or spends from, one entry with
+ * what it paid and spent there. connect-blocks.ts feeds it the same coins it moves through the UTXO
+ * set, so history and balances agree by construction: received − sent = balance, funded − spent =
+ * UTXO count, for every script at every commit.
+ *
+ * What counts is what enters or leaves the UTXO set: unspendable outputs and the genesis block do not.
+ * A coinbase that overwrites an unspent coin of the same outpoint (BIP30, BTC 91842/91880) removes the
+ * old coin as a spend would, so it is recorded as spent by that coinbase.
+ */
+import type { UndoCoin as Coin } from './undo.js';
+
+export interface HistoryEntryChange {
+  readonly scriptKey: Buffer;
+  readonly txNum: number;
+  readonly received: bigint;
+  readonly sent: bigint;
+  /** Outputs of the transaction paying the script, and coins of the script its inputs spent. */
+  readonly funded: number;
+  readonly spent: number;
+}
+
+export interface HistoryBlockChange {
+  readonly height: number;
+  /** The transaction number of the block's first transaction: one number per transaction, in chain order. */
+  readonly firstTx: number;
+  /** Every transaction of the block, in block order (position = number − firstTx). */
+  readonly txids: readonly Buffer[];
+  /** Ascending by transaction number; within one, by the script's first touch. */
+  readonly entries: readonly HistoryEntryChange[];
+}
+
+export interface HistoryChange {
+  readonly blocks: readonly HistoryBlockChange[];
+  /** The number the next connected transaction gets. */
+  readonly nextTx: number;
+}
+
+interface Pending {
+  key: Buffer;
+  received: bigint;
+  sent: bigint;
+  funded: number;
+  spent: number;
+}
+
+/** Collects one batch's entries; the caller says where each block and transaction starts. */
+export class HistoryCollector {
+  private readonly blocks: HistoryBlockChange[] = [];
+  private entries: HistoryEntryChange[] = [];
+  private readonly tx = new Map<string, Pending>();
+  private txNum = -1;
+
+  constructor(private nextTx: number) {}
+
+  startBlock(height: number, txids: readonly Buffer[]): void {
+    this.flush();
+    this.entries = [];
+    this.blocks.push({ height, firstTx: this.nextTx, txids, entries: this.entries });
+    this.nextTx += txids.length;
+  }
+
+  /** Transaction `position` of the current block is the one the next coins belong to. */
+  startTx(position: number): void {
+    this.flush();
+    this.txNum = this.blocks[this.blocks.length - 1]!.firstTx + position;
+  }
+
+  received(coin: Coin): void {
+    const p = this.pending(coin.scriptKey);
+    p.received += coin.value;
+    p.funded++;
+  }
+
+  sent(coin: Coin): void {
+    const p = this.pending(coin.scriptKey);
+    p.sent += coin.value;
+    p.spent++;
+  }
+
+  result(): HistoryChange {
+    this.flush();
+    return { blocks: this.blocks, nextTx: this.nextTx };
+  }
+
+  private pending(key: Buffer): Pending {
+    const id = key.toString('latin1');
+    let p = this.tx.get(id);
+    if (!p) {
+      p = { key, received: 0n, sent: 0n, funded: 0, spent: 0 };
+      this.tx.set(id, p);
+    }
+    return p;
+  }
+
+  private flush(): void {
+    for (const p of this.tx.values()) {
+      this.entries.push({ scriptKey: p.key, txNum: this.txNum, received: p.received, sent: p.sent, funded: p.funded, spent: p.spent });
+    }
+    this.tx.clear();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * History totals against a real `litecoind -regtest` (issue 33): for every script of a varied chain
+ * (every address kind, coinbases, MWEB peg-ins and HogEx peg-outs, a transaction paying one address
+ * twice and spending from it), the address and scripthash summaries' txCount, received and sent equal an
+ * independent walk of the node's blocks (test/support/history-walk.ts, `getblock … 2`). It holds after a
+ * catch-up SIGKILLed at random moments with history on, after a reorg that drops transactions, and
+ * `verify` agrees. History asked for on an index that holds blocks without it is refused by name.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
+import type { ApiProcess } from '../../harness/api-process.js';
+import type { Litecoind } from '../../harness/litecoind.js';
+import { mineWithActivity } from '../../harness/regtest-chain.js';
+import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
+import { coinsText, walkHistory, type HistoryTotals } from '../support/history-walk.js';
+
+const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
+const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
+
+/** The Electrum scripthash of a script: SHA-256, byte-reversed. */
+const scripthash = (scriptHex: string): string =>
+  createHash('sha256').update(Buffer.from(scriptHex, 'hex')).digest().reverse().toString('hex');
+
+/** The amounts of a summary's raw text: the fields as written (8 decimals), not as JSON.parse rounds them. */
+function written(text: string, field: string): string | undefined {
+  return new RegExp(`"${field}":(-?[0-9.]+)`).exec(text)?.[1];
+}
+
+describe('history totals against a real litecoind', () => {
+  let lw: LitecoindWorld;
+  let node: Litecoind;
+  let chain: HistoryChain;
+  let apiKey: string;
+  let api: ApiProcess;
+
+  beforeAll(async () => {
+    lw = await LitecoindWorld.start();
+    node = lw.node;
+    chain = await buildHistoryChain(node, { seed: 37 });
+    apiKey = lw.world.createKey('history');
+  }, 300_000);
+
+  afterAll(async () => {
+    await lw?.close();
+  });
+
+  const get = async (path: string): Promise<{ status: number; text: string }> => {
+    const res = await fetch(`${api.url}${path}`, { headers: { 'x-api-key': apiKey } });
+    return { status: res.status, text: await res.text() };
+  };
+
+  /** Every script the walk saw, by address where it has one and by scripthash always, equals the walk. */
+  async function expectTotalsEqualWalk(phase: string): Promise<number> {
+    const walk = await walkHistory(node.cliExact);
+    const wrong: string[] = [];
+    const check = (what: string, text: string, want: HistoryTotals): void => {
+      const got = {
+        txCount: written(text, 'txCount'),
+        receivedSatoshi: written(text, 'receivedSatoshi'),
+        received: written(text, 'received'),
+        sentSatoshi: written(text, 'sentSatoshi'),
+        sent: written(text, 'sent'),
+        balanceSatoshi: written(text, 'balanceSatoshi'),
+        blockHash: /"blockHash":"([0-9a-f]+)"/.exec(text)?.[1],
+      };
+      const expected = {
+        txCount: String(want.txCount),
+        receivedSatoshi: String(want.receivedSats),
+        received: coinsText(want.receivedSats),
+        sentSatoshi: String(want.sentSats),
+        sent: coinsText(want.sentSats),
+        balanceSatoshi: String(want.receivedSats - want.sentSats),
+        blockHash: walk.tipHash,
+      };
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        wrong.push(`${what}: got ${JSON.stringify(got)}, walk ${JSON.stringify(expected)}`);
+    };
+    for (const s of walk.scripts.values()) {
+      const byHash = await get(`/api/v1/LTC/scripthash/${scripthash(s.script)}`);
+      check(`scripthash of ${s.address ?? s.script.slice(0, 20)}`, byHash.text, s);
+      if (s.address !== null) {
+        const byAddress = await get(`/api/v1/LTC/address/${s.address}`);
+        check(s.address, byAddress.text, s);
+      }
+    }
+    expect(wrong, phase).toEqual([]);
+    return walk.scripts.size;
+  }
+
+  it('catches up with history on while SIGKILLed at random moments; the totals of every script equal the walk', async () => {
+    expect(await lw.world.killDuringCatchUp(3, () => undefined, HISTORY_ON)).toBeGreaterThanOrEqual(3);
+    await lw.world.startIndexer({ env: HISTORY_ON });
+    await lw.world.waitForTip('catch-up with history', 120_000);
+    api = await lw.world.startApi(FAST);
+    expect(await expectTotalsEqualWalk('catch-up')).toBeGreaterThan(6 * 24);
+    // The double-pay transaction is one transaction of its address, whatever its outputs.
+    const walk = await walkHistory(node.cliExact);
+    const entry = walk.historyOf(chain.doublePay.address).find((e) => e.txid === chain.doublePay.txid);
+    expect(entry?.receivedSats).toBe(chain.doublePay.paidSats[0] + chain.doublePay.paidSats[1]);
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+  }, 400_000);
+
+  it('follows a reorg that drops transactions; the totals equal the walk of the new chain', async () => {
+    const height = await node.cli<number>('getblockcount');
+    await node.cli('invalidateblock', await node.cli<string>('getblockhash', height - 3));
+    await mineWithActivity(node, 5, chain.manifest);
+    await lw.world.waitForTip('reorg', 60_000);
+    expect(lw.world.indexer!.output()).toMatch(/rolled back/);
+    await expectTotalsEqualWalk('reorg');
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+  }, 300_000);
+
+  it('history turned off is forgotten, and asked for again on an index with blocks is refused by name', async () => {
+    await lw.world.startIndexer();
+    const plain = async (): Promise<boolean> => {
+      const r = await get(`/api/v1/LTC/address/${chain.doublePay.address}`);
+      return r.status === 200 && !/txCount|received|sent/.test(r.text);
+    };
+    await waitFor('history to be dropped', plain, 60_000, lw.world.indexer);
+    const refused = await lw.world.startIndexer({ env: HISTORY_ON });
+    expect(await refused.exited).not.toBe(0);
+    expect(refused.output()).toMatch(/HISTORY_NOT_BUILT|keeps history only from the first block/);
+  }, 120_000);
+});
