@@ -10,6 +10,7 @@ import { runBatchBench } from './batch.js';
 import { runDiskBench } from './disk.js';
 import { runEnginePortsBench } from './engine-ports.js';
 import { runHeavyBench } from './heavy.js';
+import { runHistoryBench } from './history.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   batch: () => runBatchBench(),
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
+  history: () => runHistoryBench(),
   xpub: () => runXpubBench(),
   push: () => runPushBench(),
   utxos: () => runUtxosBench(),

@@ -13,6 +13,8 @@ import type { UndoCoin as Coin } from './undo.js';
 
 export interface HistoryEntryChange {
   readonly scriptKey: Buffer;
+  /** The script key's latin1 string (change-set.ts ids), computed once for every map it keys. */
+  readonly scriptId: string;
   readonly txNum: number;
   readonly received: bigint;
   readonly sent: bigint;
@@ -39,6 +41,7 @@ export interface HistoryChange {
 
 interface Pending {
   key: Buffer;
+  id: string;
   received: bigint;
   sent: bigint;
   funded: number;
@@ -88,7 +91,7 @@ export class HistoryCollector {
     const id = key.toString('latin1');
     let p = this.tx.get(id);
     if (!p) {
-      p = { key, received: 0n, sent: 0n, funded: 0, spent: 0 };
+      p = { key, id, received: 0n, sent: 0n, funded: 0, spent: 0 };
       this.tx.set(id, p);
     }
     return p;
@@ -96,7 +99,8 @@ export class HistoryCollector {
 
   private flush(): void {
     for (const p of this.tx.values()) {
-      this.entries.push({ scriptKey: p.key, txNum: this.txNum, received: p.received, sent: p.sent, funded: p.funded, spent: p.spent });
+      const { key, id, received, sent, funded, spent } = p;
+      this.entries.push({ scriptKey: key, scriptId: id, txNum: this.txNum, received, sent, funded, spent });
     }
     this.tx.clear();
   }

@@ -1,30 +1,40 @@
 /**
  * The byte layout of a script's history (issue 33), written by the engine and read by it alone.
  *
- * A script's history is a head and sealed chunks. The head holds the script's totals and its newest
- * entries; once it holds HEAD_ENTRIES entries they move, all together, into a sealed chunk that never
- * changes again (a reorg restores the head from its before-image and drops the chunks sealed after it).
- * A page therefore reads at most ⌈limit / HEAD_ENTRIES⌉ + 2 rows at any depth, and appending a block
- * rewrites one small row per touched script.
+ * A script's history is a head and sealed chunks. The head holds its newest entries and the totals of
+ * its sealed chunks; once it holds HEAD_ENTRIES entries they move, all together, into a sealed chunk that
+ * never changes again (a reorg restores the head from its before-image and drops the chunks sealed after
+ * it). A page therefore reads at most ⌈limit / HEAD_ENTRIES⌉ + 2 rows at any depth, appending a block
+ * rewrites one small row per touched script, and a script's totals are its sealed totals plus its head's
+ * entries (decoded per summary: at most HEAD_ENTRIES of them).
  *
- * Transactions are named by their transaction number (their position in the whole chain: the block's
- * first number plus the position in the block), as Fulcrum does: 1–5 bytes where a txid is 32. Entries
- * are kept oldest first, each as LEB128 varints: tx number minus the previous entry's (the first one
- * absolute), received, sent.
+ * Sized for Bitcoin mainnet's ~1.6 billion scripts and ~6 billion entries (docs/history-size.md), where a
+ * byte per script costs 1.6 GB: no format byte (meta history_format says it), no stored totals while a
+ * script has no sealed chunk (most have a handful of entries), and the commonest entries, one output
+ * received or one coin spent, cost a tag-carrying number and one amount. Transactions are named by their
+ * number in the whole chain (Fulcrum's idea: a few bytes where a txid is 32). LEB128 varints:
  *
- *   head  : u8 1 | txCount | received | sent | funded | spent | entries…
- *   chunk : u8 1 | entries…
+ *   head  : sealedTxCount | [sealedReceived | sealedSent | sealedFunded | sealedSpent, when sealedTxCount > 0] | entries…
+ *   chunk : entries…
+ *   entry : (txNum − previous txNum, the first absolute) × 4 + tag, then
+ *           tag 0: received            (one output received, nothing spent)
+ *           tag 1: sent                (one coin spent, nothing received)
+ *           tag 2: funded | spent | received | sent
  *
  * Amounts are bigints: a lifetime sum may pass 2^53 (src/chain/amount.ts).
  */
 
 export const HEAD_ENTRIES = 64;
-const FORMAT = 1;
+/** The layout's version, kept in meta history_format. */
+export const HISTORY_FORMAT = 1;
 
 export interface HistoryEntry {
   readonly txNum: number;
   readonly received: bigint;
   readonly sent: bigint;
+  /** Outputs of the transaction paying the script, and coins of the script its inputs spent. */
+  readonly funded: number;
+  readonly spent: number;
 }
 
 /** What a script's whole confirmed history adds up to. funded − spent = its UTXO count, received − sent = its balance. */
@@ -38,15 +48,33 @@ export interface HistoryTotals {
 }
 
 export interface HistoryHead {
-  readonly totals: HistoryTotals;
+  /** The totals of the sealed chunks (NO_HISTORY while there are none). */
+  readonly sealed: HistoryTotals;
   /** Oldest first; fewer than HEAD_ENTRIES. */
   readonly entries: readonly HistoryEntry[];
 }
 
 export const NO_HISTORY: HistoryTotals = { txCount: 0, received: 0n, sent: 0n, funded: 0, spent: 0 };
 
+/** `totals` with `entries` added. */
+export function plus(totals: HistoryTotals, entries: readonly HistoryEntry[]): HistoryTotals {
+  let { txCount, received, sent, funded, spent } = totals;
+  for (const e of entries) {
+    txCount++;
+    received += e.received;
+    sent += e.sent;
+    funded += e.funded;
+    spent += e.spent;
+  }
+  return { txCount, received, sent, funded, spent };
+}
+
+const TAG_RECEIVED = 0;
+const TAG_SENT = 1;
+const TAG_BOTH = 2;
+
 class Writer {
-  private readonly bytes: number[] = [FORMAT];
+  private readonly bytes: number[] = [];
 
   number(n: number): void {
     while (n >= 0x80) {
@@ -67,13 +95,24 @@ class Writer {
     this.bytes.push(Number(v));
   }
 
-  entries(entries: readonly HistoryEntry[]): void {
-    let prev = 0;
+  /** `prev`: the txNum of the entry these follow (0 at the start of a row). */
+  entries(entries: readonly HistoryEntry[], prev = 0): void {
     for (const e of entries) {
       if (e.txNum < prev) throw new RangeError(`history entries out of order: ${e.txNum} after ${prev}`);
-      this.number(e.txNum - prev);
-      this.amount(e.received);
-      this.amount(e.sent);
+      const delta = (e.txNum - prev) * 4;
+      if (e.funded === 1 && e.spent === 0 && e.sent === 0n) {
+        this.number(delta + TAG_RECEIVED);
+        this.amount(e.received);
+      } else if (e.funded === 0 && e.spent === 1 && e.received === 0n) {
+        this.number(delta + TAG_SENT);
+        this.amount(e.sent);
+      } else {
+        this.number(delta + TAG_BOTH);
+        this.number(e.funded);
+        this.number(e.spent);
+        this.amount(e.received);
+        this.amount(e.sent);
+      }
       prev = e.txNum;
     }
   }
@@ -84,11 +123,9 @@ class Writer {
 }
 
 class Reader {
-  private pos = 1;
+  private pos = 0;
 
-  constructor(private readonly buf: Uint8Array) {
-    if (buf[0] !== FORMAT) throw new RangeError(`history row of unknown format ${buf[0]}`);
-  }
+  constructor(private readonly buf: Uint8Array) {}
 
   get more(): boolean {
     return this.pos < this.buf.length;
@@ -97,6 +134,19 @@ class Reader {
   private byte(): number {
     if (this.pos >= this.buf.length) throw new RangeError('history row truncated');
     return this.buf[this.pos++]!;
+  }
+
+  /** Steps over one varint without reading it. */
+  skip(): void {
+    while (this.byte() >= 0x80);
+  }
+
+  /** An amount as a number when it fits 49 bits (any one payment does, nearly always), else NaN. */
+  smallAmount(): number {
+    const n = this.number49();
+    if (n.done) return n.value;
+    this.skip();
+    return Number.NaN;
   }
 
   /** Counts and tx numbers: at most 7 bytes (49 bits), exact in a number. */
@@ -134,8 +184,16 @@ class Reader {
     const out: HistoryEntry[] = [];
     let prev = 0;
     while (this.more) {
-      const txNum = prev + this.number();
-      out.push({ txNum, received: this.amount(), sent: this.amount() });
+      const word = this.number();
+      const tag = word % 4;
+      const txNum = prev + (word - tag) / 4;
+      if (tag === TAG_RECEIVED) out.push({ txNum, received: this.amount(), sent: 0n, funded: 1, spent: 0 });
+      else if (tag === TAG_SENT) out.push({ txNum, received: 0n, sent: this.amount(), funded: 0, spent: 1 });
+      else if (tag === TAG_BOTH) {
+        const funded = this.number();
+        const spent = this.number();
+        out.push({ txNum, received: this.amount(), sent: this.amount(), funded, spent });
+      } else throw new RangeError(`history entry with unknown tag ${tag}`);
       prev = txNum;
     }
     return out;
@@ -144,28 +202,80 @@ class Reader {
 
 export function encodeHead(head: HistoryHead): Buffer {
   const w = new Writer();
-  const t = head.totals;
+  const t = head.sealed;
   w.number(t.txCount);
-  w.amount(t.received);
-  w.amount(t.sent);
-  w.number(t.funded);
-  w.number(t.spent);
+  if (t.txCount > 0) {
+    w.amount(t.received);
+    w.amount(t.sent);
+    w.number(t.funded);
+    w.number(t.spent);
+  }
   w.entries(head.entries);
   return w.done();
 }
 
-function readTotals(r: Reader): HistoryTotals {
-  return { txCount: r.number(), received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() };
-}
-
 export function decodeHead(buf: Uint8Array): HistoryHead {
   const r = new Reader(buf);
-  return { totals: readTotals(r), entries: r.entries() };
+  const txCount = r.number();
+  const sealed = txCount === 0 ? NO_HISTORY : { txCount, received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() };
+  return { sealed, entries: r.entries() };
 }
 
-/** The totals alone: what a summary answer needs, without decoding the entries. */
+/**
+ * A script's totals from its head: the sealed chunks' and the head's own entries. Every summary answer
+ * runs this, so the entries are added as numbers, without a BigInt each; the exact bigint path takes
+ * over only when an amount or a sum does not fit.
+ */
 export function headTotals(buf: Uint8Array): HistoryTotals {
-  return readTotals(new Reader(buf));
+  const r = new Reader(buf);
+  const sealedCount = r.number();
+  const sealed =
+    sealedCount === 0
+      ? NO_HISTORY
+      : { txCount: sealedCount, received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() };
+  let [txCount, received, sent, funded, spent] = [sealed.txCount, 0, 0, sealed.funded, sealed.spent];
+  while (r.more) {
+    const tag = r.number() % 4;
+    txCount++;
+    if (tag === TAG_RECEIVED) {
+      received += r.smallAmount();
+      funded++;
+    } else if (tag === TAG_SENT) {
+      sent += r.smallAmount();
+      spent++;
+    } else {
+      funded += r.number();
+      spent += r.number();
+      received += r.smallAmount();
+      sent += r.smallAmount();
+    }
+  }
+  // NaN (an amount past 49 bits) and rounded sums are not safe integers: then every entry as a bigint.
+  if (!Number.isSafeInteger(received) || !Number.isSafeInteger(sent)) return plus(sealed, decodeHead(buf).entries);
+  return { txCount, received: sealed.received + BigInt(received), sent: sealed.sent + BigInt(sent), funded, spent };
+}
+
+/** Where a head stands for appending to it: how many entries it holds and the newest one's txNum (0: none). */
+export function scanHead(buf: Uint8Array): { count: number; last: number } {
+  const r = new Reader(buf);
+  if (r.number() > 0) for (let i = 0; i < 4; i++) r.skip();
+  let count = 0;
+  let last = 0;
+  while (r.more) {
+    const word = r.number();
+    const tag = word % 4;
+    last += (word - tag) / 4;
+    count++;
+    for (let i = tag === TAG_BOTH ? 4 : 1; i > 0; i--) r.skip();
+  }
+  return { count, last };
+}
+
+/** The bytes of `entries` appended to a row whose newest entry has txNum `after`. */
+export function encodeEntries(entries: readonly HistoryEntry[], after: number): Buffer {
+  const w = new Writer();
+  w.entries(entries, after);
+  return w.done();
 }
 
 export function encodeChunk(entries: readonly HistoryEntry[]): Buffer {

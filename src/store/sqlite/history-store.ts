@@ -8,18 +8,33 @@
  *
  *   history_undo.data : u8 1 | repeated (script_key[16] | varint n | n bytes of head), n = 0: no head before
  */
-import { HEAD_ENTRIES, NO_HISTORY, decodeHead, encodeChunk, encodeHead, type HistoryEntry, type HistoryTotals } from '../history-chunk.js';
+import {
+  HEAD_ENTRIES,
+  HISTORY_FORMAT,
+  NO_HISTORY,
+  decodeHead,
+  encodeChunk,
+  encodeEntries,
+  encodeHead,
+  plus,
+  scanHead,
+  type HistoryEntry,
+} from '../history-chunk.js';
 import type { HistoryChange } from '../history-change.js';
 import { StoreError } from '../errors.js';
 import { SCRIPT_KEY_BYTES } from '../script-key.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
+import { CHUNK } from './statements.js';
 
 /** meta key: 1 while the index keeps history (set on an empty index only: it covers every block). */
 export const HISTORY_KEY = 'history';
+/** meta key: the layout's version (history-chunk.ts HISTORY_FORMAT). */
+const FORMAT_KEY = 'history_format';
 /** meta key: the number the next connected transaction gets. */
 export const NEXT_TX_KEY = 'history_next_tx';
-export const TXIDS_PER_ROW = 64;
+/** 126 txids (4,032 bytes) and their record header fill one 4 KiB page: 64 would leave half of each page empty. */
+export const TXIDS_PER_ROW = 126;
 const IMAGES_FORMAT = 1;
 
 /** History covers every block or none; this version builds it only block by block from the first. */
@@ -31,15 +46,30 @@ export function historyNotBuilt(held: string): StoreError {
   );
 }
 
+/**
+ * A head being appended to, kept as bytes: appending encodes only the new entries (a busy script's head
+ * holds up to HEAD_ENTRIES, which a decode and re-encode per block would all pay for).
+ */
 interface Head {
   readonly key: Buffer;
-  totals: HistoryTotals;
-  entries: HistoryEntry[];
+  /** The row's bytes so far (null: the script had no head), then entries not yet encoded onto them. */
+  stored: Buffer | null;
+  /** The txNum of the newest entry in `stored` (0: none), which the next entry's delta counts from. */
+  storedLast: number;
+  pending: HistoryEntry[];
+  /** Entries in the head, stored and pending. */
+  count: number;
 }
+
+/** A head with no sealed chunk and no entry. */
+const EMPTY_HEAD = encodeHead({ sealed: NO_HISTORY, entries: [] });
 
 export class HistoryStore {
   private readonly headGet;
+  /** Heads of CHUNK scripts in one statement: a batch reads and writes thousands. */
+  private readonly headsGet;
   private readonly headPut;
+  private readonly headsPut;
   private readonly headDelete;
   private readonly chunksAbove;
   private readonly blockPut;
@@ -57,7 +87,13 @@ export class HistoryStore {
 
   constructor(private readonly db: Db) {
     this.headGet = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk = 0').pluck();
+    this.headsGet = db.prepare<Buffer[], { script_key: Buffer; data: Buffer }>(
+      `SELECT script_key, data FROM history WHERE chunk = 0 AND script_key IN (${Array<string>(CHUNK).fill('?').join(', ')})`,
+    );
     this.headPut = db.prepare<[Buffer, number, Buffer]>('INSERT OR REPLACE INTO history (script_key, chunk, data) VALUES (?, ?, ?)');
+    this.headsPut = db.prepare<Buffer[]>(
+      `INSERT OR REPLACE INTO history (script_key, chunk, data) VALUES ${Array<string>(CHUNK).fill('(?, 0, ?)').join(', ')}`,
+    );
     this.headDelete = db.prepare<[Buffer]>('DELETE FROM history WHERE script_key = ? AND chunk = 0');
     this.chunksAbove = db.prepare<[Buffer, number]>('DELETE FROM history WHERE script_key = ? AND chunk > ?');
     this.blockPut = db.prepare<[number, number]>('INSERT INTO history_blocks (first_tx, height) VALUES (?, ?)');
@@ -91,47 +127,40 @@ export class HistoryStore {
   /** Starts keeping history, inside the caller's transaction: only an index with no block yet covers every block. */
   start(): void {
     this.metaSet.run(HISTORY_KEY, 1);
+    this.metaSet.run(FORMAT_KEY, HISTORY_FORMAT);
     this.metaSet.run(NEXT_TX_KEY, 0);
   }
 
   /** Stops keeping history and forgets it (inside the caller's transaction). */
   drop(): void {
     for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo']) this.db.prepare(`DELETE FROM ${table}`).run();
-    this.db.prepare('DELETE FROM meta WHERE key IN (?, ?)').run(HISTORY_KEY, NEXT_TX_KEY);
+    this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, NEXT_TX_KEY);
   }
 
   /** Writes a batch's history; blocks at or above `undoFrom` keep the before-images of the heads they change. */
   commit(change: HistoryChange, undoFrom: number): void {
-    const heads = new Map<string, Head>();
+    const heads = this.loadHeads(change);
     for (const block of change.blocks) {
       this.blockPut.run(block.firstTx, block.height);
       this.appendTxids(block.firstTx, block.txids);
       const images = block.height >= undoFrom ? new Map<string, Buffer | null>() : null;
       for (const entry of block.entries) {
-        const id = entry.scriptKey.toString('latin1');
-        let head = heads.get(id);
-        if (!head) {
-          head = this.load(entry.scriptKey);
-          heads.set(id, head);
-        }
-        if (images && !images.has(id)) images.set(id, head.totals.txCount === 0 ? null : encodeHead(head));
-        const t = head.totals;
-        head.totals = {
-          txCount: t.txCount + 1,
-          received: t.received + entry.received,
-          sent: t.sent + entry.sent,
-          funded: t.funded + entry.funded,
-          spent: t.spent + entry.spent,
-        };
-        head.entries.push({ txNum: entry.txNum, received: entry.received, sent: entry.sent });
-        if (head.entries.length >= HEAD_ENTRIES) {
-          this.headPut.run(head.key, entry.txNum + 1, encodeChunk(head.entries));
-          head.entries = [];
+        const id = entry.scriptId;
+        const head = heads.get(id)!;
+        if (images && !images.has(id)) images.set(id, bytesOf(head));
+        const { txNum, received, sent, funded, spent } = entry;
+        head.pending.push({ txNum, received, sent, funded, spent });
+        if (++head.count >= HEAD_ENTRIES) {
+          const full = decodeHead(bytesOf(head)!);
+          this.headPut.run(head.key, txNum + 1, encodeChunk(full.entries));
+          head.stored = encodeHead({ sealed: plus(full.sealed, full.entries), entries: [] });
+          head.storedLast = 0;
+          head.count = 0;
         }
       }
       if (images) this.undoPut.run(block.height, encodeImages(heads, images));
     }
-    for (const head of heads.values()) this.headPut.run(head.key, 0, encodeHead(head));
+    this.writeHeads([...heads.values()]);
     this.undoPrune.run(undoFrom - 1);
     this.metaSet.run(NEXT_TX_KEY, change.nextTx);
   }
@@ -161,11 +190,32 @@ export class HistoryStore {
     return touched;
   }
 
-  private load(key: Buffer): Head {
-    const data = this.headGet.get(key);
-    if (!data) return { key, totals: NO_HISTORY, entries: [] };
-    const head = decodeHead(data);
-    return { key, totals: head.totals, entries: [...head.entries] };
+  /** The heads of every script the change touches, CHUNK to a statement. */
+  private loadHeads(change: HistoryChange): Map<string, Head> {
+    const heads = new Map<string, Head>();
+    for (const block of change.blocks)
+      for (const e of block.entries)
+        if (!heads.has(e.scriptId)) heads.set(e.scriptId, { key: e.scriptKey, stored: null, storedLast: 0, pending: [], count: 0 });
+    const found = (key: Buffer, data: Buffer): void => {
+      const head = heads.get(key.toString('latin1'))!;
+      const { count, last } = scanHead(data);
+      Object.assign(head, { stored: data, storedLast: last, count });
+    };
+    const keys = [...heads.values()].map((h) => h.key);
+    let i = 0;
+    for (; i + CHUNK <= keys.length; i += CHUNK)
+      for (const row of this.headsGet.all(...keys.slice(i, i + CHUNK))) found(row.script_key, row.data);
+    for (; i < keys.length; i++) {
+      const data = this.headGet.get(keys[i]!);
+      if (data) found(keys[i]!, data);
+    }
+    return heads;
+  }
+
+  private writeHeads(heads: readonly Head[]): void {
+    let i = 0;
+    for (; i + CHUNK <= heads.length; i += CHUNK) this.headsPut.run(...heads.slice(i, i + CHUNK).flatMap((h) => [h.key, bytesOf(h)!]));
+    for (; i < heads.length; i++) this.headPut.run(heads[i]!.key, 0, bytesOf(heads[i]!)!);
   }
 
   private appendTxids(firstTx: number, txids: readonly Buffer[]): void {
@@ -190,6 +240,15 @@ export class HistoryStore {
     this.txidsFrom.run(keep === 0 ? grp : grp + 1);
     if (row) this.txidsPut.run(grp, row.subarray(0, keep * TXID_BYTES));
   }
+}
+
+/** The head's bytes now (its pending entries encoded onto them); null for a script with no head. */
+function bytesOf(head: Head): Buffer | null {
+  if (head.pending.length === 0) return head.stored;
+  head.stored = Buffer.concat([head.stored ?? EMPTY_HEAD, encodeEntries(head.pending, head.storedLast)]);
+  head.storedLast = head.pending[head.pending.length - 1]!.txNum;
+  head.pending = [];
+  return head.stored;
 }
 
 function encodeImages(heads: ReadonlyMap<string, Head>, images: ReadonlyMap<string, Buffer | null>): Buffer {
