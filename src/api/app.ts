@@ -15,6 +15,7 @@ import { opsRouter } from './routes/ops.js';
 import { statusPageRouter } from './routes/status-page.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
 import { mountUtxoRoutes } from './routes/utxos.js';
+import { mountTransactionRoutes } from './routes/transactions.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   mountAddressRoute(app, deps, limiter, metrics);
   mountScripthashRoute(app, deps, limiter, metrics);
   mountUtxoRoutes(app, deps, limiter, metrics);
+  mountTransactionRoutes(app, deps, limiter, metrics);
   mountXpubUtxosRoute(app, deps, limiter, metrics, derivations);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(statusPageRouter(deps, metrics, clock, live?.hub));

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   /** The chain's index keeps no UTXO listing: the operator has not set chains.<C>.utxoList (ADDRSUM_UTXO_LIST). */
   UTXO_LIST_DISABLED: 404,
+  /** The chain's index keeps no history: the operator has not set chains.<C>.history (ADDRSUM_HISTORY). */
+  HISTORY_DISABLED: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   /** A UTXO listing cursor taken before the latest block: start the listing again. */

@@ -25,6 +25,7 @@ import {
 } from './openapi/build.js';
 import { SCHEMAS } from './openapi/schemas.js';
 import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS, xpubUtxosPathItem } from './openapi/utxo-paths.js';
+import { addressTransactionsPathItem, HISTORY_SCHEMAS, scripthashTransactionsPathItem } from './openapi/history-paths.js';
 
 export function openApiDocument(): Json {
   const readyList = { type: 'array', items: ref('schemas', 'ChainReadiness') };
@@ -50,6 +51,8 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/address/{address}/utxos': addressUtxosPathItem(),
       '/api/v1/{chain}/scripthash/{hash}/utxos': scripthashUtxosPathItem(),
       '/api/v1/{chain}/xpub/{key}/utxos': xpubUtxosPathItem(),
+      '/api/v1/{chain}/address/{address}/transactions': addressTransactionsPathItem(),
+      '/api/v1/{chain}/scripthash/{hash}/transactions': scripthashTransactionsPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),
@@ -160,7 +163,7 @@ export function openApiDocument(): Json {
             'A key from `addrsum-keys create` (`npm run keys -- create` in a checkout): `asum_` + 43 base62 characters. Optional only when anonymous access is enabled.',
         },
       },
-      schemas: { ...SCHEMAS, ...UTXO_SCHEMAS },
+      schemas: { ...SCHEMAS, ...UTXO_SCHEMAS, ...HISTORY_SCHEMAS },
       headers: HEADERS,
       responses: {
         NotFound: response('No such path.', failSchema(['NOT_FOUND']), headers([], ['Cache-Control'])),

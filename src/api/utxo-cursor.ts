@@ -30,18 +30,23 @@ const MAX_TEXT = Math.ceil(((HEAD_BYTES + TXID_BYTES + 4 + MAC_BYTES) * 4) / 3);
 export interface CursorScope {
   readonly chain: string;
   readonly network: string;
-  readonly kind: 'script' | 'wallet';
+  /** A script's or a wallet's UTXO listing, or a script's history (history-cursor.ts). */
+  readonly kind: 'script' | 'wallet' | 'history';
   readonly id: string;
   readonly mempool: boolean;
 }
 
-export interface DecodedCursor {
+/** What every sealed cursor carries, whatever its position: checkCursor needs only this. */
+export interface SealedCursor {
   readonly scope: Buffer;
   readonly tipHeight: number;
   readonly tipHash: Buffer;
-  readonly position: UtxoPosition;
   readonly signed: Buffer;
   readonly mac: Buffer;
+}
+
+export interface DecodedCursor extends SealedCursor {
+  readonly position: UtxoPosition;
 }
 
 export function scopeDigest(scope: CursorScope): Buffer {
@@ -49,7 +54,7 @@ export function scopeDigest(scope: CursorScope): Buffer {
   return createHash('sha256').update(text).digest().subarray(0, SCOPE_BYTES);
 }
 
-const mac = (secret: Buffer, signed: Buffer): Buffer => createHmac('sha256', secret).update(signed).digest().subarray(0, MAC_BYTES);
+export const mac = (secret: Buffer, signed: Buffer): Buffer => createHmac('sha256', secret).update(signed).digest().subarray(0, MAC_BYTES);
 
 export function encodeCursor(secret: Buffer, scope: CursorScope, tip: { height: number; hash: Buffer }, position: UtxoPosition): string {
   const op = position.outpoint;
@@ -65,7 +70,7 @@ export function encodeCursor(secret: Buffer, scope: CursorScope, tip: { height: 
   return Buffer.concat([body, mac(secret, body)]).toString('base64url');
 }
 
-const malformed = (): ApiError =>
+export const malformed = (): ApiError =>
   new ApiError('INVALID_CURSOR', 'the cursor is not one this API issued: pass the `next` value of the previous page unchanged');
 
 /** The cursor's fields, or INVALID_CURSOR when it cannot be one (not base64url, wrong length or version). */
@@ -94,7 +99,7 @@ export function decodeCursor(text: string): DecodedCursor {
  * the listing was turned off and on), CURSOR_FOREIGN when it belongs to another listing, CURSOR_STALE when
  * the tip has moved since it was issued (the rest of the listing would come from another block).
  */
-export function checkCursor(cursor: DecodedCursor, secret: Buffer, scope: CursorScope, tip: { height: number; hash: Buffer }): void {
+export function checkCursor(cursor: SealedCursor, secret: Buffer, scope: CursorScope, tip: { height: number; hash: Buffer }): void {
   if (!timingSafeEqual(mac(secret, cursor.signed), cursor.mac))
     throw new ApiError('CURSOR_TAMPERED', 'the cursor does not verify: it was changed, or issued before the listing was rebuilt');
   if (!cursor.scope.equals(scopeDigest(scope)))

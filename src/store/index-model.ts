@@ -133,12 +133,21 @@ export interface HistoryPageRequest {
   /** Only transactions numbered below this (the previous page's `next`); null: from the newest. */
   readonly before: number | null;
   readonly limit: number;
+  /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
+  readonly check?: (ctx: ListingContext) => void;
 }
 
 /** A page of a script's history, newest first, with the index status it is true at. */
 export interface HistoryPage extends ChainStatus {
   /** Null while the index keeps no history. */
-  readonly page: { readonly items: readonly HistoryItem[]; readonly next: number | null } | null;
+  readonly page: {
+    readonly items: readonly HistoryItem[];
+    readonly next: number | null;
+    /** The tip the page was read at (internal byte order) and the index's cursor key, to seal the next cursor. */
+    readonly tipHeight: number;
+    readonly tipHash: Buffer;
+    readonly secret: Buffer;
+  } | null;
 }
 
 export type ChangeKind = 'block' | 'disconnect' | 'mempool';

@@ -1,8 +1,9 @@
 /**
- * History totals against a real `litecoind -regtest` (issue 33): for every script of a varied chain
- * (every address kind, coinbases, MWEB peg-ins and HogEx peg-outs, a transaction paying one address
- * twice and spending from it), the address and scripthash summaries' txCount, received and sent equal an
- * independent walk of the node's blocks (test/support/history-walk.ts, `getblock … 2`). It holds after a
+ * History against a real `litecoind -regtest` (issue 33): for every script of a varied chain (every
+ * address kind, coinbases, MWEB peg-ins and HogEx peg-outs, a transaction paying one address twice and
+ * spending from it), the address and scripthash summaries' txCount, received and sent, and its
+ * transactions paged with limit=3, equal an independent walk of the node's blocks
+ * (test/support/history-walk.ts, `getblock … 2`). It holds after a
  * catch-up SIGKILLed at random moments with history on, after a reorg that drops transactions, and
  * `verify` agrees. History asked for on an index that holds blocks without it is refused by name.
  */
@@ -51,7 +52,28 @@ describe('history totals against a real litecoind', () => {
     return { status: res.status, text: await res.text() };
   };
 
-  /** Every script the walk saw, by address where it has one and by scripthash always, equals the walk. */
+  /** Every transaction of a history, paged with limit=3: its txid, height and amounts, and the tips the pages were at. */
+  async function pageAll(base: string): Promise<{ lines: string[]; tips: string[] }> {
+    const lines: string[] = [];
+    const tips = new Set<string>();
+    for (let cursor: string | null = null, n = 0; n < 10_000; n++) {
+      const r = await get(`${base}?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`);
+      const m = /"transactions":(\[.*?\]),"next":(null|"[^"]+"),"blockHeight":\d+,"blockHash":"([0-9a-f]+)"/.exec(r.text);
+      if (r.status !== 200 || !m) return { lines: [`${r.status} ${r.text}`], tips: [] };
+      // Amounts as written: the integers are exact in the text, whatever JSON.parse would round.
+      for (const t of m[1]!.matchAll(/"txid":"([0-9a-f]+)","height":(\d+),"receivedSatoshi":(\d+),"received":[0-9.]+,"sentSatoshi":(\d+)/g))
+        lines.push(`${t[1]} ${t[2]} ${t[3]} ${t[4]}`);
+      tips.add(m[3]!);
+      if (m[2] === 'null') return { lines, tips: [...tips] };
+      cursor = JSON.parse(m[2]!) as string;
+    }
+    throw new Error(`${base}: no last page`);
+  }
+
+  /**
+   * Every script the walk saw, by address where it has one and by scripthash always, equals the walk:
+   * its totals, and its transactions paged with limit=3, newest first, all at the walk's tip.
+   */
   async function expectTotalsEqualWalk(phase: string): Promise<number> {
     const walk = await walkHistory(node.cliExact);
     const wrong: string[] = [];
@@ -78,6 +100,12 @@ describe('history totals against a real litecoind', () => {
         wrong.push(`${what}: got ${JSON.stringify(got)}, walk ${JSON.stringify(expected)}`);
     };
     for (const s of walk.scripts.values()) {
+      const pages = await pageAll(`/api/v1/LTC/scripthash/${scripthash(s.script)}/transactions`);
+      const want = walk.historyOfScript(s.script).map((e) => `${e.txid} ${e.height} ${e.receivedSats} ${e.sentSats}`);
+      if (JSON.stringify(pages.lines) !== JSON.stringify(want) || pages.tips.join() !== walk.tipHash)
+        wrong.push(
+          `pages of ${s.address ?? s.script.slice(0, 20)}: ${JSON.stringify(pages)}, walk ${JSON.stringify(want)} at ${walk.tipHash}`,
+        );
       const byHash = await get(`/api/v1/LTC/scripthash/${scripthash(s.script)}`);
       check(`scripthash of ${s.address ?? s.script.slice(0, 20)}`, byHash.text, s);
       if (s.address !== null) {
@@ -89,7 +117,7 @@ describe('history totals against a real litecoind', () => {
     return walk.scripts.size;
   }
 
-  it('catches up with history on while SIGKILLed at random moments; the totals of every script equal the walk', async () => {
+  it('catches up with history on while SIGKILLed at random moments; the totals and pages of every script equal the walk', async () => {
     expect(await lw.world.killDuringCatchUp(3, () => undefined, HISTORY_ON)).toBeGreaterThanOrEqual(3);
     await lw.world.startIndexer({ env: HISTORY_ON });
     await lw.world.waitForTip('catch-up with history', 120_000);
@@ -103,7 +131,7 @@ describe('history totals against a real litecoind', () => {
     expect(verify.status, verify.out).toBe(0);
   }, 400_000);
 
-  it('follows a reorg that drops transactions; the totals equal the walk of the new chain', async () => {
+  it('follows a reorg that drops transactions; totals and pages equal the walk of the new chain', async () => {
     const height = await node.cli<number>('getblockcount');
     await node.cli('invalidateblock', await node.cli<string>('getblockhash', height - 3));
     await mineWithActivity(node, 5, chain.manifest);

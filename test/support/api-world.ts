@@ -32,7 +32,7 @@ import { LiveHub } from '../../src/api/live/hub.js';
 import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
-import type { UtxoListing, UtxoPageRequest } from '../../src/store/index-model.js';
+import type { HistoryPage, HistoryPageRequest, UtxoListing, UtxoPageRequest } from '../../src/store/index-model.js';
 
 export class FakeIndex implements SummarySource {
   readonly balances = new Map<string, { balanceSats: bigint; utxoCount: number }>();
@@ -95,6 +95,15 @@ export class FakeIndex implements SummarySource {
     const real = this.lister?.utxoPage(req);
     const tipHash = Buffer.from(this.tipHash, 'hex').reverse();
     return { ...status, tipTime: null, listing: real ? real.listing : { kind: 'off', tipHeight: this.tipHeight, tipHash } };
+  }
+
+  /** A real index whose history this fake serves (under the fake's status); null: history is off. */
+  historian: { historyPage(req: HistoryPageRequest): HistoryPage | null } | null = null;
+
+  async historyPage(req: HistoryPageRequest): Promise<HistoryPage | null> {
+    const status = this.now();
+    if (status === null) return null;
+    return { ...status, tipTime: null, page: this.historian?.historyPage(req)?.page ?? null };
   }
 
   async status(): Promise<IndexStatus | null> {

@@ -1,6 +1,7 @@
 /**
- * An API world (api-world.ts) whose chain serves the UTXO listing of a real index file: a store with the
- * listing on, filled by the test, and a reader on the same file as the fake index's lister.
+ * An API world (api-world.ts) whose chain serves the UTXO listing (or the history) of a real index file:
+ * a store with the listing (or history) on, filled by the test, and a reader on the same file as the
+ * fake index's lister (or historian).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,18 +22,20 @@ export interface ListingWorld {
   close(): void;
 }
 
-/** `fill` writes the index's blocks before the reader opens. */
-export function listingWorld(chain: ChainCode, fill: (store: ChainStore) => void): ListingWorld {
+/** `fill` writes the index's blocks before the reader opens; `serve`: what the real index answers for the fake. */
+export function listingWorld(chain: ChainCode, fill: (store: ChainStore) => void, serve: 'listing' | 'history' = 'listing'): ListingWorld {
   const dir = mkdtempSync(path.join(tmpdir(), 'addrsum-listing-'));
   const file = path.join(dir, `${chain.toLowerCase()}.sqlite`);
   const world = buildWorld();
   const caller = new Caller(world.app);
   const key = world.createKey('private').key;
   const store = ChainStore.open(file, { chain, network: 'mainnet' });
-  store.setUtxoList(true);
+  if (serve === 'listing') store.setUtxoList(true);
+  else store.setHistory(true);
   fill(store);
   const reader = ChainReader.open(file);
-  world.index[chain].lister = reader;
+  if (serve === 'listing') world.index[chain].lister = reader;
+  else world.index[chain].historian = reader;
   return {
     world,
     caller,

@@ -6,8 +6,9 @@ import { MAX_SATS as MAX_SATS_BIG } from '../../chain/amount.js';
 import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PATH_PARAM, notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
-import { codesWithStatus, failSchema, headers, internalError, LIMITS, pathItem, ref, response, successSchema, type Json } from './build.js';
+import { CHAIN_PATH_PARAM } from './address-paths.js';
+import { pagedResponses, type PagedText } from './paged-responses.js';
+import { pathItem, successSchema, type Json } from './build.js';
 
 /** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
 const MAX_SATS = Number(MAX_SATS_BIG);
@@ -40,46 +41,17 @@ const PAGE_QUERY: Json[] = [
   },
 ];
 
-function pageResponses(success: string, codes: ErrorCode[], busy: ErrorCode[] = []): Json {
-  return {
-    200: response(
-      'One page, oldest first (height, then txid in internal byte order, then vout: docs/api.md), true at blockHeight.',
-      ref('schemas', success),
-      headers([...LIMITS, 'Cache-Control'], ['X-Index-Age', 'X-Tip-Age']),
-    ),
-    400: response(
-      'INVALID_LIMIT, INVALID_CURSOR (not a cursor), CURSOR_TAMPERED (does not verify), CURSOR_FOREIGN (another listing’s), or what the path segment fails.',
-      failSchema(codes),
-      headers([], [...LIMITS, 'Cache-Control']),
-    ),
-    401: response(
-      'MISSING_API_KEY or INVALID_API_KEY.',
-      failSchema(codesWithStatus(401)),
-      headers(['WWW-Authenticate'], ['Cache-Control']),
-    ),
-    404: response(
-      `${UNKNOWN_CHAIN_TEXT} UTXO_LIST_DISABLED: the index keeps no UTXO listing (chains.<C>.utxoList, ADDRSUM_UTXO_LIST).`,
-      failSchema(['UNKNOWN_CHAIN', 'NOT_FOUND', 'UTXO_LIST_DISABLED']),
-      headers([], [...LIMITS, 'Cache-Control']),
-    ),
-    409: response(
-      'CURSOR_STALE: a block arrived since the cursor was issued (data: cursorHeight, blockHeight). Start the listing again.',
-      failSchema(['CURSOR_STALE'], { cursorHeight: { type: 'integer' }, blockHeight: { type: 'integer' } }),
-      headers([], [...LIMITS, 'Cache-Control']),
-    ),
-    429: response(
-      "Over the tier's limit: a page takes one token per 200 outputs asked for (at least one).",
-      failSchema(['RATE_LIMITED']),
-      headers(['Retry-After', ...LIMITS], ['Cache-Control']),
-    ),
-    500: internalError,
-    503: notReady(
-      'CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route' +
-        (busy.length > 0 ? "; WALLETS_BUSY when other callers' queued derivations would make this wallet wait too long." : '.'),
-      busy,
-    ),
-  };
-}
+const UTXO_TEXT: PagedText = {
+  page: 'One page, oldest first (height, then txid in internal byte order, then vout: docs/api.md), true at blockHeight.',
+  kind: 'listing',
+  extra400: '',
+  disabled: 'UTXO_LIST_DISABLED',
+  disabledText: 'the index keeps no UTXO listing (chains.<C>.utxoList, ADDRSUM_UTXO_LIST).',
+  items: 'outputs',
+};
+
+const pageResponses = (success: string, codes: ErrorCode[], busy: ErrorCode[] = []): Json =>
+  pagedResponses(UTXO_TEXT, success, codes, busy);
 
 export function addressUtxosPathItem(): Json {
   return pathItem(

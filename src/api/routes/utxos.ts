@@ -9,25 +9,21 @@
  * answer. Keyset paging: the cursor names the last row served, so every page costs O(limit).
  */
 import type { Express, Request, Response } from 'express';
-import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import type { ChainCode } from '../../chain/params.js';
-import { scriptKey } from '../../store/script-key.js';
 
 type ListedPage = Extract<UtxoPageResult, { kind: 'page' }>;
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps, ChainHandle, IndexStatus, SummarySource } from '../deps.js';
-import { ApiError, methodNotAllowed } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
-import { keyCheck } from '../middleware/auth.js';
-import { limitCheck } from '../middleware/rate-limit.js';
-import { inSequence } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
+import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type DecodedCursor } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
-import { chainCheck, parseChain } from '../chain-param.js';
+import { parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import type { UtxoPageResult } from '../../store/index-model.js';
 
 export const ADDRESS_UTXOS_ROUTE = '/api/v1/:chain/address/:address/utxos';
@@ -43,31 +39,13 @@ export interface PageQuery {
   readonly mempool: boolean;
 }
 
-function params(req: Request): URLSearchParams {
-  const at = req.originalUrl.indexOf('?');
-  return new URLSearchParams(at < 0 ? '' : req.originalUrl.slice(at + 1));
-}
-
-function one(p: URLSearchParams, name: string): string | null {
-  const values = p.getAll(name);
-  if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
-  return values[0] ?? null;
-}
-
-/** The requested page size alone (for the price, before anything else is parsed); the default when it is not a valid one. */
-export function requestedLimit(req: Request): number {
-  const text = params(req).getAll('limit')[0];
-  const n = text !== undefined && /^\d{1,4}$/.test(text) ? Number(text) : DEFAULT_UTXO_LIMIT;
-  return n >= 1 && n <= MAX_UTXO_LIMIT ? n : DEFAULT_UTXO_LIMIT;
-}
+/** The UTXO routes' page sizes. */
+export const UTXO_LIMITS = { default: DEFAULT_UTXO_LIMIT, max: MAX_UTXO_LIMIT };
 
 export function parsePageQuery(req: Request): PageQuery {
-  const p = params(req);
-  const limitText = one(p, 'limit');
-  const limit = limitText === null ? DEFAULT_UTXO_LIMIT : /^\d{1,4}$/.test(limitText) ? Number(limitText) : NaN;
-  if (!(limit >= 1 && limit <= MAX_UTXO_LIMIT))
-    throw new ApiError('INVALID_LIMIT', `limit must be a whole number from 1 to ${MAX_UTXO_LIMIT} (default ${DEFAULT_UTXO_LIMIT})`);
-  const cursorText = one(p, 'cursor');
+  const p = queryOf(req);
+  const limit = parseLimit(p, UTXO_LIMITS);
+  const cursorText = oneParam(p, 'cursor');
   return { limit, cursor: cursorText === null ? null : decodeCursor(cursorText), mempool: mempoolRequested(req) };
 }
 
@@ -117,19 +95,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
   const chain = parseChain(String(req.params.chain));
   const handle = deps.chains.get(chain);
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
-  let key: Buffer;
-  let named: Record<string, string>;
-  if (kind === 'address') {
-    const address = String(req.params.address);
-    const decoded = addressToScript(handle.params, address);
-    if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-    key = scriptKey(decoded.script);
-    named = { address: scriptToAddress(handle.params, decoded.script) ?? address };
-  } else {
-    const parsed = parseScripthash(String(req.params.hash));
-    key = parsed.key;
-    named = { scripthash: parsed.hash };
-  }
+  const { key, named } = scriptNamed(handle, req, kind);
   const query = parsePageQuery(req);
   const { network } = handle.params;
   const scope: CursorScope = { chain, network, kind: 'script', id: key.toString('hex'), mempool: query.mempool };
@@ -149,26 +115,12 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
 }
 
 export function mountUtxoRoutes(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  const price = limitCheck(
-    limiter,
-    deps.settings,
-    metrics,
-    (req) => Math.max(1, Math.ceil(requestedLimit(req) / UTXOS_PER_TOKEN)),
-    (n) => `a page of ${n} tokens (one per ${UTXOS_PER_TOKEN} outputs)`,
-  );
-  for (const [route, kind] of [
-    [ADDRESS_UTXOS_ROUTE, 'address'],
-    [SCRIPTHASH_UTXOS_ROUTE, 'scripthash'],
-  ] as const) {
-    app
-      .route(route)
-      .get(
-        inSequence(chainCheck, keyCheck(deps.keys, deps.settings, limiter, metrics), price, (req: Request, res: Response) =>
-          answer(deps, req, res, kind),
-        ),
-      )
-      .all((req: Request) => {
-        throw methodNotAllowed(req.method);
-      });
-  }
+  mountPagedRoutes(app, deps, limiter, metrics, {
+    address: ADDRESS_UTXOS_ROUTE,
+    scripthash: SCRIPTHASH_UTXOS_ROUTE,
+    bounds: UTXO_LIMITS,
+    perToken: UTXOS_PER_TOKEN,
+    items: 'outputs',
+    answer,
+  });
 }

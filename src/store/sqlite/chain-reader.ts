@@ -24,7 +24,7 @@ import { StoreError } from '../errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from '../script-key.js';
 import { UtxoPager } from './utxo-page.js';
-import { HISTORY_KEY } from './history-store.js';
+import { HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
 import { headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
@@ -123,11 +123,15 @@ export class ChainReader {
       return status && { ...status, listing: pager.read(req) };
     });
     const history = new HistoryPager(db);
-    // One read transaction: the status and every row of the page share a snapshot.
+    const secretStmt = db.prepare<[string], Buffer>('SELECT value FROM meta WHERE key = ?').pluck();
+    // One read transaction: the status, the cursor's check and every row of the page share a snapshot.
     this.readHistory = db.transaction((req: HistoryPageRequest): HistoryPage | null => {
       const row = this.statusStmt.get()!;
       const status = this.toStatus(row);
-      return status && { ...status, page: historyOn(row) ? history.read(req) : null };
+      if (status === null || !historyOn(row)) return status && { ...status, page: null };
+      const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: secretStmt.get(HISTORY_SECRET_KEY)! };
+      req.check?.(ctx);
+      return { ...status, page: { ...history.read(req), ...ctx } };
     });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     const summarySql =

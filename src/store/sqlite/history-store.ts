@@ -8,6 +8,7 @@
  *
  *   history_undo.data : u8 1 | repeated (script_key[16] | varint n | n bytes of head), n = 0: no head before
  */
+import { randomBytes } from 'node:crypto';
 import {
   HEAD_ENTRIES,
   HISTORY_FORMAT,
@@ -31,6 +32,8 @@ import { CHUNK } from './statements.js';
 export const HISTORY_KEY = 'history';
 /** meta key: the layout's version (history-chunk.ts HISTORY_FORMAT). */
 const FORMAT_KEY = 'history_format';
+/** meta key: the key history page cursors are sealed with (src/api/history-cursor.ts), made when history starts. */
+export const HISTORY_SECRET_KEY = 'history_secret';
 /** meta key: the number the next connected transaction gets. */
 export const NEXT_TX_KEY = 'history_next_tx';
 /** 126 txids (4,032 bytes) and their record header fill one 4 KiB page: 64 would leave half of each page empty. */
@@ -128,20 +131,22 @@ export class HistoryStore {
   start(): void {
     this.metaSet.run(HISTORY_KEY, 1);
     this.metaSet.run(FORMAT_KEY, HISTORY_FORMAT);
+    this.metaSet.run(HISTORY_SECRET_KEY, randomBytes(32));
     this.metaSet.run(NEXT_TX_KEY, 0);
   }
 
   /** Stops keeping history and forgets it (inside the caller's transaction). */
   drop(): void {
     for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo']) this.db.prepare(`DELETE FROM ${table}`).run();
-    this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, NEXT_TX_KEY);
+    this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY);
   }
 
   /** Writes a batch's history; blocks at or above `undoFrom` keep the before-images of the heads they change. */
   commit(change: HistoryChange, undoFrom: number): void {
     const heads = this.loadHeads(change);
     for (const block of change.blocks) {
-      this.blockPut.run(block.firstTx, block.height);
+      // Every real block has a coinbase; a block of no transaction (test chains) numbers none and needs no row.
+      if (block.txids.length > 0) this.blockPut.run(block.firstTx, block.height);
       this.appendTxids(block.firstTx, block.txids);
       const images = block.height >= undoFrom ? new Map<string, Buffer | null>() : null;
       for (const entry of block.entries) {
@@ -171,7 +176,12 @@ export class HistoryStore {
    */
   rollback(height: number): Buffer[] {
     const last = this.blockLast.get();
-    if (!last || last.height !== height)
+    if (!last || last.height < height) {
+      // The block numbered no transaction, so it changed no history.
+      this.undoDelete.run(height);
+      return [];
+    }
+    if (last.height !== height)
       throw new StoreError('INCONSISTENT', `history's last block is ${last ? `height ${last.height}` : 'none'}, not the tip ${height}`);
     const data = this.undoGet.get(height);
     if (!data) throw new StoreError('NO_UNDO', `no history undo data for block ${height}`);

@@ -1,0 +1,118 @@
+/**
+ * The history paths: GET /api/v1/{chain}/address/{address}/transactions and …/scripthash/{hash}/transactions
+ * (routes/transactions.ts), and the schemas of their pages.
+ */
+import { CHAIN_CODES } from '../../chain/params.js';
+import type { ErrorCode } from '../errors.js';
+import { CHAIN_PATH_PARAM } from './address-paths.js';
+import { pagedResponses, type PagedText } from './paged-responses.js';
+import { pathItem, successSchema, type Json } from './build.js';
+
+const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
+
+const PAGE_QUERY: Json[] = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Transactions per page: 1 … 1000 (default 25). Anything else: 400 INVALID_LIMIT.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description:
+      'The `next` of the previous page, unchanged. It is bound to this history and to the block it was taken at: after a new block, 409 CURSOR_STALE (start again).',
+    schema: { type: 'string' },
+  },
+];
+
+const HISTORY_TEXT: PagedText = {
+  page: 'One page, newest first (height descending, then position in the block descending), true at blockHeight.',
+  kind: 'history',
+  extra400: ', BAD_REQUEST (mempool=true: not served yet)',
+  disabled: 'HISTORY_DISABLED',
+  disabledText: 'the index keeps no history (chains.<C>.history, ADDRSUM_HISTORY).',
+  items: 'transactions',
+};
+
+const responses = (success: string, codes: ErrorCode[]): Json => pagedResponses(HISTORY_TEXT, success, codes);
+
+export function addressTransactionsPathItem(): Json {
+  return pathItem(
+    'address',
+    'Confirmed transactions of an address, newest first, page by page',
+    {
+      operationId: 'getAddressTransactions',
+      description:
+        'Needs history kept (chains.<C>.history). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same at any depth.',
+      parameters: [
+        CHAIN_PATH_PARAM,
+        { name: 'address', in: 'path', required: true, description: 'An address of that chain.', schema: { type: 'string' } },
+        ...PAGE_QUERY,
+      ],
+      responses: responses('AddressTransactionsSuccess', [
+        ...PAGE_CODES,
+        'INVALID_ADDRESS',
+        'WRONG_NETWORK',
+        'WRONG_CHAIN',
+        'UNSUPPORTED_ADDRESS',
+      ]),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+export function scripthashTransactionsPathItem(): Json {
+  return pathItem(
+    'address',
+    'Confirmed transactions of a script by Electrum scripthash, newest first, page by page',
+    {
+      operationId: 'getScripthashTransactions',
+      description: 'The address history for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
+      parameters: [
+        CHAIN_PATH_PARAM,
+        { name: 'hash', in: 'path', required: true, description: 'Electrum scripthash, 64 hex digits.', schema: { type: 'string' } },
+        ...PAGE_QUERY,
+      ],
+      responses: responses('ScripthashTransactionsSuccess', [...PAGE_CODES, 'INVALID_SCRIPTHASH']),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+const TX_ITEM: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['txid', 'height', 'receivedSatoshi', 'received', 'sentSatoshi', 'sent'],
+  properties: {
+    txid: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Display (byte-reversed) hex, as Core prints it.' },
+    height: { type: 'integer', minimum: 0, description: 'The block that confirmed it.' },
+    receivedSatoshi: { type: 'integer', minimum: 0, description: 'What its outputs paid to the script.' },
+    received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
+    sentSatoshi: { type: 'integer', minimum: 0, description: 'The value of the script’s coins its inputs spent.' },
+    sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
+  },
+};
+
+function page(named: Json, name: string): Json {
+  return successSchema({
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', name, 'transactions', 'next', 'blockHeight', 'blockHash'],
+    properties: {
+      chain: { enum: [...CHAIN_CODES] },
+      [name]: named,
+      transactions: { type: 'array', items: TX_ITEM },
+      next: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last page.' },
+      blockHeight: { type: 'integer', minimum: 0, description: 'The tip every page of this history is true at.' },
+      blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+  });
+}
+
+export const HISTORY_SCHEMAS: Json = {
+  AddressTransactionsSuccess: page({ type: 'string' }, 'address'),
+  ScripthashTransactionsSuccess: page({ type: 'string', pattern: '^[0-9a-f]{64}$' }, 'scripthash'),
+};
