@@ -6,16 +6,11 @@
  * alternate between awaits. This queue keeps the old order: a call starts once the one before it has
  * settled, and so sees its commit.
  */
+import { inOrder } from '../src/in-order.js';
 import type { IndexWriter, MempoolWriter } from '../src/store/ports.js';
 
 export function serialWriter(writer: IndexWriter): IndexWriter {
-  let last: Promise<unknown> = Promise.resolve();
-  const queued = <T>(call: () => Promise<T>): Promise<T> => {
-    const result = last.then(call);
-    // A failed call fails its caller only; the next call still runs.
-    last = result.catch(() => undefined);
-    return result;
-  };
+  const queued = inOrder();
   const m = writer.mempool;
   const mempool: MempoolWriter = {
     size: () => queued(() => m.size()),

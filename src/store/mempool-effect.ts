@@ -6,39 +6,17 @@
  * 16-byte script key ‖ i64 LE balance delta ‖ i32 LE UTXO-count delta. A transaction's delta on one
  * script is bounded by the supply, far inside the i64.
  */
+import type { ScriptDelta } from './change-set.js';
 import { SCRIPT_KEY_BYTES } from './script-key.js';
 
-export interface ScriptEffect {
-  key: Buffer;
-  balance: bigint;
-  count: number;
-}
+/** One script's net change by one transaction (change-set.ts's ScriptDelta: the same shape). */
+export type ScriptEffect = ScriptDelta;
 
 export interface TxEffect {
   /** Outpoint keys this transaction spends (utxos format). */
   inputs: Buffer[];
   /** One entry per script touched (spent from or paid to), net of this transaction. */
   scripts: ScriptEffect[];
-}
-
-/** Accumulates per-script deltas of one transaction, in first-touched order. */
-export class EffectBuilder {
-  private readonly byScript = new Map<string, ScriptEffect>();
-
-  add(key: Buffer, balance: bigint, count: number): void {
-    const id = key.toString('latin1');
-    const e = this.byScript.get(id);
-    if (e) {
-      e.balance += balance;
-      e.count += count;
-    } else {
-      this.byScript.set(id, { key, balance, count });
-    }
-  }
-
-  scripts(): ScriptEffect[] {
-    return [...this.byScript.values()];
-  }
 }
 
 const ENTRY = SCRIPT_KEY_BYTES + 8 + 4;

@@ -13,6 +13,7 @@
  * (attach), run one after another on that chain's queue, so two polls never read the feed at once, a
  * cursor only moves forward, and pushes go out in feed order.
  */
+import { inOrder, type InOrder } from '../../in-order.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
 import type { AppDeps, FeedSource, SummarySource } from '../deps.js';
@@ -53,8 +54,8 @@ interface ChainTail {
   /** A read failed: re-read every watch at the next poll. */
   retryAll: boolean;
   readonly watchers: Map<string, Set<Subscriber>>;
-  /** The last poll or attach queued: the next starts when it has settled. */
-  queue: Promise<void>;
+  /** Polls and attaches, one at a time in the order queued (src/in-order.ts). */
+  readonly queued: InOrder;
   /** A timer's poll is queued or running: a tick meanwhile adds none (a slow read must not pile polls up). */
   polling: boolean;
   /** Bumped when the last listener leaves: a poll begun before then must not set the cursor the next listener starts from. */
@@ -88,7 +89,7 @@ export class LiveHub {
    */
   attach<T>(chain: ChainCode, fn: (seq: number) => Promise<T>): Promise<T> {
     const tail = this.tails.get(chain)!;
-    return this.queued(tail, async () => {
+    return tail.queued(async () => {
       if (tail.cursor === null) await this.poll(chain, tail);
       return fn(tail.cursor ?? 0);
     });
@@ -197,21 +198,11 @@ export class LiveHub {
     }
   }
 
-  /** Queues `fn` after everything queued on the chain before it; its outcome is the caller's, never the queue's. */
-  private queued<T>(tail: ChainTail, fn: () => Promise<T>): Promise<T> {
-    const run = tail.queue.then(fn);
-    tail.queue = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
   private tick(chain: ChainCode): void {
     const tail = this.tails.get(chain)!;
     if (tail.polling) return;
     tail.polling = true;
-    void this.queued(tail, () => this.poll(chain, tail)).finally(() => (tail.polling = false));
+    void tail.queued(() => this.poll(chain, tail)).finally(() => (tail.polling = false));
   }
 
   private feedOf(chain: ChainCode): FeedSource | null {
@@ -291,7 +282,7 @@ export class LiveHub {
 }
 
 function idleTail(): ChainTail {
-  return { cursor: null, tip: undefined, retryAll: false, watchers: new Map(), queue: Promise.resolve(), polling: false, epoch: 0 };
+  return { cursor: null, tip: undefined, retryAll: false, watchers: new Map(), queued: inOrder(), polling: false, epoch: 0 };
 }
 
 function sourceOf(deps: AppDeps, chain: ChainCode): SummarySource | null {

@@ -23,7 +23,8 @@ import type { ParsedTx } from '../../chain/block-parser.js';
 import { isUnspendable } from '../../chain/script.js';
 import { FEED_MAX_SCRIPTS, type ChangeFeed } from './change-feed.js';
 import type { Db } from './db.js';
-import { decodeEffect, EffectBuilder, encodeEffect, type TxEffect } from '../mempool-effect.js';
+import { DeltaCollector } from '../change-set.js';
+import { decodeEffect, encodeEffect, type TxEffect } from '../mempool-effect.js';
 import { outpointKey } from '../outpoint.js';
 import { scriptKey } from '../script-key.js';
 import type Database from 'better-sqlite3';
@@ -205,7 +206,7 @@ export class MempoolStore {
 
   private addOne(tx: ParsedTx): 'added' | 'known' | 'unresolved' {
     if (this.s.txHas.get(tx.txid) !== undefined) return 'known';
-    const effect = new EffectBuilder();
+    const effect = new DeltaCollector();
     const inputs: Buffer[] = [];
     for (const input of tx.inputs) {
       const outpoint = outpointKey(input.prevTxid, input.vout);
@@ -228,7 +229,7 @@ export class MempoolStore {
       effect.add(key, out.value, 1);
     }
     for (const outpoint of inputs) this.s.spendInsert.run(outpoint, tx.txid);
-    const full: TxEffect = { inputs, scripts: effect.scripts() };
+    const full: TxEffect = { inputs, scripts: effect.all() };
     this.s.txInsert.run(tx.txid, outputs.length, encodeEffect(full));
     this.applyScripts(full, 1);
     this.count++;
