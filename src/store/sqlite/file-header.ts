@@ -1,7 +1,7 @@
 /**
  * A cheap check that a database file has not been cut short: the SQLite header (first 100 bytes) records
  * how many pages the file holds as of its last write to the main file (a WAL checkpoint, or a commit in
- * rollback-journal mode); a file shorter than that lost its tail. Reading 100 bytes costs microseconds,
+ * rollback-journal mode); a file shorter than that lost its tail, unless a checkpoint is writing it now. Reading 100 bytes costs microseconds,
  * unlike `PRAGMA quick_check`, which reads the whole file.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
@@ -41,6 +41,13 @@ export function truncationProblem(path: string): string | null {
   const pages = header.readUInt32BE(28);
   // The page count is only meaningful when "version-valid-for" matches the change counter.
   if (header.readUInt32BE(92) !== header.readUInt32BE(24) || pages === 0) return null;
-  if (size < pages * pageSize) return `${path} is truncated: ${size} bytes, but its header records ${pages} pages of ${pageSize} bytes`;
-  return null;
+  if (size >= pages * pageSize) return null;
+  // A checkpoint copies the log's pages in page order, page 1 (this header) first, so while one runs the
+  // header may count pages not yet written: inconclusive while the log holds frames. A file that really
+  // lost its tail then fails its first read of a missing page (SQLITE_CORRUPT), which says damaged too.
+  if ((readHead(`${path}-wal`, 0)?.size ?? 0) > WAL_HEADER_BYTES) return null;
+  return `${path} is truncated: ${size} bytes, but its header records ${pages} pages of ${pageSize} bytes`;
 }
+
+/** A write-ahead log no longer than its header holds no frame. */
+const WAL_HEADER_BYTES = 32;
