@@ -5,10 +5,8 @@
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ErrorCode } from '../errors.js';
 import { CHAIN_PATH_PARAM } from './address-paths.js';
-import { pagedResponses, type PagedText } from './paged-responses.js';
+import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
 import { pathItem, successSchema, type Json } from './build.js';
-
-const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
 
 const PAGE_QUERY: Json[] = [
   {
@@ -47,18 +45,8 @@ export function addressTransactionsPathItem(): Json {
       operationId: 'getAddressTransactions',
       description:
         'Needs history kept (chains.<C>.history). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same at any depth.',
-      parameters: [
-        CHAIN_PATH_PARAM,
-        { name: 'address', in: 'path', required: true, description: 'An address of that chain.', schema: { type: 'string' } },
-        ...PAGE_QUERY,
-      ],
-      responses: responses('AddressTransactionsSuccess', [
-        ...PAGE_CODES,
-        'INVALID_ADDRESS',
-        'WRONG_NETWORK',
-        'WRONG_CHAIN',
-        'UNSUPPORTED_ADDRESS',
-      ]),
+      parameters: [CHAIN_PATH_PARAM, ADDRESS_PARAM, ...PAGE_QUERY],
+      responses: responses('AddressTransactionsSuccess', [...PAGE_CODES, ...ADDRESS_CODES]),
     },
     [{ ApiKey: [] }, {}],
   );
@@ -71,11 +59,7 @@ export function scripthashTransactionsPathItem(): Json {
     {
       operationId: 'getScripthashTransactions',
       description: 'The address history for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
-      parameters: [
-        CHAIN_PATH_PARAM,
-        { name: 'hash', in: 'path', required: true, description: 'Electrum scripthash, 64 hex digits.', schema: { type: 'string' } },
-        ...PAGE_QUERY,
-      ],
+      parameters: [CHAIN_PATH_PARAM, HASH_PARAM, ...PAGE_QUERY],
       responses: responses('ScripthashTransactionsSuccess', [...PAGE_CODES, 'INVALID_SCRIPTHASH']),
     },
     [{ ApiKey: [] }, {}],

@@ -6,6 +6,27 @@ import type { ErrorCode } from '../errors.js';
 import { notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
 import { codesWithStatus, failSchema, headers, internalError, LIMITS, ref, response, type Json } from './build.js';
 
+/** What a paged route's query and cursor can fail with. */
+export const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
+
+/** The path parameter of a per-script route by address, and what it can fail with. */
+export const ADDRESS_PARAM: Json = {
+  name: 'address',
+  in: 'path',
+  required: true,
+  description: 'An address of that chain.',
+  schema: { type: 'string' },
+};
+export const ADDRESS_CODES: ErrorCode[] = ['INVALID_ADDRESS', 'WRONG_NETWORK', 'WRONG_CHAIN', 'UNSUPPORTED_ADDRESS'];
+/** The path parameter of a per-script route by Electrum scripthash. */
+export const HASH_PARAM: Json = {
+  name: 'hash',
+  in: 'path',
+  required: true,
+  description: 'Electrum scripthash, 64 hex digits.',
+  schema: { type: 'string' },
+};
+
 export interface PagedText {
   /** The 200's description: which order, true at blockHeight. */
   readonly page: string;

@@ -7,13 +7,11 @@ import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
 import { CHAIN_PATH_PARAM } from './address-paths.js';
-import { pagedResponses, type PagedText } from './paged-responses.js';
+import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
 import { pathItem, successSchema, type Json } from './build.js';
 
 /** JSON Schema bounds are numbers: exact, as every chain's supply is below 2^53 (amount.ts checks). */
 const MAX_SATS = Number(MAX_SATS_BIG);
-
-const PAGE_CODES: ErrorCode[] = ['INVALID_LIMIT', 'INVALID_CURSOR', 'CURSOR_TAMPERED', 'CURSOR_FOREIGN', 'BAD_REQUEST'];
 
 const PAGE_QUERY: Json[] = [
   {
@@ -61,18 +59,8 @@ export function addressUtxosPathItem(): Json {
       operationId: 'getAddressUtxos',
       description:
         'Needs the opt-in listing (chains.<C>.utxoList). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same.',
-      parameters: [
-        CHAIN_PATH_PARAM,
-        { name: 'address', in: 'path', required: true, description: 'An address of that chain.', schema: { type: 'string' } },
-        ...PAGE_QUERY,
-      ],
-      responses: pageResponses('AddressUtxosSuccess', [
-        ...PAGE_CODES,
-        'INVALID_ADDRESS',
-        'WRONG_NETWORK',
-        'WRONG_CHAIN',
-        'UNSUPPORTED_ADDRESS',
-      ]),
+      parameters: [CHAIN_PATH_PARAM, ADDRESS_PARAM, ...PAGE_QUERY],
+      responses: pageResponses('AddressUtxosSuccess', [...PAGE_CODES, ...ADDRESS_CODES]),
     },
     [{ ApiKey: [] }, {}],
   );
@@ -85,11 +73,7 @@ export function scripthashUtxosPathItem(): Json {
     {
       operationId: 'getScripthashUtxos',
       description: 'The address listing for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
-      parameters: [
-        CHAIN_PATH_PARAM,
-        { name: 'hash', in: 'path', required: true, description: 'Electrum scripthash, 64 hex digits.', schema: { type: 'string' } },
-        ...PAGE_QUERY,
-      ],
+      parameters: [CHAIN_PATH_PARAM, HASH_PARAM, ...PAGE_QUERY],
       responses: pageResponses('ScripthashUtxosSuccess', [...PAGE_CODES, 'INVALID_SCRIPTHASH']),
     },
     [{ ApiKey: [] }, {}],

@@ -6,7 +6,9 @@
 import type { Express, Request, Response } from 'express';
 import { addressToScript, scriptToAddress } from '../../chain/address.js';
 import { scriptKey } from '../../store/script-key.js';
-import { chainCheck } from '../chain-param.js';
+import type { ChainCode } from '../../chain/params.js';
+import { chainCheck, parseChain } from '../chain-param.js';
+import { unavailable } from '../index-read.js';
 import type { AppDeps, ChainHandle } from '../deps.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -50,20 +52,25 @@ export function mountPagedRoutes(app: Express, deps: AppDeps, limiter: RateLimit
 }
 
 /**
- * The script a per-script route names, by address (its canonical spelling answered back) or by
- * Electrum scripthash; INVALID_ADDRESS and friends, or INVALID_SCRIPTHASH, when it names none.
+ * The chain and the script a per-script route names, by address (its canonical spelling answered back)
+ * or by Electrum scripthash; CHAIN_UNAVAILABLE for a chain this service does not serve, INVALID_ADDRESS
+ * and friends, or INVALID_SCRIPTHASH, when it names none.
  */
 export function scriptNamed(
-  handle: ChainHandle,
+  deps: AppDeps,
   req: Request,
   kind: 'address' | 'scripthash',
-): { key: Buffer; named: Record<string, string> } {
+): { chain: ChainCode; handle: ChainHandle; key: Buffer; named: Record<string, string> } {
+  const chain = parseChain(String(req.params.chain));
+  const handle = deps.chains.get(chain);
+  if (!handle) throw unavailable(chain, 'this service is not configured for it');
   if (kind === 'address') {
     const address = String(req.params.address);
     const decoded = addressToScript(handle.params, address);
     if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
-    return { key: scriptKey(decoded.script), named: { address: scriptToAddress(handle.params, decoded.script) ?? address } };
+    const named = { address: scriptToAddress(handle.params, decoded.script) ?? address };
+    return { chain, handle, key: scriptKey(decoded.script), named };
   }
   const parsed = parseScripthash(String(req.params.hash));
-  return { key: parsed.key, named: { scripthash: parsed.hash } };
+  return { chain, handle, key: parsed.key, named: { scripthash: parsed.hash } };
 }

@@ -16,11 +16,10 @@ import { Coins, Sats } from '../../chain/amount.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import type { HistoryItem } from '../../store/index-model.js';
 import { mempoolRequested } from '../address-view.js';
-import { parseChain } from '../chain-param.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { decodeHistoryCursor, encodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
-import { checkAnswering, readIndex, unavailable } from '../index-read.js';
+import { checkAnswering, readIndex } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import { sendJson } from '../respond.js';
@@ -52,10 +51,7 @@ function item(i: HistoryItem): Record<string, unknown> {
 }
 
 async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
-  const chain = parseChain(String(req.params.chain));
-  const handle = deps.chains.get(chain);
-  if (!handle) throw unavailable(chain, 'this service is not configured for it');
-  const { key, named } = scriptNamed(handle, req, kind);
+  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
   const p = queryOf(req);
   const limit = parseLimit(p, TX_LIMITS);
   const cursorText = oneParam(p, 'cursor');

@@ -21,8 +21,7 @@ import type { RateLimiter } from '../token-bucket.js';
 import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type DecodedCursor } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
-import { parseChain } from '../chain-param.js';
-import { checkAnswering, readIndex, unavailable } from '../index-read.js';
+import { checkAnswering, readIndex } from '../index-read.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import type { UtxoPageResult } from '../../store/index-model.js';
 
@@ -92,10 +91,7 @@ async function notListed(source: SummarySource): Promise<(IndexStatus & { listin
 }
 
 async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
-  const chain = parseChain(String(req.params.chain));
-  const handle = deps.chains.get(chain);
-  if (!handle) throw unavailable(chain, 'this service is not configured for it');
-  const { key, named } = scriptNamed(handle, req, kind);
+  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
   const query = parsePageQuery(req);
   const { network } = handle.params;
   const scope: CursorScope = { chain, network, kind: 'script', id: key.toString('hex'), mempool: query.mempool };
