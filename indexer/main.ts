@@ -17,6 +17,7 @@ import { NodeClient, withRetry } from './node-client.js';
 import { checkNode } from './node-check.js';
 import { retryingSource } from './node-source.js';
 import { Syncer } from './sync.js';
+import { checkNotPruned, HistoryBuilder } from './history-build.js';
 import { followHashBlocks } from './zmq.js';
 import { checkSnapshot, runBootstrap, type CheckedSnapshot } from './bootstrap-cli.js';
 import { startMempoolFollow } from './mempool-start.js';
@@ -93,9 +94,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     });
     metrics.nodeSeen();
     await checkNode(chain, chainConfig.network, info, source);
-    // Before a bootstrap: history covers every block or none, so a snapshot load refuses to start under it.
+    // History covers every block or none: on an index that holds blocks (or is about to load a snapshot)
+    // without it, it is built from the node's blocks (history-build.ts), which a pruned node may lack.
     await store.setHistory(chainConfig.history);
     if (snapshot) await runBootstrap(snapshot, store, log);
+    const build = await store.historyBuild();
+    if (build) checkNotPruned(build, info.pruneHeight);
     // After a bootstrap, so that a loaded snapshot gets its listing built in bulk, not row by row.
     await store.setUtxoList(chainConfig.utxoList, (e) => logUtxoListEvent(log, e));
     const syncer = new Syncer(
@@ -122,7 +126,9 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     const mempool = chainConfig.mempool
       ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal, metrics)
       : null;
-    await Promise.all([syncer.run(signal), mempool]);
+    // After the first catch-up: balances first, and the two would share the node's block fetches.
+    const history = build && syncer.caughtUp.then(() => new HistoryBuilder(store, source, chainConfig, log, metrics).run(signal));
+    await Promise.all([syncer.run(signal), mempool, history]);
   } catch (err) {
     if (!signal.aborted) throw err;
   } finally {

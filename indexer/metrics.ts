@@ -19,6 +19,7 @@ export class IndexerMetrics {
   readonly rpcSeconds: Histogram<'request'>;
   readonly catchUpPercent: Gauge;
   readonly catchUpEta: Gauge;
+  readonly historyBuildHeight: Gauge;
   readonly mempoolReconcileSeconds: Histogram;
   readonly zmqConnected: Gauge<'topics'>;
 
@@ -70,6 +71,11 @@ export class IndexerMetrics {
     this.catchUpEta = new Gauge({
       name: 'addrsum_indexer_catch_up_eta_seconds',
       help: 'Estimated seconds until the catch-up ends, from the recent rate (-1 = unknown; 0 once following)',
+      registers,
+    });
+    this.historyBuildHeight = new Gauge({
+      name: 'addrsum_indexer_history_built_height',
+      help: 'While history is built for an index that had none: the last height built (-1 = none yet)',
       registers,
     });
     this.mempoolReconcileSeconds = new Histogram({

@@ -51,6 +51,8 @@ export interface ChainInfo {
   initialblockdownload: boolean;
   verificationprogress: number;
   pruned: boolean;
+  /** A pruned node's lowest height with a complete block on disk (`pruneheight`); null when not pruned. */
+  pruneHeight: number | null;
 }
 
 export interface CallOptions {
@@ -216,6 +218,7 @@ export class NodeClient {
       initialblockdownload: r.initialblockdownload as boolean,
       verificationprogress: r.verificationprogress as number,
       pruned: r.pruned === true,
+      pruneHeight: r.pruned === true ? this.intResult(r.pruneheight, 'getblockchaininfo.pruneheight') : null,
     };
   }
 

@@ -107,14 +107,14 @@ export function formatHms(seconds: number): string {
   return `${Math.floor(s / 3600)}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}`;
 }
 
-/** The human part of a progress line; the same figures go into the log record's fields. */
-export function describeProgress(line: ProgressLine): string {
+/** The human part of a progress line (`what`: catching up, building history); the same figures go into the log record's fields. */
+export function describeProgress(line: ProgressLine, what = 'catching up'): string {
   const share =
     line.basis === 'transactions'
       ? `${line.percent.toFixed(2)}% of transactions${line.nodePercent !== null && line.nodePercent < 99.99 ? `; node ${line.nodePercent.toFixed(2)}% verified` : ''}`
       : `${line.percent.toFixed(2)}% of blocks`;
   return (
-    `catching up: ${line.height}/${line.nodeHeight} (${share}), ` +
+    `${what}: ${line.height}/${line.nodeHeight} (${share}), ` +
     `${line.blocksPerSec.toFixed(1)} blocks/s, ${line.txPerSec.toFixed(0)} tx/s, ` +
     `ETA ${line.etaSeconds === null ? '?' : formatHms(line.etaSeconds)}`
   );

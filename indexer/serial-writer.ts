@@ -37,6 +37,8 @@ export function serialWriter(writer: IndexWriter): IndexWriter {
     refusePendingBootstrap: () => queued(() => writer.refusePendingBootstrap()),
     setUtxoList: (on, onEvent) => queued(() => writer.setUtxoList(on, onEvent)),
     setHistory: (on) => queued(() => writer.setHistory(on)),
+    historyBuild: () => queued(() => writer.historyBuild()),
+    buildHistory: (blocks) => queued(() => writer.buildHistory(blocks)),
     settle: () => queued(() => writer.settle()),
     close: () => queued(() => writer.close()),
   };

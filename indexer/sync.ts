@@ -44,6 +44,9 @@ export class ReorgTooDeep extends CodedError<'REORG_TOO_DEEP'> {
  */
 export class Syncer {
   readonly wake = new Wake();
+  /** Resolves the first time the index stands at the node's best header. */
+  readonly caughtUp: Promise<void>;
+  private reachedTip: () => void = () => undefined;
   private progress: Progress;
   private readonly batchTxs: number;
   private readonly commitIntervalMs: number;
@@ -65,6 +68,7 @@ export class Syncer {
     private readonly metrics: IndexerMetrics,
   ) {
     this.now = opts.now ?? (() => performance.now());
+    this.caughtUp = new Promise((resolve) => (this.reachedTip = resolve));
     this.progress = new Progress(opts.progressEveryMs ?? 5000, this.now);
     this.batchTxs = opts.batchTxs ?? 20_000;
     this.commitIntervalMs = opts.commitIntervalMs ?? 1000;
@@ -106,6 +110,7 @@ export class Syncer {
     const tip = await this.store.tip();
     if (this.following || tip === null || tip.height < this.chainHeight) return;
     this.following = true;
+    this.reachedTip();
     this.metrics.catchUpPercent.set(100);
     this.metrics.catchUpEta.set(0);
     this.log.info({ height: tip.height, hash: toDisplayHex(tip.hash) }, `caught up at ${tip.height}; following new blocks`);

@@ -62,6 +62,8 @@ export const ERROR_STATUS = {
   LIMITS_UNAVAILABLE: 503,
   /** Wallet derivation (derivation-pool.ts) has more queued than a new wallet should wait behind. */
   WALLETS_BUSY: 503,
+  /** History is being built for an index that had none (history-build): balances are served meanwhile. */
+  HISTORY_BUILDING: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

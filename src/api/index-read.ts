@@ -9,7 +9,7 @@ import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type Sum
 import { ApiError } from './errors.js';
 
 /** Seconds a client should wait before retrying a 503 (the indexer polls the node every second). */
-const RETRY_503_SECONDS = '5';
+export const RETRY_503_SECONDS = '5';
 
 export function unavailable(chain: ChainCode, why: string): ApiError {
   return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });

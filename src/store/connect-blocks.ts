@@ -19,10 +19,11 @@
  * - Litecoin MWEB programs (peg-in `OP_9 <32>`, HogAddr `OP_8 <32>`) are ordinary UTXOs of their own
  *   script: the HogEx spends them, and gettxoutsetinfo counts them. No address maps to those scripts.
  */
+import { toDisplayHex } from '../chain/hash.js';
 import { isUnspendable } from '../chain/script.js';
 import { DeltaCollector, inIdOrder, withScripts, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
 import { StoreError } from './errors.js';
-import type { BlockToApply } from './index-model.js';
+import type { BlockToApply, Tip } from './index-model.js';
 import { HistoryCollector } from './history-change.js';
 import { formatOutpoint, outpointKey } from './outpoint.js';
 import { scriptKey } from './script-key.js';
@@ -90,6 +91,22 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
     return { height: block.height, hash: block.hash, steps, txids };
   });
   return { blocks: planned, needed };
+}
+
+/** Throws NOT_CONNECTED unless `blocks` extend `tip` one by one (on an empty index, from height 0). */
+export function checkExtends(tip: Tip | null, blocks: readonly BlockToApply[]): void {
+  let prev = tip;
+  for (const b of blocks) {
+    if (prev === null) {
+      if (b.height !== 0) throw new StoreError('NOT_CONNECTED', `the index is empty: the first block must be height 0, got ${b.height}`);
+    } else if (b.height !== prev.height + 1 || !b.prevHash.equals(prev.hash)) {
+      throw new StoreError(
+        'NOT_CONNECTED',
+        `block ${b.height} (${toDisplayHex(b.hash)}, prev ${toDisplayHex(b.prevHash)}) does not extend ${prev.height} (${toDisplayHex(prev.hash)})`,
+      );
+    }
+    prev = { height: b.height, hash: b.hash };
+  }
 }
 
 /**

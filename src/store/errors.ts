@@ -42,8 +42,6 @@ export type StoreErrorCode =
   | 'OUT_OF_ORDER'
   /** Writer: the path no longer names the file this process opened (deleted, renamed over, restored). */
   | 'REPLACED'
-  /** History was asked for on an index that holds blocks without it (chains.<C>.history). */
-  | 'HISTORY_NOT_BUILT'
   /** The `-wal` beside the file was written on another file (an index restored beside a stale WAL, wal-match.ts). */
   | 'WAL_MISMATCH';
 

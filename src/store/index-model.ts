@@ -137,9 +137,19 @@ export interface HistoryPageRequest {
   readonly check?: (ctx: ListingContext) => void;
 }
 
+/** Where building history for an index that had none stands (history-build.ts). */
+export interface HistoryBuildProgress {
+  /** The last height whose history is built; −1: none yet. */
+  readonly height: number;
+  /** The index's tip: the build is done when it reaches it. */
+  readonly tipHeight: number;
+}
+
 /** A page of a script's history, newest first, with the index status it is true at. */
 export interface HistoryPage extends ChainStatus {
-  /** Null while the index keeps no history. */
+  /** While history is being built: how far (`page` is null then). */
+  readonly building?: HistoryBuildProgress;
+  /** Null while the index keeps no history, or builds it. */
   readonly page: {
     readonly items: readonly HistoryItem[];
     readonly next: number | null;

@@ -29,6 +29,7 @@ import type {
   Totals,
   UtxoListEvent,
   UtxoListing,
+  HistoryBuildProgress,
   HistoryPage,
   HistoryPageRequest,
   UtxoPageRequest,
@@ -93,10 +94,18 @@ export interface IndexWriter {
   /** Builds or drops the UTXO listing as the setting says; a no-op when it already is. */
   setUtxoList(on: boolean, onEvent?: (e: UtxoListEvent) => void): Promise<void>;
   /**
-   * Keeps address history from now on, or stops and forgets it; a no-op when it already is. Throws
-   * HISTORY_NOT_BUILT on an index that holds blocks without history.
+   * Keeps address history from now on, or stops and forgets it; a no-op when it already is. On an index
+   * that holds blocks (or a snapshot) without history, history is built first (buildHistory).
    */
   setHistory(on: boolean): Promise<void>;
+  /** Where building history stands; null when no build is under way. */
+  historyBuild(): Promise<HistoryBuildProgress | null>;
+  /**
+   * Builds the history of the next blocks (the index's own, from genesis) in one commit; the commit that
+   * reaches the tip turns history on. Returns where the build stands (null: done). Refuses with
+   * NOT_CONNECTED, writing nothing, when they are not the next blocks on the index's chain.
+   */
+  buildHistory(blocks: readonly BlockToApply[]): Promise<HistoryBuildProgress | null>;
   /** After a bulk load: makes the new index fast to read (SQLite: folds the WAL, warms the page cache). */
   settle(): Promise<{ folded: boolean; warm: WarmResult | null }>;
   readonly mempool: MempoolWriter;

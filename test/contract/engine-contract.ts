@@ -6,6 +6,7 @@
 import { afterAll, describe } from 'vitest';
 import { applyAndRollback } from './cases/apply-rollback.js';
 import { feed } from './cases/feed.js';
+import { historyBuilds } from './cases/history-build.js';
 import { kills } from './cases/kill.js';
 import { listing } from './cases/listing.js';
 import { mempool } from './cases/mempool.js';
@@ -24,6 +25,7 @@ export function engineContract(name: string, engine: EngineFactory): void {
     mempool(engine);
     feed(engine);
     snapshots(engine);
+    historyBuilds(engine);
     kills(engine);
   });
 }

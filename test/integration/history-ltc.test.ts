@@ -5,7 +5,8 @@
  * transactions paged with limit=3, equal an independent walk of the node's blocks
  * (test/support/history-walk.ts, `getblock … 2`). It holds after a
  * catch-up SIGKILLed at random moments with history on, after a reorg that drops transactions, and
- * `verify` agrees. History asked for on an index that holds blocks without it is refused by name.
+ * `verify` agrees; and for history built later from the node's blocks, SIGKILLed halfway and resumed,
+ * while balances are served and history routes answer 503 HISTORY_BUILDING.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,15 +143,51 @@ describe('history totals against a real litecoind', () => {
     expect(verify.status, verify.out).toBe(0);
   }, 300_000);
 
-  it('history turned off is forgotten, and asked for again on an index with blocks is refused by name', async () => {
+  it('history turned off is forgotten; turned on again it is built from the blocks, SIGKILLed halfway and resumed', async () => {
     await lw.world.startIndexer();
-    const plain = async (): Promise<boolean> => {
-      const r = await get(`/api/v1/LTC/address/${chain.doublePay.address}`);
-      return r.status === 200 && !/txCount|received|sent/.test(r.text);
+    const summary = async (): Promise<{ status: number; text: string }> => get(`/api/v1/LTC/address/${chain.doublePay.address}`);
+    await waitFor(
+      'history to be dropped',
+      async () => (await summary()).status === 200 && !/txCount|received|sent/.test((await summary()).text),
+      60_000,
+      lw.world.indexer,
+    );
+    expect((await get(`/api/v1/LTC/address/${chain.doublePay.address}/transactions`)).text).toMatch(/HISTORY_DISABLED/);
+
+    /** The build's progress as the transactions route states it; null once history is on. */
+    const building = async (): Promise<{ builtHeight: number; tipHeight: number } | null> => {
+      const r = await get(`/api/v1/LTC/address/${chain.doublePay.address}/transactions?limit=1`);
+      if (r.status === 200) return null;
+      expect(r.status, r.text).toBe(503);
+      const body = JSON.parse(r.text) as { code: string; data: { builtHeight: number; tipHeight: number } };
+      expect(body.code).toBe('HISTORY_BUILDING');
+      return body.data;
     };
-    await waitFor('history to be dropped', plain, 60_000, lw.world.indexer);
-    const refused = await lw.world.startIndexer({ env: HISTORY_ON });
-    expect(await refused.exited).not.toBe(0);
-    expect(refused.output()).toMatch(/HISTORY_NOT_BUILT|keeps history only from the first block/);
-  }, 120_000);
+    // Every block its own commit, so a kill lands between two of them; killed at random moments while it builds.
+    let kills = 0;
+    let before = -1;
+    for (let attempt = 0; attempt < 6 && kills < 2; attempt++) {
+      const indexer = await lw.world.startIndexer({ toml: 'prefetch = 1\ncommitIntervalMs = 0', env: HISTORY_ON });
+      await waitFor('the history build to advance', async () => ((await building())?.builtHeight ?? Infinity) > before, 60_000, indexer);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 150)));
+      await lw.world.stopIndexer('SIGKILL');
+      const left = await building();
+      if (left === null) break;
+      expect(left.builtHeight).toBeLessThan(left.tipHeight);
+      // Balances are served meanwhile, without history figures.
+      const plain = await summary();
+      expect(plain.status).toBe(200);
+      expect(plain.text).not.toMatch(/txCount/);
+      before = left.builtHeight;
+      kills++;
+    }
+    expect(kills).toBeGreaterThanOrEqual(1);
+    const resumed = await lw.world.startIndexer({ env: HISTORY_ON });
+    await waitFor('history to be built', async () => (await building()) === null, 120_000, resumed);
+    expect(resumed.output()).toMatch(/building history from block [1-9]/);
+    expect(resumed.output()).toMatch(/history built/);
+    await expectTotalsEqualWalk('build after kills');
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+  }, 400_000);
 });

@@ -19,13 +19,14 @@ export const CHAIN_PATH_PARAM: Json = {
 export const UNKNOWN_CHAIN_TEXT = `UNKNOWN_CHAIN: the chain segment is not ${CHAIN_CODES.join(' or ')} (any case).`;
 
 /** The 503 of a route that reads an index: `description` says which codes it gives and when. */
-export function notReady(description: string, more: readonly ErrorCode[] = []): Json {
+export function notReady(description: string, more: readonly ErrorCode[] = [], variants: readonly Json[] = []): Json {
   return response(
     description,
     {
       oneOf: [
         errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')),
         errorSchema(['CHAIN_UNAVAILABLE', 'INDEX_DAMAGED', 'KEYS_UNAVAILABLE', 'LIMITS_UNAVAILABLE', ...more]),
+        ...variants,
       ],
     },
     headers(['Retry-After'], [...LIMITS, 'Cache-Control']),

@@ -6,7 +6,7 @@ import { CHAIN_CODES } from '../../chain/params.js';
 import type { ErrorCode } from '../errors.js';
 import { CHAIN_PATH_PARAM } from './address-paths.js';
 import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
-import { pathItem, successSchema, type Json } from './build.js';
+import { errorSchema, pathItem, successSchema, type Json } from './build.js';
 
 const PAGE_QUERY: Json[] = [
   {
@@ -33,6 +33,19 @@ const HISTORY_TEXT: PagedText = {
   disabled: 'HISTORY_DISABLED',
   disabledText: 'the index keeps no history (chains.<C>.history, ADDRSUM_HISTORY).',
   items: 'transactions',
+  extra503: {
+    text: 'HISTORY_BUILDING while history is being built for an index that had none (data: builtHeight, tipHeight, percent); balances are served meanwhile.',
+    variant: errorSchema(['HISTORY_BUILDING'], {
+      type: 'object',
+      additionalProperties: false,
+      required: ['builtHeight', 'tipHeight', 'percent'],
+      properties: {
+        builtHeight: { type: 'integer', minimum: -1, description: 'The last height whose history is built (−1: none yet).' },
+        tipHeight: { type: 'integer', minimum: 0, description: 'The index’s tip: the build is done when it reaches it.' },
+        percent: { type: 'number', minimum: 0, maximum: 100, description: 'Share of the heights built.' },
+      },
+    }),
+  },
 };
 
 const responses = (success: string, codes: ErrorCode[]): Json => pagedResponses(HISTORY_TEXT, success, codes);

@@ -39,6 +39,8 @@ export interface PagedText {
   readonly disabledText: string;
   /** What a token buys: `outputs`, `transactions`. */
   readonly items: string;
+  /** A 503 of this kind of page only, with its own `data`. */
+  readonly extra503?: { readonly text: string; readonly variant: Json };
 }
 
 export function pagedResponses(text: PagedText, success: string, codes: ErrorCode[], busy: ErrorCode[] = []): Json {
@@ -72,8 +74,10 @@ export function pagedResponses(text: PagedText, success: string, codes: ErrorCod
     500: internalError,
     503: notReady(
       'CHAIN_SYNCING, CHAIN_UNAVAILABLE or INDEX_DAMAGED, as on the address route' +
-        (busy.length > 0 ? "; WALLETS_BUSY when other callers' queued derivations would make this wallet wait too long." : '.'),
+        (busy.length > 0 ? "; WALLETS_BUSY when other callers' queued derivations would make this wallet wait too long" : '') +
+        (text.extra503 ? `; ${text.extra503.text}` : '.'),
       busy,
+      text.extra503 ? [text.extra503.variant] : [],
     ),
   };
 }

@@ -2,7 +2,8 @@
  * GET/HEAD /api/v1/{chain}/address/{address}/transactions and …/scripthash/{hash}/transactions
  * (`?limit=`, `&cursor=`): one page of the script's confirmed history, newest first (height descending,
  * then position in the block descending), each transaction with what it paid to and spent from the
- * script. Needs history kept (chains.<C>.history): 404 HISTORY_DISABLED otherwise.
+ * script. Needs history kept (chains.<C>.history): 404 HISTORY_DISABLED otherwise, 503 HISTORY_BUILDING while
+ * it is built for an index that had none.
  *
  * Checks, in order: chain → API key → limits (one token per TXS_PER_TOKEN transactions asked for) →
  * address or hash, limit, cursor shape, mempool → one read (history's state, the cursor's MAC, binding
@@ -14,12 +15,12 @@
 import type { Express, Request, Response } from 'express';
 import { Coins, Sats } from '../../chain/amount.js';
 import { toDisplayHex } from '../../chain/hash.js';
-import type { HistoryItem } from '../../store/index-model.js';
+import type { HistoryBuildProgress, HistoryItem } from '../../store/index-model.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { decodeHistoryCursor, encodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
-import { checkAnswering, readIndex } from '../index-read.js';
+import { checkAnswering, readIndex, RETRY_503_SECONDS } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import { sendJson } from '../respond.js';
@@ -38,6 +39,17 @@ export const historyOff = (chain: string): ApiError =>
     'HISTORY_DISABLED',
     `the ${chain} index keeps no history: the operator turns it on with chains.${chain}.history (ADDRSUM_HISTORY=true)`,
   );
+
+/** 503 while history is built for an index that had none, with how far the build is. */
+export function historyBuilding(chain: string, { height, tipHeight }: HistoryBuildProgress): ApiError {
+  const percent = tipHeight < 0 ? 0 : Math.floor(((height + 1) / (tipHeight + 1)) * 1000) / 10;
+  return new ApiError(
+    'HISTORY_BUILDING',
+    `the ${chain} index is building its history from the node's blocks (height ${height} of ${tipHeight}, ${percent}%): balances are served meanwhile`,
+    { builtHeight: height, tipHeight, percent },
+    { 'Retry-After': RETRY_503_SECONDS },
+  );
+}
 
 function item(i: HistoryItem): Record<string, unknown> {
   return {
@@ -74,6 +86,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
   });
   checkAnswering(deps, chain, read, res);
   const page = read.page;
+  if (read.building) throw historyBuilding(chain, read.building);
   if (!page) throw historyOff(chain);
   const tip = { height: page.tipHeight, hash: page.tipHash };
   res.setHeader('Cache-Control', 'no-store');

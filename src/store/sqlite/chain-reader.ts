@@ -24,7 +24,8 @@ import { StoreError } from '../errors.js';
 import { checkSchemaVersion } from './migrate.js';
 import { scriptKey } from '../script-key.js';
 import { UtxoPager } from './utxo-page.js';
-import { HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
+import { BUILT_KEY } from './history-build.js';
+import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
 import { headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
@@ -83,7 +84,7 @@ interface StatusRow {
   node_height: Int | null;
   node_seen_at: Int | null;
   tip_time: Int | null;
-  /** meta history: 1 while the index keeps history. */
+  /** meta history: 1 while the index keeps history, 2 while it is being built. */
   history: Int | null;
 }
 
@@ -123,13 +124,16 @@ export class ChainReader {
       return status && { ...status, listing: pager.read(req) };
     });
     const history = new HistoryPager(db);
-    const secretStmt = db.prepare<[string], Buffer>('SELECT value FROM meta WHERE key = ?').pluck();
+    const metaStmt = db.prepare<[string], Buffer>('SELECT value FROM meta WHERE key = ?').pluck();
     // One read transaction: the status, the cursor's check and every row of the page share a snapshot.
     this.readHistory = db.transaction((req: HistoryPageRequest): HistoryPage | null => {
       const row = this.statusStmt.get()!;
       const status = this.toStatus(row);
-      if (status === null || !historyOn(row)) return status && { ...status, page: null };
-      const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: secretStmt.get(HISTORY_SECRET_KEY)! };
+      if (status === null || !historyOn(row)) {
+        const built = Number(row.history) === BUILDING ? Number(metaStmt.get(BUILT_KEY)) : null;
+        return status && { ...status, page: null, ...(built !== null && { building: { height: built, tipHeight: status.tipHeight } }) };
+      }
+      const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: metaStmt.get(HISTORY_SECRET_KEY)! };
       req.check?.(ctx);
       return { ...status, page: { ...history.read(req), ...ctx } };
     });

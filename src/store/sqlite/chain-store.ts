@@ -11,7 +11,8 @@
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
  * | changes | seq                          | kind, tip, touched scripts (change-feed.ts) | one row per commit that moves the tip or the mempool; only the newest FEED_KEEP |
- * | history, history_* | (history-store.ts)  | each script's totals and entries; txids by number; numbers per block; before-images | only while meta history = 1, then for every block, in the blocks' own transaction |
+ * | history, history_* | (history-store.ts)  | each script's totals and entries; txids by number; numbers per block; before-images | while meta history = 1 for every block, in the blocks' own transaction; while 2, for blocks 0..history_built (history-build.ts) |
+ * | history_build_utxos | outpoint           | as utxos                               | only while history is being built: the UTXO set at history_built |
  *
  * An index bootstrapped from a UTXO snapshot (bulk-load.ts) has meta base_height = the snapshot's base
  * block: its blocks rows run base_height..tip instead of 0..tip, and nothing at or below the base can be
@@ -35,20 +36,28 @@ import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
 import { withScripts } from '../change-set.js';
-import { connectBlocks, planBatch } from '../connect-blocks.js';
+import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
-import { HistoryStore, historyNotBuilt } from './history-store.js';
+import { IndexHistory } from './index-history.js';
 import { readAmount, readMeta } from './meta.js';
 import { migrate } from './migrate.js';
 import { commitChangeSet, createdAgain, restoredAgain, takeCoins } from './change-commit.js';
-import { warmPageCache } from './page-cache.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { coinbaseTxid, setUtxoList } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
-import type { BaseBlock, BlockToApply, BulkLoadOptions, NodeSeen, Tip, Totals, UtxoListEvent, WarmResult } from '../index-model.js';
+import type {
+  BaseBlock,
+  BlockToApply,
+  BulkLoadOptions,
+  HistoryBuildProgress,
+  NodeSeen,
+  Tip,
+  Totals,
+  UtxoListEvent,
+} from '../index-model.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
 
@@ -69,9 +78,8 @@ export class ChainStore {
   /** What each commit touched, for the API's live pushes (change-feed.ts). */
   private readonly feed: ChangeFeed;
   private readonly stmts: WriteStatements;
-  /** Address history (history-store.ts), written only while `historyOn`. */
-  private readonly history: HistoryStore;
-  private historyOn: boolean;
+  /** Address history (index-history.ts): off, being built, or kept by block sync. */
+  private readonly history: IndexHistory;
   private currentTip: Tip | null;
   private currentTotals: Totals;
   private baseHeight: number | null;
@@ -89,8 +97,7 @@ export class ChainStore {
     this.stmts = prepareWriteStatements(db);
     this.feed = new ChangeFeed(db);
     this.mempool = new MempoolStore(db, this.feed);
-    this.history = new HistoryStore(db);
-    this.historyOn = this.history.on;
+    this.history = new IndexHistory(db);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
     const base = meta.get(BASE_HEIGHT_KEY);
@@ -181,7 +188,8 @@ export class ChainStore {
   applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): void {
     if (blocks.length === 0) return;
     this.checkFile();
-    this.checkLinks(blocks);
+    if (!this.currentTip) this.refusePendingBootstrap();
+    checkExtends(this.currentTip, blocks);
     const last = blocks[blocks.length - 1]!;
     // Undo is kept for heights (tip − undoDepth, tip] after this batch; older blocks need none at all.
     const undoFrom = last.height - this.undoDepth + 1;
@@ -190,8 +198,7 @@ export class ChainStore {
         .transaction(() => {
           // Resolve, compute, write (change-commit.ts): the resolver takes the spent coins out as it reads them.
           const plan = planBatch(blocks);
-          const history = this.historyOn ? { nextTx: this.history.nextTx() } : undefined;
-          const set = connectBlocks(plan, takeCoins(this.stmts, plan.needed), undoFrom, history);
+          const set = connectBlocks(plan, takeCoins(this.stmts.coins, plan.needed), undoFrom, this.history.connecting());
           const after = commitChangeSet(this.stmts, set, this.currentTotals, createdAgain);
           if (set.history) this.history.commit(set.history, undoFrom);
           for (const block of blocks) {
@@ -223,7 +230,8 @@ export class ChainStore {
         'NOT_EMPTY',
         `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`,
       );
-    if (this.historyOn) throw historyNotBuilt('a snapshot about to be loaded');
+    // A snapshot holds no history: it is built from the node's blocks once the load is done.
+    this.db.transaction(() => this.history.snapshotLoading()).immediate();
     // Kept up row by row, the listing's index would slow the load: it is built in bulk afterwards.
     setUtxoList(this.db, false);
     const totals = bulkLoad(this.db, rows, base, opts);
@@ -239,18 +247,32 @@ export class ChainStore {
     setUtxoList(this.db, on, onEvent);
   }
 
-  /**
-   * Keeps address history from now on, or stops and forgets it (chains.<C>.history). History covers every
-   * block or none: it can start only on an index with no block yet. Throws StoreError HISTORY_NOT_BUILT
-   * on one that has blocks (or a snapshot load) without it.
-   */
+  /** History kept from the first block on an empty index, else built first (buildHistory); off forgets it. */
   setHistory(on: boolean): void {
     this.checkFile();
-    if (on === this.historyOn) return;
-    if (on && this.currentTip) throw historyNotBuilt(`blocks up to height ${this.currentTip.height}`);
-    if (on && pendingBase(this.db)) throw historyNotBuilt('part of a snapshot load');
-    this.db.transaction(() => (on ? this.history.start() : this.history.drop())).immediate();
-    this.historyOn = on;
+    this.db.transaction(() => this.history.set(on, this.currentTip !== null || pendingBase(this.db) !== null)).immediate();
+  }
+
+  /** Where building history stands; null when no build is under way. */
+  historyBuild(): HistoryBuildProgress | null {
+    return this.history.progress(this.currentTip?.height ?? -1);
+  }
+
+  /** The next blocks' history in one transaction (index-history.ts); the step that reaches the tip turns it on. */
+  buildHistory(blocks: readonly BlockToApply[]): HistoryBuildProgress | null {
+    this.checkFile();
+    const tip = this.currentTip;
+    if (!tip) throw new StoreError('NOT_CONNECTED', 'no history build is under way: the index is empty');
+    const chain = { tip, hashAt: (height: number) => this.stmts.blockHash.get(height), baseHeight: this.baseHeight };
+    this.db
+      .transaction(() => {
+        if (!this.history.buildNext(blocks, chain, this.undoDepth)) return;
+        // Every summary gains its history: the live pushes re-read every subscription.
+        this.feed.touchEverything();
+        this.feed.record('block', tip.height);
+      })
+      .immediate();
+    return this.historyBuild();
   }
 
   /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load: block sync must not start on them. */
@@ -308,9 +330,9 @@ export class ChainStore {
         .transaction(() => {
           const prevHash = tip.height > 0 ? this.stmts.blockHash.get(tip.height - 1) : undefined;
           const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
-          const set = disconnectBlock(tip.height, undo, takeCoins(this.stmts, outpointsToRestore(undo)), below);
+          const set = disconnectBlock(tip.height, undo, takeCoins(this.stmts.coins, outpointsToRestore(undo)), below);
           const after = commitChangeSet(this.stmts, set, this.currentTotals, restoredAgain(tip.height));
-          const touched = this.historyOn ? withScripts(set.touched, this.history.rollback(tip.height)) : set.touched;
+          const touched = withScripts(set.touched, this.history.disconnect(tip.height, undo, below));
           // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
           this.mempool.clear();
           this.stmts.undoDelete.run(tip.height);
@@ -353,31 +375,10 @@ export class ChainStore {
     return truncateWal(this.db);
   }
 
-  /** Reads the index file into the kernel's page cache when it fits (page-cache.ts); null for an in-memory store. */
-  warmPageCache(): WarmResult | null {
-    return this.checkpointer === null ? null : warmPageCache(this.db.name);
-  }
-
   close(): void {
     this.checkpointer?.stop();
     if (this.db.open) this.db.close();
     this.lock?.release();
-  }
-
-  private checkLinks(blocks: readonly BlockToApply[]): void {
-    let prev = this.currentTip;
-    for (const b of blocks) {
-      if (prev === null) {
-        this.refusePendingBootstrap();
-        if (b.height !== 0) throw new StoreError('NOT_CONNECTED', `the index is empty: the first block must be height 0, got ${b.height}`);
-      } else if (b.height !== prev.height + 1 || !b.prevHash.equals(prev.hash)) {
-        throw new StoreError(
-          'NOT_CONNECTED',
-          `block ${b.height} (${toDisplayHex(b.hash)}, prev ${toDisplayHex(b.prevHash)}) does not extend ${prev.height} (${toDisplayHex(prev.hash)})`,
-        );
-      }
-      prev = { height: b.height, hash: b.hash };
-    }
   }
 
   private writeTip(tip: Tip | null, totals: Totals): void {

@@ -12,13 +12,13 @@ import { StoreError } from '../errors.js';
 import { formatOutpoint } from '../outpoint.js';
 import type { Totals } from '../index-model.js';
 import { writeScriptDeltas } from './script-deltas.js';
-import { CHUNK, type WriteStatements } from './statements.js';
+import { CHUNK, type CoinStatements, type WriteStatements } from './statements.js';
 
-/** Takes the coins at `outpoints` (by id) out of `utxos`; an outpoint with no row is absent from the answer. */
-export function takeCoins(stmts: WriteStatements, outpoints: ReadonlyMap<string, Buffer>): Map<string, Coin> {
+/** Takes the coins at `outpoints` (by id) out of a coin table; an outpoint with no row is absent from the answer. */
+export function takeCoins(table: CoinStatements, outpoints: ReadonlyMap<string, Buffer>): Map<string, Coin> {
   const coins = new Map<string, Coin>();
   for (const [id, outpoint] of outpoints) {
-    const row = stmts.utxoTake.get(outpoint);
+    const row = table.take.get(outpoint);
     // One coin's value is at most MAX_MONEY (< 2^53): exact as the number SQLite returns.
     if (row) coins.set(id, { outpoint, scriptKey: row.script_key, value: BigInt(row.value), height: row.height });
   }
@@ -31,7 +31,7 @@ export function takeCoins(stmts: WriteStatements, outpoints: ReadonlyMap<string,
  * StoreError INCONSISTENT with the message `conflict` gives for it.
  */
 export function commitChangeSet(stmts: WriteStatements, set: ChangeSet, before: Totals, conflict: (coin: Coin) => string): Totals {
-  insertCoins(stmts, set.created, conflict);
+  insertCoins(stmts.coins, set.created, conflict);
   const scripts = writeScriptDeltas(stmts, set.deltas, before.scripts);
   return { utxos: before.utxos + set.utxos, amount: before.amount + set.amount, scripts };
 }
@@ -47,7 +47,7 @@ export const restoredAgain =
     `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`;
 
 /** Inserts in the order given, CHUNK rows per statement (one native call per CHUNK rows). */
-function insertCoins(stmts: WriteStatements, coins: readonly Coin[], conflict: (coin: Coin) => string): void {
+export function insertCoins(table: CoinStatements, coins: readonly Coin[], conflict: (coin: Coin) => string): void {
   const args: unknown[] = new Array<unknown>(4 * CHUNK);
   let i = 0;
   for (; i + CHUNK <= coins.length; i += CHUNK) {
@@ -59,19 +59,19 @@ function insertCoins(stmts: WriteStatements, coins: readonly Coin[], conflict: (
       args[4 * j + 3] = c.height;
     }
     try {
-      stmts.utxoInsertChunk.run(...args);
+      table.insertChunk.run(...args);
     } catch (err) {
       if (!isConflict(err)) throw err;
       // The failed statement was backed out whole: row by row, the first that conflicts is the one to name.
-      for (const c of coins.slice(i, i + CHUNK)) insertOne(stmts, c, conflict);
+      for (const c of coins.slice(i, i + CHUNK)) insertOne(table, c, conflict);
     }
   }
-  for (; i < coins.length; i++) insertOne(stmts, coins[i]!, conflict);
+  for (; i < coins.length; i++) insertOne(table, coins[i]!, conflict);
 }
 
-function insertOne(stmts: WriteStatements, c: Coin, conflict: (coin: Coin) => string): void {
+function insertOne(table: CoinStatements, c: Coin, conflict: (coin: Coin) => string): void {
   try {
-    stmts.utxoInsert.run(c.outpoint, c.scriptKey, c.value, c.height);
+    table.insert.run(c.outpoint, c.scriptKey, c.value, c.height);
   } catch (err) {
     if (!isConflict(err)) throw err;
     throw new StoreError('INCONSISTENT', conflict(c), { cause: err });

@@ -20,6 +20,7 @@ import { StoreError } from '../errors.js';
 import { ChainReader } from './chain-reader.js';
 import { ChainStore, type ChainStoreOptions } from './chain-store.js';
 import { openReaderDb, type ReaderDbOptions } from './db.js';
+import { warmPageCache } from './page-cache.js';
 import { KeyStore as KeysFile } from './key-store.js';
 import type { MempoolStore } from './mempool-store.js';
 import { verifyUtxoList } from './utxo-list.js';
@@ -161,8 +162,17 @@ export class SqliteIndexWriter implements IndexWriter {
     return settle(() => this.store.setHistory(on));
   }
 
+  historyBuild() {
+    return settle(() => this.store.historyBuild());
+  }
+
+  buildHistory(blocks: readonly BlockToApply[]) {
+    return settle(() => this.store.buildHistory(blocks));
+  }
+
   settle() {
-    return settle(() => ({ folded: this.store.truncateWal(), warm: this.store.warmPageCache() }));
+    // The page cache warms only a file (an in-memory store has none).
+    return settle(() => ({ folded: this.store.truncateWal(), warm: this.store.db.memory ? null : warmPageCache(this.store.db.name) }));
   }
 
   close() {

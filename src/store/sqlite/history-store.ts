@@ -28,8 +28,12 @@ import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { CHUNK } from './statements.js';
 
-/** meta key: 1 while the index keeps history (set on an empty index only: it covers every block). */
+/** meta key: 1 while the index keeps history for every block, 2 while it is being built (history-build.ts). */
 export const HISTORY_KEY = 'history';
+export type HistoryState = 'off' | 'building' | 'on';
+const STATE_CODES = { on: 1, building: 2 } as const;
+/** meta history's value while a build is under way. */
+export const BUILDING = STATE_CODES.building;
 /** meta key: the layout's version (history-chunk.ts HISTORY_FORMAT). */
 const FORMAT_KEY = 'history_format';
 /** meta key: the key history page cursors are sealed with (src/api/history-cursor.ts), made when history starts. */
@@ -39,15 +43,6 @@ export const NEXT_TX_KEY = 'history_next_tx';
 /** 126 txids (4,032 bytes) and their record header fill one 4 KiB page: 64 would leave half of each page empty. */
 export const TXIDS_PER_ROW = 126;
 const IMAGES_FORMAT = 1;
-
-/** History covers every block or none; this version builds it only block by block from the first. */
-export function historyNotBuilt(held: string): StoreError {
-  return new StoreError(
-    'HISTORY_NOT_BUILT',
-    `the index holds ${held} without history, and this version keeps history only for an index synced from genesis with it on: ` +
-      "turn history off again, or delete this chain's database and let the indexer sync from genesis with history on",
-  );
-}
 
 /**
  * A head being appended to, kept as bytes: appending encodes only the new entries (a busy script's head
@@ -117,9 +112,9 @@ export class HistoryStore {
     );
   }
 
-  /** Whether the index keeps history (meta history = 1). */
-  get on(): boolean {
-    return this.metaGet.get(HISTORY_KEY) === 1;
+  get state(): HistoryState {
+    const code = this.metaGet.get(HISTORY_KEY);
+    return code === STATE_CODES.on ? 'on' : code === STATE_CODES.building ? 'building' : 'off';
   }
 
   /** The number the next connected transaction gets. */
@@ -127,12 +122,20 @@ export class HistoryStore {
     return Number(this.metaGet.get(NEXT_TX_KEY) ?? 0);
   }
 
-  /** Starts keeping history, inside the caller's transaction: only an index with no block yet covers every block. */
-  start(): void {
-    this.metaSet.run(HISTORY_KEY, 1);
+  /**
+   * Starts history with no entry, inside the caller's transaction: kept from the next block ('on', an index
+   * with no block yet), or built from genesis first ('building').
+   */
+  start(state: 'on' | 'building'): void {
+    this.metaSet.run(HISTORY_KEY, STATE_CODES[state]);
     this.metaSet.run(FORMAT_KEY, HISTORY_FORMAT);
     this.metaSet.run(HISTORY_SECRET_KEY, randomBytes(32));
     this.metaSet.run(NEXT_TX_KEY, 0);
+  }
+
+  /** A build reached the tip: history is kept from the next block on (inside the caller's transaction). */
+  built(): void {
+    this.metaSet.run(HISTORY_KEY, STATE_CODES.on);
   }
 
   /** Stops keeping history and forgets it (inside the caller's transaction). */

@@ -18,12 +18,18 @@ export interface CoinRow {
 
 export const CHUNK = 64;
 
-export interface WriteStatements {
+/** A table of coins shaped as `utxos` is: the UTXO set, or the one a history build keeps (history-build.ts). */
+export interface CoinStatements {
   /** Spend: delete and return the coin in one b-tree search. */
-  utxoTake: Database.Statement<[Buffer], CoinRow>;
-  utxoInsert: Database.Statement<[Buffer, Buffer, bigint, number]>;
-  /** utxoInsert for CHUNK rows: 4 × CHUNK parameters. */
-  utxoInsertChunk: Database.Statement<unknown[]>;
+  take: Database.Statement<[Buffer], CoinRow>;
+  insert: Database.Statement<[Buffer, Buffer, bigint, number]>;
+  /** insert for CHUNK rows: 4 × CHUNK parameters. */
+  insertChunk: Database.Statement<unknown[]>;
+}
+
+export interface WriteStatements {
+  /** The UTXO set. */
+  coins: CoinStatements;
   /** Creates absent aggregate rows as (0, 0); `changes` = how many scripts are new. 1 and CHUNK keys. */
   scriptEnsure: Database.Statement<[Buffer]>;
   scriptEnsureChunk: Database.Statement<unknown[]>;
@@ -52,7 +58,15 @@ export interface WriteStatements {
 
 const values = (n: number, row: string): string => Array<string>(n).fill(row).join(', ');
 
-const UTXO_INSERT = 'INSERT INTO utxos (outpoint, script_key, value, height) VALUES ';
+export function prepareCoinStatements(db: Db, table: string): CoinStatements {
+  const insert = `INSERT INTO ${table} (outpoint, script_key, value, height) VALUES `;
+  return {
+    take: db.prepare(`DELETE FROM ${table} WHERE outpoint = ? RETURNING script_key, value, height`),
+    insert: db.prepare(insert + values(1, '(?, ?, ?, ?)')),
+    insertChunk: db.prepare(insert + values(CHUNK, '(?, ?, ?, ?)')),
+  };
+}
+
 const SCRIPT_ENSURE = (rows: number): string =>
   `INSERT OR IGNORE INTO scripts (script_key, balance, utxo_count) VALUES ${values(rows, '(?, 0, 0)')}`;
 // The rows exist (SCRIPT_ENSURE ran first), so this always takes the DO UPDATE path.
@@ -63,9 +77,7 @@ const SCRIPT_ADD = (rows: number): string =>
 
 export function prepareWriteStatements(db: Db): WriteStatements {
   return {
-    utxoTake: db.prepare('DELETE FROM utxos WHERE outpoint = ? RETURNING script_key, value, height'),
-    utxoInsert: db.prepare(UTXO_INSERT + values(1, '(?, ?, ?, ?)')),
-    utxoInsertChunk: db.prepare(UTXO_INSERT + values(CHUNK, '(?, ?, ?, ?)')),
+    coins: prepareCoinStatements(db, 'utxos'),
     scriptEnsure: db.prepare(SCRIPT_ENSURE(1)),
     scriptEnsureChunk: db.prepare(SCRIPT_ENSURE(CHUNK)),
     scriptAdd: db.prepare<[Buffer, bigint, number], Buffer | null>(SCRIPT_ADD(1)).pluck(),

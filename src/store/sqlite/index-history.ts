@@ -1,0 +1,116 @@
+/**
+ * The index's address history as one state, for the write path: off, being built for an index that had
+ * none (history-build.ts), or kept by block sync from the next block on (history-store.ts). Every call
+ * runs inside the caller's transaction; the state is read from meta each time, so a transaction that
+ * rolls back leaves nothing to forget.
+ */
+import { toDisplayHex } from '../../chain/hash.js';
+import type { HistoryChange } from '../history-change.js';
+import { StoreError } from '../errors.js';
+import type { BlockToApply, HistoryBuildProgress, Tip } from '../index-model.js';
+import type { BlockUndo } from '../undo.js';
+import type { Db } from './db.js';
+import { HistoryBuild, type BuildState } from './history-build.js';
+import { HistoryStore, type HistoryState } from './history-store.js';
+
+/** What the build checks its blocks against: the index's tip, its own block hashes, its snapshot base. */
+export interface IndexChain {
+  readonly tip: Tip;
+  readonly hashAt: (height: number) => Buffer | undefined;
+  readonly baseHeight: number | null;
+}
+
+export class IndexHistory {
+  private readonly kept: HistoryStore;
+  private readonly build: HistoryBuild;
+
+  constructor(db: Db) {
+    this.kept = new HistoryStore(db);
+    this.build = new HistoryBuild(db, this.kept);
+  }
+
+  get state(): HistoryState {
+    return this.kept.state;
+  }
+
+  /** Turns history on or off; on over blocks (or a snapshot load) it is built first. */
+  set(on: boolean, holdsBlocks: boolean): void {
+    if (on === (this.state !== 'off')) return;
+    if (!on) {
+      this.build.end();
+      this.kept.drop();
+    } else if (holdsBlocks) {
+      this.kept.start('building');
+      this.build.begin();
+    } else this.kept.start('on');
+  }
+
+  /** A snapshot is about to fill the empty index: it holds no history, so history kept from it must be built. */
+  snapshotLoading(): void {
+    if (this.state !== 'on') return;
+    this.kept.start('building');
+    this.build.begin();
+  }
+
+  progress(tipHeight: number): HistoryBuildProgress | null {
+    const state = this.state === 'building' ? this.build.state() : null;
+    return state && { height: state.height, tipHeight };
+  }
+
+  /** What connectBlocks needs to collect history, while block sync keeps it. */
+  connecting(): { nextTx: number } | undefined {
+    return this.state === 'on' ? { nextTx: this.kept.nextTx() } : undefined;
+  }
+
+  commit(change: HistoryChange, undoFrom: number): void {
+    this.kept.commit(change, undoFrom);
+  }
+
+  /**
+   * Builds the next blocks' history; true when that reached the tip and history is kept from now on.
+   * Throws NOT_CONNECTED when they are not the next blocks of the build on the index's chain.
+   */
+  buildNext(blocks: readonly BlockToApply[], chain: IndexChain, undoDepth: number): boolean {
+    const state = this.state === 'building' ? this.build.state() : null;
+    if (!state) throw new StoreError('NOT_CONNECTED', 'no history build is under way');
+    checkLinks(blocks, state, chain);
+    this.build.connect(blocks, chain.tip.height - undoDepth + 1);
+    if (blocks[blocks.length - 1]!.height < chain.tip.height) return false;
+    this.build.end();
+    this.kept.built();
+    return true;
+  }
+
+  /** The tip block `height` is being disconnected with `undo`: undoes its history; returns the scripts it touched. */
+  disconnect(height: number, undo: BlockUndo, below: Tip | null): Buffer[] {
+    const state = this.state;
+    if (state === 'on') return this.kept.rollback(height);
+    if (state === 'building' && this.build.state()!.height === height) this.build.disconnect(height, undo, below);
+    // Summaries show no history while it is built: nothing to push.
+    return [];
+  }
+}
+
+/**
+ * The blocks must continue the build on the index's chain: its own block at each height, and below a
+ * snapshot's base (where the index has no rows) linked to the build's last block.
+ */
+function checkLinks(blocks: readonly BlockToApply[], state: BuildState, { tip, hashAt, baseHeight }: IndexChain): void {
+  let { height, hash: prev } = state;
+  for (const block of blocks) {
+    const own = hashAt(block.height);
+    const fits =
+      block.height === height + 1 &&
+      block.height <= tip.height &&
+      (prev === null ? block.height === 0 : block.prevHash.equals(prev)) &&
+      (own ? own.equals(block.hash) : baseHeight !== null && block.height < baseHeight);
+    if (!fits)
+      throw new StoreError(
+        'NOT_CONNECTED',
+        `block ${block.height} (${toDisplayHex(block.hash)}) is not the next block of the history build at height ${height} ` +
+          `on the index's chain to its tip ${tip.height}`,
+      );
+    prev = block.hash;
+    height = block.height;
+  }
+}
