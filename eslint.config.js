@@ -30,6 +30,7 @@ export default tseslint.config(
           'URLSearchParams',
           'setTimeout',
           'clearTimeout',
+          'fetch',
         ].map((name) => [name, 'readonly']),
       ),
     },

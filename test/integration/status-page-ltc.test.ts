@@ -2,7 +2,10 @@
  * The status page at `/` in a real browser (Debian's chromium through playwright-core) against the real
  * indexer and API over a real `litecoind -regtest`: it shows the indexed height and follows the next
  * block without a reload; a lookup shows the balance in 8 decimals equal to `scantxoutset`, and follows
- * a block that pays the address. No page errors, and nothing of the node's credentials on the page.
+ * a block that pays the address. With history kept (synced from genesis with it), a lookup's totals and
+ * latest transactions, page by page, equal an independent walk of the node's blocks; once the indexer
+ * drops history the page says it is not kept. No page errors, and nothing of the node's credentials on
+ * the page.
  */
 import { randomBytes } from 'node:crypto';
 import { payments } from 'bitcoinjs-lib';
@@ -10,13 +13,20 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiProcess } from '../../harness/api-process.js';
 import { launchBrowser, type Browser } from '../../harness/browser.js';
+import { waitFor } from '../../harness/indexer-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
+import { coins, lockOutpoints, spendWalletUtxos, walletUtxos } from '../../harness/regtest-wallet.js';
 import { chainParams } from '../../src/chain/params.js';
+import { coinsText, walkHistory } from '../support/history-walk.js';
 
 const CHAIN = 'LTC';
 const DEADLINE = { timeout: 60_000, interval: 100 };
+/** The page's first page of transactions. */
+const PAGE = 10;
+/** What chromium logs for any answer of 4xx/5xx, here the transactions route's HISTORY_DISABLED. */
+const LOGGED_404 = 'console: Failed to load resource: the server responded with a status of 404 (Not Found)';
 
 /** Integer satoshis as 8-decimal text, the oracle's side (the page formats its own). */
 const eightDecimals = (sats: number): string => `${Math.floor(sats / 1e8)}.${String(sats % 1e8).padStart(8, '0')}`;
@@ -28,18 +38,26 @@ describe('status page in chromium against a real litecoind', () => {
   let browser: Browser;
   let miner: string;
   const payee = payments.p2wpkh({ hash: randomBytes(20), network: chainParams(CHAIN, 'regtest').bitcoinjs }).address!;
+  /** A wallet address with more transactions than the page's first page: payments to it and spends from it. */
+  let busy: string;
   const errors: string[] = [];
 
-  const open = async (pathAndQuery: string): Promise<Page> => {
+  /** `expected`: a console error the test provokes on purpose, left out of the suite's list. */
+  const open = async (pathAndQuery: string, expected?: string): Promise<Page> => {
     const { page, errors: pageErrors } = await browser.page();
     const response = await page.goto(`${api.url}${pathAndQuery}`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
     // Collected into the suite's list, checked by the last test.
-    page.on('close', () => errors.push(...pageErrors));
+    page.on('close', () => errors.push(...pageErrors.filter((e) => e !== expected)));
     return page;
   };
   const field = (page: Page, name: string) => page.textContent(`#chain-${CHAIN} [data-field="${name}"]`);
+  /** The listed transactions, one `txid height received sent` line each, as shown. */
+  const rows = async (page: Page): Promise<string[]> => {
+    const cells = await page.locator('#history-list tbody td').allTextContents();
+    return Array.from({ length: cells.length / 4 }, (_, i) => cells.slice(4 * i, 4 * i + 4).join(' '));
+  };
   const mine = (): Promise<void> => lw.mineBlock(miner);
 
   beforeAll(async () => {
@@ -48,8 +66,16 @@ describe('status page in chromium against a real litecoind', () => {
     miner = await node.cli<string>('getnewaddress', '', 'bech32');
     await node.cli('generatetoaddress', 101, miner);
     await node.cli('sendtoaddress', payee, '1.00345678');
+    busy = await node.cli<string>('getnewaddress', '', 'bech32');
+    for (let i = 0; i < PAGE + 2; i++) await node.cli('sendtoaddress', busy, coins(10_000_000 + i));
     await node.cli('generatetoaddress', 1, miner);
-    await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
+    const held = await walletUtxos(node, { addresses: [busy] });
+    await spendWalletUtxos(node, held.slice(0, 3), miner);
+    // The other tests' payments must not spend the rest: this history stays what the beforeAll made.
+    await lockOutpoints(node, held.slice(3));
+    await node.cli('generatetoaddress', 1, miner);
+    // History is kept from the first block only: this index is synced from genesis with it.
+    await lw.world.startIndexer({ toml: 'mempoolPollMs = 100', env: { ADDRSUM_HISTORY: 'true' } });
     await lw.world.waitForTip('initial catch-up', 120_000);
     api = await lw.world.startApi('[api]\nallowAnonymous = true\n[api.live]\npollMs = 100\n');
     browser = await launchBrowser();
@@ -103,6 +129,65 @@ describe('status page in chromium against a real litecoind', () => {
     expect(page.url()).not.toContain(key);
     expect(await page.evaluate('sessionStorage.getItem("addrsum.apiKey")')).toBe(key);
     expect(await page.inputValue('#lookup-key')).toBe('');
+    await page.close();
+  }, 120_000);
+
+  it('sends a kept key to the transactions route in its header, never in the URL', async () => {
+    const key = lw.world.createKey('history page');
+    const page = await open('/');
+    await expect.poll(() => page.locator('#lookup-chain option').count(), DEADLINE).toBeGreaterThan(0);
+    await page.getByLabel('Address', { exact: true }).fill(busy);
+    await page.getByLabel(/API key/).fill(key);
+    const request = page.waitForRequest(/\/transactions\?/);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    const sent = await request;
+    expect(sent.headers()['x-api-key']).toBe(key);
+    expect(sent.url()).toBe(`${api.url}/api/v1/${CHAIN}/address/${busy}/transactions?limit=${PAGE}`);
+    await page.close();
+  }, 120_000);
+
+  it('with history kept: totals and the latest transactions equal a walk of the node; "more" lists the next ones', async () => {
+    const walk = await walkHistory(node.cliExact);
+    const want = walk.totalsOf(busy);
+    const newest = walk.historyOf(busy).map((e) => `${e.txid} ${e.height} ${coinsText(e.receivedSats)} ${coinsText(e.sentSats)}`);
+    // The walk, not the page, says there is more than a page, and not more than two.
+    expect(newest.length).toBeGreaterThan(PAGE);
+    expect(newest.length).toBeLessThanOrEqual(2 * PAGE);
+    expect(want.sentSats).toBeGreaterThan(0n);
+
+    const page = await open(`/?chain=${CHAIN}&address=${busy}`);
+    await expect.poll(() => page.textContent('#result-txcount'), DEADLINE).toBe(String(want.txCount));
+    expect(await page.textContent('#result-received')).toBe(`${coinsText(want.receivedSats)} ${CHAIN}`);
+    expect(await page.textContent('#result-sent')).toBe(`${coinsText(want.sentSats)} ${CHAIN}`);
+    expect(await page.textContent('#result-balance')).toBe(`${coinsText(want.receivedSats - want.sentSats)} ${CHAIN}`);
+    expect(await page.textContent('#result-height')).toBe(String(walk.tipHeight));
+    await expect.poll(() => rows(page), DEADLINE).toEqual(newest.slice(0, PAGE));
+
+    const more = page.getByRole('button', { name: 'More transactions' });
+    await more.click();
+    await expect.poll(() => rows(page), DEADLINE).toEqual(newest);
+    expect(await more.isVisible()).toBe(false);
+    expect(await page.getAttribute('#history-state', 'class')).toBeNull();
+    await page.close();
+  }, 120_000);
+
+  it('with history dropped: the balance as before, and says history is not kept, without an error look', async () => {
+    // Started without ADDRSUM_HISTORY, the indexer forgets the history it kept.
+    await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
+    const plain = async (): Promise<boolean> => {
+      const res = await fetch(`${api.url}/api/v1/${CHAIN}/address/${busy}`);
+      return res.status === 200 && !(await res.text()).includes('txCount');
+    };
+    await waitFor('history to be dropped', plain, 60_000, lw.world.indexer);
+    const balance = (await scanAddresses(node, [busy])).get(busy)!.sats;
+
+    const page = await open(`/?chain=${CHAIN}&address=${busy}`, LOGGED_404);
+    await expect.poll(() => page.textContent('#history-state'), DEADLINE).toBe(`This server keeps no transaction history for ${CHAIN}.`);
+    expect(await page.getAttribute('#history-state', 'class')).toBeNull();
+    expect(await page.textContent('#result-balance')).toBe(`${eightDecimals(balance)} ${CHAIN}`);
+    for (const hidden of ['#result-txcount', '#result-received', '#result-sent', '#history-list', '#history-more'])
+      expect(await page.isVisible(hidden), hidden).toBe(false);
+    expect(await page.textContent('body')).not.toContain('HISTORY_DISABLED');
     await page.close();
   }, 120_000);
 

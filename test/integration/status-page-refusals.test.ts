@@ -5,14 +5,16 @@
  * status stream each say so in words, never in protocol text. Refusals only the user can cure are not
  * retried: the page's clock is run past any reconnect delay and the page has still opened one socket.
  * The throttle and the auth timeout come from a scripted WebSocket (page.routeWebSocket) built from the
- * server's own protocol module: the real throttle refills too fast to be caught from a test.
+ * server's own protocol module: the real throttle refills too fast to be caught from a test. The
+ * transactions list's failures (history being built, an index catching up, a proxy's page, a stale
+ * cursor) and hostile values come from scripted answers (page.route) in the server's own envelopes.
  */
 import http from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { launchBrowser, type Browser } from '../../harness/browser.js';
-import { ApiError } from '../../src/api/errors.js';
+import { ApiError, jsendBody } from '../../src/api/errors.js';
 import { CLOSE, failData } from '../../src/api/live/ws-protocol.js';
 import { STATUS_STREAMS_PER_NETWORK } from '../../src/api/routes/status-page.js';
 import { generateKey } from '../../src/store/keys/key-format.js';
@@ -25,6 +27,15 @@ const DEADLINE = { timeout: 30_000, interval: 100 };
 const PAST_EVERY_RETRY_MS = 60 * 60 * 1000;
 const NEEDS_KEY = 'This server needs an API key for lookups. Enter one above.';
 const THROTTLED = 'too many requests with a missing or wrong API key from this network (1/s, burst 20); retry in 7 s';
+const TXS = new RegExp(`/api/v1/${CHAIN}/address/${ADDRESS}/transactions\\?`);
+/** Above 2^53: JSON.parse alone would round it. */
+const HUGE_SATS = '9007199254740993';
+
+interface Scripted {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
 
 interface Opened {
   readonly page: Page;
@@ -58,7 +69,7 @@ describe('status page refusals in chromium', () => {
   });
 
   /** A page with a hand-run clock, its sockets counted, opened at `pathAndQuery`. */
-  const open = async (pathAndQuery: string, before?: (page: Page) => Promise<void>): Promise<Opened> => {
+  const open = async (pathAndQuery: string, before?: (page: Page) => Promise<unknown>): Promise<Opened> => {
     const { page, errors } = await browser.page();
     pages.push(page);
     // A scripted WebSocket replaces the browser's: the counter goes on top of it.
@@ -142,6 +153,80 @@ describe('status page refusals in chromium', () => {
     );
     await expect.poll(() => lookupState(opened.page), DEADLINE).toBe(NEEDS_KEY);
     await expectNoReconnect(opened);
+    expect(uncaught(opened.errors)).toEqual([]);
+  }, 120_000);
+
+  it('the transactions list: history being built, then failures said in words, retried only when the server says when', async () => {
+    const syncing = new ApiError('CHAIN_SYNCING', 'the LTC index is at height 1 of 9; answers resume when it has caught up', {
+      indexedHeight: 1,
+      nodeHeight: 9,
+    });
+    const answers: Scripted[] = [
+      {
+        status: 503,
+        headers: { 'Retry-After': '5' },
+        body: JSON.stringify({
+          status: 'error',
+          code: 'HISTORY_BUILDING',
+          message: 'history is being built: 42.5 % of blocks read',
+          data: {},
+        }),
+      },
+      { status: 503, headers: { 'Retry-After': '5' }, body: JSON.stringify(jsendBody(syncing)) },
+      { status: 502, body: '<html><body>Bad Gateway</body></html>' },
+    ];
+    let asked = 0;
+    const opened = await open('/', (page) =>
+      page.route(TXS, (route) => {
+        const a = answers[Math.min(asked++, answers.length - 1)]!;
+        return route.fulfill({ status: a.status, headers: a.headers ?? {}, contentType: 'application/json', body: a.body });
+      }),
+    );
+    const { page } = opened;
+    const historyState = () => page.textContent('#history-state');
+    const looksLikeError = async () => ((await page.getAttribute('#history-state', 'class')) ?? '').includes('state-down');
+    await lookUp(page, data.createKey('default').key);
+    await expect.poll(historyState, DEADLINE).toBe('History is being built (42.5%).');
+    expect(await looksLikeError()).toBe(false);
+
+    await page.clock.runFor(5_000);
+    await expect.poll(historyState, DEADLINE).toBe(`The transactions could not be listed: ${syncing.message}.`);
+    expect(await looksLikeError()).toBe(true);
+    await page.clock.runFor(5_000);
+    await expect.poll(historyState, DEADLINE).toBe('The transactions could not be listed: the server answered HTTP 502.');
+    expect(await looksLikeError()).toBe(true);
+    // A failure that names no delay waits for the next summary or the user.
+    await page.clock.runFor(PAST_EVERY_RETRY_MS);
+    expect(asked).toBe(3);
+    const text = (await page.textContent('body')) ?? '';
+    for (const raw of ['CHAIN_SYNCING', 'HISTORY_BUILDING', '<html>', '{"']) expect(text).not.toContain(raw);
+    expect(uncaught(opened.errors)).toEqual([]);
+  }, 120_000);
+
+  it('the transactions list: values are text, amounts exact past 2^53; a stale cursor starts the list again', async () => {
+    const hostile = '<img id="injected" src="x">';
+    const first = `{"status":"success","data":{"chain":"${CHAIN}","address":"${ADDRESS}","transactions":[{"txid":${JSON.stringify(hostile)},"height":7,"receivedSatoshi":${HUGE_SATS},"received":90071992.54740993,"sentSatoshi":0,"sent":0}],"next":"AAAA","blockHeight":7,"blockHash":"00"}}`;
+    const stale = JSON.stringify(jsendBody(new ApiError('CURSOR_STALE', 'a block arrived since this cursor was issued; start again')));
+    const urls: string[] = [];
+    const opened = await open('/', (page) =>
+      page.route(TXS, (route) => {
+        urls.push(route.request().url());
+        const isMore = route.request().url().includes('cursor=');
+        return route.fulfill({ status: isMore ? 409 : 200, contentType: 'application/json', body: isMore ? stale : first });
+      }),
+    );
+    const { page } = opened;
+    await lookUp(page, data.createKey('default').key);
+    const cells = () => page.locator('#history-list tbody td').allTextContents();
+    await expect.poll(cells, DEADLINE).toEqual([hostile, '7', '90071992.54740993', '0.00000000']);
+    expect(await page.locator('#injected').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'More transactions' }).click();
+    await expect
+      .poll(() => page.textContent('#history-state'), DEADLINE)
+      .toBe('A new block arrived: the list starts again from the newest.');
+    expect(urls.map((u) => new URL(u).searchParams.get('cursor'))).toEqual([null, 'AAAA', null]);
+    expect(await cells()).toEqual([hostile, '7', '90071992.54740993', '0.00000000']);
     expect(uncaught(opened.errors)).toEqual([]);
   }, 120_000);
 

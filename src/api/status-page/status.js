@@ -1,6 +1,8 @@
 // The status page's script (index.html): renders /status/events, and a lookup held open over the
 // WebSocket /api/v1/ws. Plain browser JavaScript, no dependencies: the page must work offline. An API
 // key typed in is kept in sessionStorage (this tab only), sent in the auth message, never put in a URL.
+// A lookup's history (totals, latest transactions) is lookup-history.js's.
+/* global lookupHistory */
 'use strict';
 
 const KEY_STORAGE = 'addrsum.apiKey';
@@ -19,14 +21,23 @@ const SUBSCRIBE_ID = 2;
 
 const $ = (id) => document.getElementById(id);
 
-/** Exactly 8 decimals from integer satoshis, as the API writes amounts; no floating point. */
+/** Exactly 8 decimals from integer satoshis (a number or a BigInt), as the API writes amounts; no floating point. */
 function coins(sats) {
-  const negative = sats < 0;
-  const abs = Math.abs(sats);
-  const whole = Math.floor(abs / 1e8);
-  const frac = String(abs % 1e8).padStart(8, '0');
-  return `${negative ? '-' : ''}${whole}.${frac}`;
+  const n = BigInt(sats);
+  const abs = n < 0n ? -n : n;
+  return `${n < 0n ? '-' : ''}${abs / 100000000n}.${String(abs % 100000000n).padStart(8, '0')}`;
 }
+
+/**
+ * JSON with every `…Satoshi` integer as a BigInt from its digits: lifetime sums (received, sent) may
+ * pass 2^53, which JSON.parse alone rounds. A browser without the reviver's source text keeps numbers.
+ */
+const parseExact = (text) =>
+  JSON.parse(text, (key, value, context) =>
+    key.endsWith('Satoshi') && context && typeof context.source === 'string' && /^-?\d+$/.test(context.source)
+      ? BigInt(context.source)
+      : value,
+  );
 
 const plural = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -209,6 +220,7 @@ function renderSummary(data) {
 function startLookup(chain, address) {
   if (lookup) lookup.stop();
   const key = sessionStorage.getItem(KEY_STORAGE);
+  const txs = lookupHistory(chain, address, key);
   let stopped = false;
   let socket = null;
   let timer = null;
@@ -216,6 +228,7 @@ function startLookup(chain, address) {
   const stop = () => {
     stopped = true;
     clearTimeout(timer);
+    txs.stop();
     if (socket) socket.close();
   };
   /** Ends the lookup with a message: a retry would be refused alike, so only the user starts another. */
@@ -236,10 +249,11 @@ function startLookup(chain, address) {
       else subscribe();
     };
     socket.onmessage = (e) => {
-      const m = JSON.parse(e.data);
+      const m = parseExact(e.data);
       if (m.event === 'summary') {
         delay = RECONNECT_MS;
         renderSummary(m.data);
+        txs.onSummary(m.data);
         showLookupState('live: updates when the balance changes');
       } else if (m.id === AUTH_ID && m.status === 'success') {
         subscribe();
