@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
-import type { ScriptView } from '../../src/store/index-model.js';
+import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
 import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
 import type { MempoolModel } from './mempool-model.js';
 
@@ -24,15 +24,15 @@ const figures = (h: HistorySum | undefined): HistorySum =>
 async function pageAll(reader: IndexReader, key: Buffer, limit: number): Promise<{ lines: HistoryLine[]; tips: string[] } | null> {
   const lines: HistoryLine[] = [];
   const tips = new Set<string>();
-  for (let before: number | null = null; ;) {
-    const page = await reader.historyPage({ key, before, limit });
+  for (let after: HistoryPosition | null = null; ;) {
+    const page = await reader.historyPage({ key, after, limit });
     if (!page?.page) return null;
     tips.add(page.tipHash);
     for (const i of page.page.items)
       lines.push({ txid: displayHex(i.txid), height: i.height, position: i.position, received: i.received, sent: i.sent });
     if (page.page.items.length > limit) throw new Error('a page longer than its limit');
     if (page.page.next === null) return { lines, tips: [...tips] };
-    before = page.page.next;
+    after = page.page.next;
   }
 }
 

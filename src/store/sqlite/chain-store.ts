@@ -88,7 +88,7 @@ export class ChainStore {
   ) {
     this.stmts = prepareWriteStatements(db);
     this.feed = new ChangeFeed(db);
-    this.mempool = new MempoolStore(db, this.feed);
+    this.mempool = new MempoolStore(db, this.feed, () => this.historyOn);
     this.history = new HistoryStore(db);
     this.historyOn = this.history.on;
     const height = meta.get('tip_height');
