@@ -23,7 +23,7 @@ import { chainDbPath } from '../src/store/paths.js';
 import { scriptKey } from '../src/store/script-key.js';
 import { openSqliteReader } from '../src/store/sqlite/engine.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
-import type { BlockToApply } from '../src/store/index-model.js';
+import type { BlockToApply, HistoryPosition } from '../src/store/index-model.js';
 import Database from '../src/store/sqlite/sqlite-driver.js';
 import { decodeHead, encodeChunk } from '../src/store/history-chunk.js';
 import { trackDir, untrackDir } from './emergency.js';
@@ -139,13 +139,13 @@ function pageReads(dir: string, deep: number): { first: number; thousandth: numb
   const reader = openSqliteReader(file).reader;
   try {
     const key = scriptKey(target);
-    let before: number | null = null;
-    for (let p = 1; p < 1000; p++) before = reader.historyPage({ key, before, limit: PAGE })!.page!.next;
-    const time = (cursor: number | null): number => {
+    let after: HistoryPosition | null = null;
+    for (let p = 1; p < 1000; p++) after = reader.historyPage({ key, after, limit: PAGE })!.page!.next;
+    const time = (cursor: HistoryPosition | null): number => {
       const ms: number[] = [];
       for (let i = 0; i < PAGE_READS; i++) {
         const t0 = process.hrtime.bigint();
-        const page = reader.historyPage({ key, before: cursor, limit: PAGE })!.page!;
+        const page = reader.historyPage({ key, after: cursor, limit: PAGE })!.page!;
         ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
         if (page.items.length !== PAGE) throw new Error('history bench: a short page');
       }
@@ -154,7 +154,7 @@ function pageReads(dir: string, deep: number): { first: number; thousandth: numb
         0.99,
       );
     };
-    return { first: time(null), thousandth: time(before), buildSeconds };
+    return { first: time(null), thousandth: time(after), buildSeconds };
   } finally {
     reader.close();
   }

@@ -71,15 +71,23 @@ export function amounts(view: ScriptView): Record<string, unknown> {
     data.sentSatoshi = new Sats(h.sent);
     data.sent = new Coins(h.sent);
   }
-  if (view.unconfirmed) {
-    data.unconfirmed = {
-      balanceSatoshi: new Sats(view.unconfirmed.balanceSats),
-      balance: new CoinDelta(view.unconfirmed.balanceSats),
-      utxoCount: view.unconfirmed.utxoCount,
-      txCount: view.unconfirmed.txCount,
-    };
-  }
+  const u = view.unconfirmed;
+  if (u) data.unconfirmed = { ...unconfirmedAmounts(u), txCount: u.txCount, ...grossAmounts(u) };
   return data;
+}
+
+/** The unconfirmed side's Δ balance and Δ UTXO count: every `unconfirmed` object starts with them. */
+export function unconfirmedAmounts(u: { readonly balanceSats: bigint; readonly utxoCount: number }): Record<string, unknown> {
+  return { balanceSatoshi: new Sats(u.balanceSats), balance: new CoinDelta(u.balanceSats), utxoCount: u.utxoCount };
+}
+
+/**
+ * While the index keeps history, what mempool transactions pay to the script(s) and spend of them
+ * (received − sent = the Δ balance); nothing otherwise, so `unconfirmed` keeps its shape without history.
+ */
+export function grossAmounts(u: { readonly received?: bigint; readonly sent?: bigint }): Record<string, unknown> {
+  if (u.received === undefined || u.sent === undefined) return {};
+  return { receivedSatoshi: new Sats(u.received), received: new Coins(u.received), sentSatoshi: new Sats(u.sent), sent: new Coins(u.sent) };
 }
 
 export function failBody(error: ApiError): object {
@@ -94,7 +102,8 @@ export function failBody(error: ApiError): object {
 export function etagOf(handle: ChainHandle, script: Uint8Array, view: ScriptView, tipHeight: number, tipHash: string): string {
   const { chain, network } = handle.params;
   const u = view.unconfirmed;
-  const mempool = u ? `|m|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : '';
+  const gross = u?.received === undefined ? '' : `|${u.received}|${u.sent}`;
+  const mempool = u ? `|m|${u.balanceSats}|${u.utxoCount}|${u.txCount}${gross}` : '';
   const text = `v1|${chain}|${network}|${Buffer.from(script).toString('hex')}|${tipHeight}|${tipHash}${mempool}`;
   return `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }

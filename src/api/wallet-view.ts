@@ -4,12 +4,12 @@
  * address route's own amounts() (address-view.ts), so a wallet entry reads exactly like an address
  * summary.
  */
-import { CoinDelta, Coins, Sats } from '../chain/amount.js';
+import { Coins, Sats } from '../chain/amount.js';
 import { scriptToAddress } from '../chain/address.js';
 import { sha256Into, toDisplayHex } from '../chain/hash.js';
 import type { ChainCode } from '../chain/params.js';
 import type { DerivedScript } from '../wallet/derive.js';
-import { amounts } from './address-view.js';
+import { amounts, grossAmounts, unconfirmedAmounts } from './address-view.js';
 import type { ChainHandle, ScriptView, ScriptViews } from './deps.js';
 
 export interface WalletAnswer {
@@ -46,15 +46,20 @@ export function walletBody(
   let balance = 0n;
   let utxoCount = 0;
   let fundedAddresses = 0;
-  const pending = { balance: 0n, utxoCount: 0 };
+  const pending: { balanceSats: bigint; utxoCount: number; received?: bigint; sent?: bigint } = { balanceSats: 0n, utxoCount: 0 };
   const addresses: object[] = [];
   views.items.forEach((view, i) => {
     balance += view.balanceSats;
     utxoCount += view.utxoCount;
     if (view.utxoCount > 0) fundedAddresses += 1;
-    if (view.unconfirmed) {
-      pending.balance += view.unconfirmed.balanceSats;
-      pending.utxoCount += view.unconfirmed.utxoCount;
+    const u = view.unconfirmed;
+    if (u) {
+      pending.balanceSats += u.balanceSats;
+      pending.utxoCount += u.utxoCount;
+      if (u.received !== undefined && u.sent !== undefined) {
+        pending.received = (pending.received ?? 0n) + u.received;
+        pending.sent = (pending.sent ?? 0n) + u.sent;
+      }
     }
     if (answer.funded && listed(view)) {
       const { path, script } = scripts[i]!;
@@ -70,8 +75,9 @@ export function walletBody(
     utxoCount,
     fundedAddresses,
     ...(mempool && {
-      // No txCount: one transaction may touch several scripts of the wallet, and the per-script counts cannot say.
-      unconfirmed: { balanceSatoshi: new Sats(pending.balance), balance: new CoinDelta(pending.balance), utxoCount: pending.utxoCount },
+      // No txCount: one transaction may touch several scripts of the wallet, and the per-script counts cannot
+      // say. Received and sent are sums over the scripts: a payment from one of them to another counts in both.
+      unconfirmed: { ...unconfirmedAmounts(pending), ...grossAmounts(pending) },
     }),
     range: answer.range,
     descriptors: answer.descriptors,

@@ -55,8 +55,8 @@ export function inIdOrder<T>(byId: ReadonlyMap<string, T>): T[] {
 }
 
 /**
- * Per-script changes collected over a whole commit (or one mempool transaction's effect,
- * mempool-effect.ts): a script touched by many outputs costs one aggregate write. Amounts are bigints (src/chain/amount.ts), as the coins carry them: one bigint addition per
+ * Per-script changes collected over a whole commit: a script touched by many outputs costs one aggregate
+ * write. Amounts are bigints (src/chain/amount.ts), as the coins carry them: one bigint addition per
  * output or input for the script and one for the total.
  */
 export class DeltaCollector {
@@ -76,11 +76,6 @@ export class DeltaCollector {
     }
     this.utxos += count;
     this.amount += value;
-  }
-
-  /** Every script touched, zero changes included, in the order first touched (a mempool transaction's effect). */
-  all(): ScriptDelta[] {
-    return [...this.byScript.values()];
   }
 
   /** The non-zero changes in key order, and their scripts in the order first touched. */

@@ -41,6 +41,9 @@ export interface MempoolDelta {
   balanceSats: bigint;
   utxoCount: number;
   txCount: number;
+  /** While the index keeps history: what mempool transactions pay to the script and spend of it (Δ balance = received − sent). */
+  received?: bigint;
+  sent?: bigint;
 }
 
 /** One script's aggregate, as the API answers it. */
@@ -127,12 +130,30 @@ export interface HistoryItem {
   readonly sent: bigint;
 }
 
+/** One mempool transaction of a script's history (`mempool`: unconfirmed transactions come first). */
+export interface UnconfirmedItem {
+  /** The order the index learned of it (mempool-store.ts): what a page's position in the mempool part is. */
+  readonly seq: number;
+  /** Internal byte order. */
+  readonly txid: Buffer;
+  readonly received: bigint;
+  readonly sent: bigint;
+}
+
+/**
+ * Where a history page starts: after this transaction. With `mempool` the unconfirmed part comes first,
+ * highest seq first, then the confirmed part, highest number first.
+ */
+export type HistoryPosition = { readonly phase: 'mempool'; readonly seq: number } | { readonly phase: 'confirmed'; readonly txNum: number };
+
 export interface HistoryPageRequest {
   /** The script's key (script-key.ts). */
   readonly key: Buffer;
-  /** Only transactions numbered below this (the previous page's `next`); null: from the newest. */
-  readonly before: number | null;
+  /** Only what follows this position (the previous page's `next`); null: from the newest. */
+  readonly after: HistoryPosition | null;
   readonly limit: number;
+  /** Unconfirmed transactions first (they and the confirmed ones read in the one snapshot). */
+  readonly mempool?: boolean;
   /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
   readonly check?: (ctx: ListingContext) => void;
 }
@@ -151,8 +172,10 @@ export interface HistoryPage extends ChainStatus {
   readonly building?: HistoryBuildProgress;
   /** Null while the index keeps no history, or builds it. */
   readonly page: {
+    /** With `mempool`: the page's unconfirmed transactions, listed before `items`; empty otherwise. */
+    readonly unconfirmed: readonly UnconfirmedItem[];
     readonly items: readonly HistoryItem[];
-    readonly next: number | null;
+    readonly next: HistoryPosition | null;
     /** The tip the page was read at (internal byte order) and the index's cursor key, to seal the next cursor. */
     readonly tipHeight: number;
     readonly tipHash: Buffer;

@@ -2,24 +2,69 @@
  * What one mempool transaction does to the transparent UTXO set, stored with it (mempool_txs.effect) so
  * that removing it subtracts exactly what adding it added, whatever happened to its parents since.
  *
- * Format: u32 input count, then per input u8 length ‖ outpoint key; u32 script count, then per script
- * 16-byte script key ‖ i64 LE balance delta ‖ i32 LE UTXO-count delta. A transaction's delta on one
- * script is bounded by the supply, far inside the i64.
+ * Per script it keeps what the transaction paid to it and what it spent of it, not only their difference,
+ * so that an index keeping history answers both (received − sent = Δ balance, as for confirmed history).
+ *
+ * Format (since migration 0007): u32 input count, then per input u8 length ‖ outpoint key; u32 script
+ * count, then per script 16-byte script key ‖ u64 LE received ‖ u64 LE sent ‖ i32 LE UTXO-count delta.
+ * One transaction's amounts on one script are bounded by the supply, far inside the u64.
  */
-import type { ScriptDelta } from './change-set.js';
 import { SCRIPT_KEY_BYTES } from './script-key.js';
 
-/** One script's net change by one transaction (change-set.ts's ScriptDelta: the same shape). */
-export type ScriptEffect = ScriptDelta;
+/** One script's change by one transaction. */
+export interface ScriptEffect {
+  readonly key: Buffer;
+  /** What the transaction's spendable outputs pay to the script. */
+  readonly received: bigint;
+  /** The value of the script's coins (confirmed or unconfirmed) the transaction's inputs spend. */
+  readonly sent: bigint;
+  /** Outputs paid to the script minus its coins spent. */
+  readonly count: number;
+}
 
 export interface TxEffect {
   /** Outpoint keys this transaction spends (utxos format). */
-  inputs: Buffer[];
-  /** One entry per script touched (spent from or paid to), net of this transaction. */
-  scripts: ScriptEffect[];
+  readonly inputs: Buffer[];
+  /** One entry per script touched (spent from or paid to), in the order first touched. */
+  readonly scripts: ScriptEffect[];
 }
 
-const ENTRY = SCRIPT_KEY_BYTES + 8 + 4;
+/** A coin a transaction spends, or an output it pays: its script key and value. */
+export interface Flow {
+  readonly key: Buffer;
+  readonly value: bigint;
+}
+
+/** Δ balance of a script effect: what it received minus what it sent. */
+export const netOf = (s: { readonly received: bigint; readonly sent: bigint }): bigint => s.received - s.sent;
+
+/**
+ * The effect of a transaction spending `spent` (its inputs' coins, with their outpoint keys) and paying
+ * `paid` (its spendable outputs only). A script paid and spent by the same transaction is one entry with
+ * both amounts: change back to an address is received and sent alike.
+ */
+export function txEffect(spent: readonly (Flow & { readonly outpoint: Buffer })[], paid: readonly Flow[]): TxEffect {
+  const byScript = new Map<string, { key: Buffer; received: bigint; sent: bigint; count: number }>();
+  const at = (key: Buffer) => {
+    const id = key.toString('latin1');
+    let e = byScript.get(id);
+    if (!e) byScript.set(id, (e = { key, received: 0n, sent: 0n, count: 0 }));
+    return e;
+  };
+  for (const c of spent) {
+    const e = at(c.key);
+    e.sent += c.value;
+    e.count -= 1;
+  }
+  for (const o of paid) {
+    const e = at(o.key);
+    e.received += o.value;
+    e.count += 1;
+  }
+  return { inputs: spent.map((c) => c.outpoint), scripts: [...byScript.values()] };
+}
+
+const ENTRY = SCRIPT_KEY_BYTES + 8 + 8 + 4;
 
 export function encodeEffect(effect: TxEffect): Buffer {
   let size = 8 + effect.scripts.length * ENTRY;
@@ -33,7 +78,8 @@ export function encodeEffect(effect: TxEffect): Buffer {
   p = buf.writeUInt32LE(effect.scripts.length, p);
   for (const s of effect.scripts) {
     p += s.key.copy(buf, p, 0, SCRIPT_KEY_BYTES);
-    p = buf.writeBigInt64LE(s.balance, p);
+    p = buf.writeBigUInt64LE(s.received, p);
+    p = buf.writeBigUInt64LE(s.sent, p);
     p = buf.writeInt32LE(s.count, p);
   }
   return buf;
@@ -54,9 +100,10 @@ export function decodeEffect(buf: Buffer): TxEffect {
   const scripts: ScriptEffect[] = [];
   for (let i = 0; i < nScripts; i++) {
     const key = Buffer.from(buf.subarray(p, p + SCRIPT_KEY_BYTES));
-    const balance = buf.readBigInt64LE(p + SCRIPT_KEY_BYTES);
-    const count = buf.readInt32LE(p + SCRIPT_KEY_BYTES + 8);
-    scripts.push({ key, balance, count });
+    const received = buf.readBigUInt64LE(p + SCRIPT_KEY_BYTES);
+    const sent = buf.readBigUInt64LE(p + SCRIPT_KEY_BYTES + 8);
+    const count = buf.readInt32LE(p + SCRIPT_KEY_BYTES + 16);
+    scripts.push({ key, received, sent, count });
     p += ENTRY;
   }
   if (p !== buf.length) throw new RangeError(`mempool effect of ${buf.length} bytes has ${buf.length - p} trailing bytes`);

@@ -1,13 +1,14 @@
 /**
  * Reads everything the ports answer about an index and compares it, as one object, with what the
  * models predict: tip and hashes, totals, every script's summary and views (by script and by key, with
- * and without the mempool), the mempool's size, and the verifier's reports.
+ * and without the mempool), the mempool's size, the verifier's reports and, with history, every
+ * script's pages (with the mempool too: its transactions first, a child before what it spends).
  */
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
-import type { ScriptView } from '../../src/store/index-model.js';
+import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
 import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
-import type { MempoolModel } from './mempool-model.js';
+import type { MempoolLine, MempoolModel } from './mempool-model.js';
 
 export interface OpenIndex {
   writer: IndexWriter;
@@ -20,23 +21,35 @@ export interface OpenIndex {
 const figures = (h: HistorySum | undefined): HistorySum =>
   h ? { txCount: h.txCount, received: h.received, sent: h.sent } : { txCount: 0, received: 0n, sent: 0n };
 
-/** Every history line of `key`, paged `limit` at a time from the newest, as the reader answers them. */
-async function pageAll(reader: IndexReader, key: Buffer, limit: number): Promise<{ lines: HistoryLine[]; tips: string[] } | null> {
+/**
+ * Every history line of `key`, paged `limit` at a time from the newest, as the reader answers them; with
+ * `mempool` the unconfirmed ones (first) apart, in the order read.
+ */
+async function pageAll(
+  reader: IndexReader,
+  key: Buffer,
+  limit: number,
+  mempool = false,
+): Promise<{ lines: HistoryLine[]; tips: string[]; unconfirmed?: Omit<MempoolLine, 'parents'>[] } | null> {
   const lines: HistoryLine[] = [];
+  const unconfirmed: Omit<MempoolLine, 'parents'>[] = [];
   const tips = new Set<string>();
-  for (let before: number | null = null; ;) {
-    const page = await reader.historyPage({ key, before, limit });
+  for (let after: HistoryPosition | null = null; ;) {
+    const page = await reader.historyPage({ key, after, limit, mempool });
     if (!page?.page) return null;
     tips.add(page.tipHash);
+    if (page.page.unconfirmed.length > 0 && lines.length > 0) throw new Error('a mempool transaction after a confirmed one');
+    for (const u of page.page.unconfirmed) unconfirmed.push({ txid: displayHex(u.txid), received: u.received, sent: u.sent });
+    if (page.page.unconfirmed.length + page.page.items.length > limit) throw new Error('a page longer than its limit');
     for (const i of page.page.items)
       lines.push({ txid: displayHex(i.txid), height: i.height, position: i.position, received: i.received, sent: i.sent });
     if (page.page.items.length > limit) throw new Error('a page longer than its limit');
-    if (page.page.next === null) return { lines, tips: [...tips] };
-    before = page.page.next;
+    if (page.page.next === null) return mempool ? { lines, tips: [...tips], unconfirmed } : { lines, tips: [...tips] };
+    after = page.page.next;
   }
 }
 
-const NO_DELTA = { balanceSats: 0n, utxoCount: 0, txCount: 0 };
+const NO_DELTA = { balanceSats: 0n, utxoCount: 0, txCount: 0, received: 0n, sent: 0n };
 
 /** What views() must answer for `scripts` at the model's tip. */
 export function expectedViews(
@@ -52,7 +65,11 @@ export function expectedViews(
   return scripts.map((s) => {
     const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
     const view: ScriptView = { balanceSats: sum.balance, utxoCount: sum.count };
-    if (withMempool) view.unconfirmed = deltas.get(keyHex(s)) ?? NO_DELTA;
+    if (withMempool) {
+      // Received and sent only beside confirmed history.
+      const { received, sent, ...net } = deltas.get(keyHex(s)) ?? NO_DELTA;
+      view.unconfirmed = history ? { ...net, received, sent } : net;
+    }
     if (histories) view.history = figures(histories.get(keyHex(s)));
     return view;
   });
@@ -61,7 +78,19 @@ export function expectedViews(
 const tipOf = (s: { tipHeight: number; tipHash: string } | null): { height: number; hash: string } | null =>
   s && { height: s.tipHeight, hash: s.tipHash };
 
-async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number) {
+const byTxid = <T extends { txid: string }>(lines: readonly T[]): T[] => [...lines].sort((a, b) => a.txid.localeCompare(b.txid));
+
+/** The mempool part of a script's pages: which transactions (by txid), and any listed after a held parent it spends. */
+function mempoolPart(got: readonly Omit<MempoolLine, 'parents'>[], parents: ReadonlyMap<string, readonly string[]>) {
+  const at = new Map(got.map((l, i) => [l.txid, i]));
+  const misordered = got.flatMap((l, i) =>
+    (parents.get(l.txid) ?? []).filter((p) => (at.get(p) ?? Infinity) < i).map((p) => `${l.txid} after ${p}`),
+  );
+  return { unconfirmed: byTxid(got), misordered };
+}
+
+async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number, mempool: MempoolModel | null) {
+  const parents = new Map([...(mempool?.lines().values() ?? [])].flat().map((l) => [l.txid, l.parents]));
   const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
   const [confirmed, withMempool, byKey, byKeyMempool] = await Promise.all([
     ix.reader.views(scripts, false),
@@ -94,6 +123,15 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
     },
     problems: await ix.verifier.chain(),
     pages: ix.history && tipHeight >= 0 ? await Promise.all(keys.map((k) => pageAll(ix.reader, k, 3))) : undefined,
+    mempoolPages:
+      ix.history && tipHeight >= 0
+        ? await Promise.all(
+            keys.map(async (k) => {
+              const got = await pageAll(ix.reader, k, 2, true);
+              return got && { lines: got.lines, tips: got.tips, ...mempoolPart(got.unconfirmed ?? [], parents) };
+            }),
+          )
+        : undefined,
   };
 }
 
@@ -111,6 +149,7 @@ export async function expectIndex(
   const views = (withMempool: boolean) => at && { tip: at, items: expectedViews(model, scripts, mempool, withMempool, ix.history) };
   const sums = model.sums();
   const histories = ix.history ? model.history() : null;
+  const mempoolLines = mempool?.lines() ?? new Map<string, MempoolLine[]>();
   const want = {
     writerTip: at,
     hashes: [...model.blocks.map((b) => displayHex(b.hash)), null],
@@ -130,6 +169,15 @@ export async function expectIndex(
     aggregates: { differences: [], differenceCount: 0, scripts: totals.scripts, utxos: totals.utxos, amount: totals.amount },
     problems: [],
     pages: histories && at ? scripts.map((s) => ({ lines: histories.get(keyHex(s))?.lines ?? [], tips: [at.hash] })) : undefined,
+    mempoolPages:
+      histories && at
+        ? scripts.map((s) => ({
+            lines: histories.get(keyHex(s))?.lines ?? [],
+            tips: [at.hash],
+            unconfirmed: byTxid((mempoolLines.get(keyHex(s)) ?? []).map(({ txid, received, sent }) => ({ txid, received, sent }))),
+            misordered: [],
+          }))
+        : undefined,
   };
-  expect(await observe(ix, scripts, height)).toEqual(want);
+  expect(await observe(ix, scripts, height, mempool)).toEqual(want);
 }

@@ -3,7 +3,8 @@
  * order on top of a ChainModel's coins. A new transaction spending an outpoint a held one spends
  * replaces it with its descendants; a block removes what it mines (children stay) and what conflicts
  * with it (with descendants). Per script: Δ balance and Δ UTXO count once the whole mempool is mined,
- * and how many held transactions touch it.
+ * how many held transactions touch it, what they pay to it and spend of it (received − sent = Δ balance),
+ * and each held transaction's part.
  */
 import type { ParsedTx } from '../../src/chain/block-parser.js';
 import { keyHex, outId, unspendable, type ChainModel } from './model.js';
@@ -12,6 +13,17 @@ export interface Delta {
   balanceSats: bigint;
   utxoCount: number;
   txCount: number;
+  received: bigint;
+  sent: bigint;
+}
+
+/** One held transaction's part in a script's history (txid in display hex). */
+export interface MempoolLine {
+  txid: string;
+  received: bigint;
+  sent: bigint;
+  /** Display txids of the held transactions whose outputs it spends. */
+  parents: string[];
 }
 
 export class MempoolModel {
@@ -81,33 +93,51 @@ export class MempoolModel {
   }
 
   deltas(): Map<string, Delta> {
-    const coins = new Map<string, { key: string; value: bigint }>([...this.chain.coins].map(([id, c]) => [id, c]));
     const out = new Map<string, Delta>();
-    const at = (key: string): Delta => {
-      const d = out.get(key) ?? { balanceSats: 0n, utxoCount: 0, txCount: 0 };
+    for (const [key, lines] of this.lines()) {
+      const d: Delta = { balanceSats: 0n, utxoCount: 0, txCount: lines.length, received: 0n, sent: 0n };
+      for (const l of lines) {
+        d.received += l.received;
+        d.sent += l.sent;
+        d.utxoCount += l.count;
+      }
+      d.balanceSats = d.received - d.sent;
       out.set(key, d);
-      return d;
-    };
+    }
+    return out;
+  }
+
+  /** Per script key: the held transactions touching it, in the model's (topological) order. */
+  lines(): Map<string, (MempoolLine & { count: number })[]> {
+    const coins = new Map<string, { key: string; value: bigint; from: string | null }>(
+      [...this.chain.coins].map(([id, c]) => [id, { key: c.key, value: c.value, from: null }]),
+    );
+    const out = new Map<string, (MempoolLine & { count: number })[]>();
     for (const tx of this.txs.values()) {
-      const touched = new Set<string>();
+      const txid = Buffer.from(tx.txid).reverse().toString('hex');
+      const mine = new Map<string, { received: bigint; sent: bigint; count: number }>();
+      const at = (key: string) => {
+        if (!mine.has(key)) mine.set(key, { received: 0n, sent: 0n, count: 0 });
+        return mine.get(key)!;
+      };
+      const parents = new Set<string>();
       for (const i of tx.inputs) {
         const id = outId(i.prevTxid, i.vout);
         const c = coins.get(id);
         if (!c) throw new Error(`mempool model: ${id} is not spendable`);
         coins.delete(id);
-        at(c.key).balanceSats -= c.value;
-        at(c.key).utxoCount -= 1;
-        touched.add(c.key);
+        at(c.key).sent += c.value;
+        at(c.key).count -= 1;
+        if (c.from !== null) parents.add(c.from);
       }
       tx.outputs.forEach((o, v) => {
         if (unspendable(o.script)) return;
         const key = keyHex(o.script);
-        coins.set(outId(tx.txid, v), { key, value: o.value });
-        at(key).balanceSats += o.value;
-        at(key).utxoCount += 1;
-        touched.add(key);
+        coins.set(outId(tx.txid, v), { key, value: o.value, from: txid });
+        at(key).received += o.value;
+        at(key).count += 1;
       });
-      for (const k of touched) at(k).txCount += 1;
+      for (const [key, e] of mine) out.set(key, [...(out.get(key) ?? []), { txid, ...e, parents: [...parents] }]);
     }
     return out;
   }

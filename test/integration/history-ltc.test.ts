@@ -5,8 +5,12 @@
  * transactions paged with limit=3, equal an independent walk of the node's blocks
  * (test/support/history-walk.ts, `getblock … 2`). It holds after a
  * catch-up SIGKILLed at random moments with history on, after a reorg that drops transactions, and
- * `verify` agrees; and for history built later from the node's blocks, SIGKILLed halfway and resumed,
- * while balances are served and history routes answer 503 HISTORY_BUILDING.
+ * `verify` agrees. With transactions in the node's mempool that pay to and spend from watched addresses
+ * (one spending from an address and paying it change, a child of it), `unconfirmed` received/sent and
+ * the `?mempool=true` pages equal what the node says (`getrawmempool`, `getrawtransaction`, prevouts
+ * from `gettxout`).
+ * History built later from the node's blocks, SIGKILLed halfway and resumed, equals the walk too, while
+ * balances are served and history routes answer 503 HISTORY_BUILDING.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,9 +18,10 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { mineWithActivity } from '../../harness/regtest-chain.js';
+import { mine, mineWithActivity } from '../../harness/regtest-chain.js';
+import { coins, lockOutpoints, scriptOf, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
 import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
-import { coinsText, walkHistory, type HistoryTotals } from '../support/history-walk.js';
+import { coinsText, satsOf, walkHistory, type HistoryTotals } from '../support/history-walk.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
@@ -53,16 +58,18 @@ describe('history totals against a real litecoind', () => {
     return { status: res.status, text: await res.text() };
   };
 
-  /** Every transaction of a history, paged with limit=3: its txid, height and amounts, and the tips the pages were at. */
-  async function pageAll(base: string): Promise<{ lines: string[]; tips: string[] }> {
+  /** Every transaction of a history, paged with `limit`: its txid, height (null: mempool) and amounts, and the tips the pages were at. */
+  async function pageAll(base: string, limit = 3, query = ''): Promise<{ lines: string[]; tips: string[] }> {
     const lines: string[] = [];
     const tips = new Set<string>();
     for (let cursor: string | null = null, n = 0; n < 10_000; n++) {
-      const r = await get(`${base}?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`);
+      const r = await get(`${base}?limit=${limit}${query}${cursor === null ? '' : `&cursor=${cursor}`}`);
       const m = /"transactions":(\[.*?\]),"next":(null|"[^"]+"),"blockHeight":\d+,"blockHash":"([0-9a-f]+)"/.exec(r.text);
       if (r.status !== 200 || !m) return { lines: [`${r.status} ${r.text}`], tips: [] };
       // Amounts as written: the integers are exact in the text, whatever JSON.parse would round.
-      for (const t of m[1]!.matchAll(/"txid":"([0-9a-f]+)","height":(\d+),"receivedSatoshi":(\d+),"received":[0-9.]+,"sentSatoshi":(\d+)/g))
+      for (const t of m[1]!.matchAll(
+        /"txid":"([0-9a-f]+)","height":(\d+|null),"receivedSatoshi":(\d+),"received":[0-9.]+,"sentSatoshi":(\d+)/g,
+      ))
         lines.push(`${t[1]} ${t[2]} ${t[3]} ${t[4]}`);
       tips.add(m[3]!);
       if (m[2] === 'null') return { lines, tips: [...tips] };
@@ -142,6 +149,148 @@ describe('history totals against a real litecoind', () => {
     const verify = runVerifyCli('LTC', lw.world.dataDir);
     expect(verify.status, verify.out).toBe(0);
   }, 300_000);
+
+  /**
+   * The node's mempool transactions that touch `script`, in the order given, each with what it pays to the
+   * script and spends of it: outputs from `getrawtransaction`, prevouts from the mempool parent or, for a
+   * confirmed coin, `gettxout … false` (the UTXO set without the mempool's spends).
+   */
+  async function mempoolLinesOf(script: string, txids: readonly string[]): Promise<{ txid: string; received: bigint; sent: bigint }[]> {
+    type Out = { value: string; scriptPubKey: { hex: string } };
+    type Tx = { txid: string; vin: { txid?: string; vout?: number }[]; vout: Out[] };
+    const pool = new Set(Object.keys(await node.cliExact<Record<string, unknown>>('getrawmempool', true)));
+    const raw = new Map<string, Tx>();
+    const tx = async (txid: string): Promise<Tx> => {
+      if (!raw.has(txid)) raw.set(txid, await node.cliExact<Tx>('getrawtransaction', txid, true));
+      return raw.get(txid)!;
+    };
+    const lines: { txid: string; received: bigint; sent: bigint }[] = [];
+    for (const txid of txids) {
+      expect(pool.has(txid), `${txid} in the node's mempool`).toBe(true);
+      const t = await tx(txid);
+      let received = 0n;
+      let sent = 0n;
+      for (const o of t.vout) if (o.scriptPubKey.hex === script) received += satsOf(o.value);
+      for (const i of t.vin) {
+        if (i.txid === undefined || i.vout === undefined) continue;
+        const prev = pool.has(i.txid)
+          ? (await tx(i.txid)).vout[i.vout]!
+          : await node.cliExact<Out | null>('gettxout', i.txid, i.vout, false);
+        if (prev === null) throw new Error(`no prevout ${i.txid}:${i.vout}`);
+        if (prev.scriptPubKey.hex === script) sent += satsOf(prev.value);
+      }
+      if (received > 0n || sent > 0n || t.vout.some((o) => o.scriptPubKey.hex === script)) lines.push({ txid, received, sent });
+    }
+    return lines;
+  }
+
+  it('mempool transactions: unconfirmed received/sent and ?mempool=true pages equal the node', async () => {
+    const watched = await node.cli<string>('getnewaddress', '', 'bech32');
+    const payee = await node.cli<string>('getnewaddress', '', 'legacy');
+    const [w, p] = [await scriptOf(node, watched), await scriptOf(node, payee)];
+    const miner = await node.cli<string>('getnewaddress', '', 'bech32');
+    await node.cli('sendtoaddress', watched, 2);
+    await node.cli('sendtoaddress', watched, 1);
+    await mine(node, 1, miner);
+    await lw.world.waitForTip('the funding block', 60_000);
+    const [c1, c2] = (await walletUtxos(node, { addresses: [watched] })).sort((a, b) => b.sats - a.sats);
+    expect(c2).toBeDefined();
+
+    /** Unconfirmed as the API writes it for an address, and waits until the index holds `n` of its transactions. */
+    const unconfirmedText = async (address: string): Promise<string> =>
+      /"unconfirmed":(\{[^}]*\})/.exec((await get(`/api/v1/LTC/address/${address}?mempool=true`)).text)?.[1] ?? '';
+    const held = (n: number) =>
+      waitFor(
+        `the index to hold ${n} mempool transactions of ${watched}`,
+        async () => written(await unconfirmedText(watched), 'txCount') === String(n),
+        60_000,
+        lw.world.indexer,
+      );
+
+    // One at a time, each seen by the index before the next: the order the index learned them is the order sent.
+    const sent: string[] = [];
+    // Spends a coin of the watched address, pays the payee and change back to the watched address.
+    const fee = 50_000;
+    sent.push(
+      await signAndSend(
+        node,
+        await node.cli<string>(
+          'createrawtransaction',
+          [{ txid: c1!.txid, vout: c1!.vout }],
+          [{ [payee]: coins(50_000_000) }, { [watched]: coins(c1!.sats - 50_000_000 - fee) }],
+        ),
+      ),
+    );
+    await held(1);
+    // The wallet pays the watched address from coins of its own choosing, never those the third spends.
+    await lockOutpoints(node, [
+      { txid: c2!.txid, vout: c2!.vout },
+      { txid: sent[0]!, vout: 1 },
+    ]);
+    sent.push(await node.cli<string>('sendtoaddress', watched, 0.3));
+    await held(2);
+    // A child of the first (its change) and a confirmed coin: pays the payee and the watched address again.
+    const change = c1!.sats - 50_000_000 - fee;
+    sent.push(
+      await signAndSend(
+        node,
+        await node.cli<string>(
+          'createrawtransaction',
+          [
+            { txid: sent[0], vout: 1 },
+            { txid: c2!.txid, vout: c2!.vout },
+          ],
+          [{ [payee]: coins(20_000_000) }, { [watched]: coins(change + c2!.sats - 20_000_000 - fee) }],
+        ),
+      ),
+    );
+    await held(3);
+
+    const walk = await walkHistory(node.cliExact);
+    const newestFirst = [...sent].reverse();
+    for (const [address, script, limit] of [
+      [watched, w, 2],
+      [payee, p, 3],
+    ] as const) {
+      const lines = await mempoolLinesOf(script, newestFirst);
+      expect(lines.length, address).toBeGreaterThanOrEqual(2);
+      // The summary's unconfirmed side: the node's sums, and received − sent = the Δ balance.
+      const u = await unconfirmedText(address);
+      const received = lines.reduce((s, l) => s + l.received, 0n);
+      const spent = lines.reduce((s, l) => s + l.sent, 0n);
+      expect(
+        {
+          txCount: written(u, 'txCount'),
+          receivedSatoshi: written(u, 'receivedSatoshi'),
+          received: written(u, 'received'),
+          sentSatoshi: written(u, 'sentSatoshi'),
+          sent: written(u, 'sent'),
+          balanceSatoshi: written(u, 'balanceSatoshi'),
+        },
+        address,
+      ).toEqual({
+        txCount: String(lines.length),
+        receivedSatoshi: String(received),
+        received: coinsText(received),
+        sentSatoshi: String(spent),
+        sent: coinsText(spent),
+        balanceSatoshi: String(received - spent),
+      });
+      // The pages: the mempool's transactions first, newest first, then the confirmed history, at one tip.
+      const want = [
+        ...lines.map((l) => `${l.txid} null ${l.received} ${l.sent}`),
+        ...walk.historyOfScript(script).map((e) => `${e.txid} ${e.height} ${e.receivedSats} ${e.sentSats}`),
+      ];
+      for (const base of [`/api/v1/LTC/address/${address}/transactions`, `/api/v1/LTC/scripthash/${scripthash(script)}/transactions`]) {
+        const pages = await pageAll(base, limit, '&mempool=true');
+        expect(pages, base).toEqual({ lines: want, tips: [walk.tipHash] });
+      }
+    }
+    // The node's own times agree with newest first.
+    const times = await node.cli<Record<string, { time: number }>>('getrawmempool', true);
+    const order = newestFirst.map((t) => times[t]!.time);
+    expect(order).toEqual([...order].sort((a, b) => b - a));
+  }, 180_000);
 
   it('history turned off is forgotten; turned on again it is built from the blocks, SIGKILLed halfway and resumed', async () => {
     await lw.world.startIndexer();

@@ -2,9 +2,11 @@
  * GET …/address/{address}/transactions and …/scripthash/{hash}/transactions through the whole app (every
  * response checked against /openapi.json) over a real index file keeping history: paging newest first
  * reproduces an independent model of the chain (test/contract/model.ts), cursors are bound to their
- * history and tip (409 stale, 400 tampered/foreign/garbage), limits are checked, `mempool=true` is
- * refused rather than answered without the mempool, and the routes answer 404 HISTORY_DISABLED while
- * the index keeps no history.
+ * history, mempool flag and tip (409 stale, 400 tampered/foreign/garbage), limits are checked, and the
+ * routes answer 404 HISTORY_DISABLED while the index keeps no history. With `mempool=true` the script's
+ * mempool transactions come first (height null, the latest added first), with what each pays to and
+ * spends from the script as the test computes it from the transactions it built; paging crosses into
+ * the confirmed part, and a mempool that changes between pages neither repeats nor slips in a transaction.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +16,8 @@ import type { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import type { Answer, Caller } from '../support/api-world.js';
 import { listingWorld, type ListingWorld } from '../support/listing-world.js';
 import { ChainBuilder, coinbaseTx, p2pkh, p2wpkh, Rng, spendTx } from '../support/blocks.js';
-import { ChainModel, keyHex, type HistoryLine } from '../contract/model.js';
+import { ChainModel, keyHex, outId, type HistoryLine } from '../contract/model.js';
+import type { ParsedTx } from '../../src/chain/block-parser.js';
 
 const rng = new Rng(29);
 const A = p2pkh(rng);
@@ -25,7 +28,7 @@ const electrum = (script: Buffer) => createHash('sha256').update(script).digest(
 
 interface Item {
   txid: string;
-  height: number;
+  height: number | null;
   receivedSatoshi: number;
   received: number;
   sentSatoshi: number;
@@ -77,12 +80,15 @@ function build(): void {
   }
 }
 
-async function pageAll(base: string, limit: number): Promise<{ lines: HistoryLine[]; heights: Set<number> }> {
-  const lines: HistoryLine[] = [];
+/** A history line as the route answers it: height null for a mempool transaction. */
+type Line = Omit<HistoryLine, 'height'> & { height: number | null };
+
+async function pageAll(base: string, limit: number, query = ''): Promise<{ lines: Line[]; heights: Set<number> }> {
+  const lines: Line[] = [];
   const heights = new Set<number>();
   let cursor: string | null = null;
   for (let i = 0; i < 1000; i++) {
-    const a = await get(`${base}?limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`);
+    const a = await get(`${base}?limit=${limit}${query}${cursor === null ? '' : `&cursor=${cursor}`}`);
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     const d = data(a);
     expect(d.transactions.length).toBeLessThanOrEqual(limit);
@@ -161,7 +167,8 @@ describe('GET …/transactions', () => {
       [`/api/v1/ltc/address/${addrA}/transactions?limit=0`, 'INVALID_LIMIT'],
       [`/api/v1/ltc/address/${addrA}/transactions?limit=1001`, 'INVALID_LIMIT'],
       [`/api/v1/ltc/address/${addrA}/transactions?limit=2&limit=3`, 'BAD_REQUEST'],
-      [`/api/v1/ltc/address/${addrA}/transactions?mempool=true`, 'BAD_REQUEST'],
+      [`/api/v1/ltc/address/${addrA}/transactions?mempool=yes`, 'BAD_REQUEST'],
+      [`/api/v1/ltc/address/${addrA}/transactions?mempool=true&mempool=true`, 'BAD_REQUEST'],
     ];
     for (const [path, want] of cases) {
       const a = await get(path);
@@ -178,5 +185,150 @@ describe('GET …/transactions', () => {
     t.world.index.LTC.historian = null;
     const a = await get(`/api/v1/ltc/address/${addrA}/transactions`);
     expect([a.status, code(a)]).toEqual([404, 'HISTORY_DISABLED']);
+  });
+});
+
+describe('GET …/transactions?mempool=true', () => {
+  /** Every coin the test has seen (spent or not), by outpoint: what a mempool transaction's inputs were worth. */
+  let seen: Map<string, { key: string; value: bigint }>;
+  /** Mempool transactions in the order they were added to the index. */
+  let added: ParsedTx[];
+
+  beforeEach(() => {
+    seen = new Map([...model.coins].map(([id, c]) => [id, { key: c.key, value: c.value }]));
+    added = [];
+  });
+
+  function addTx(inputs: { txid: Buffer; vout: number }[], outputs: { script: Buffer; value: number }[]): ParsedTx {
+    const tx = spendTx(inputs, outputs, { txid: rng.bytes(32) });
+    tx.outputs.forEach((o, v) => seen.set(outId(tx.txid, v), { key: keyHex(o.script), value: o.value }));
+    expect(store.mempool.add([tx]).added).toBe(1);
+    added.push(tx);
+    return tx;
+  }
+
+  /** What the held transactions do to `script`, latest added first, from the coins the test built. */
+  function unconfirmedLines(script: Buffer, held: readonly ParsedTx[] = added): Line[] {
+    const key = keyHex(script);
+    const lines: Line[] = [];
+    for (const tx of [...held].reverse()) {
+      let sent = 0n;
+      for (const i of tx.inputs) {
+        const coin = seen.get(outId(i.prevTxid, i.vout))!;
+        if (coin.key === key) sent += coin.value;
+      }
+      const received = tx.outputs.filter((o) => keyHex(o.script) === key).reduce((sum, o) => sum + o.value, 0n);
+      if (sent > 0n || tx.outputs.some((o) => keyHex(o.script) === key))
+        lines.push({ txid: Buffer.from(tx.txid).reverse().toString('hex'), height: null, position: -1, received, sent });
+    }
+    return lines;
+  }
+
+  /** A's coins in the model's UTXO set, and B's: what the mempool transactions spend. */
+  const coinsOf = (script: Buffer) =>
+    [...model.coins.values()].filter((c) => c.key === keyHex(script)).map((c) => ({ txid: c.txid, vout: c.vout, value: Number(c.value) }));
+
+  /** Five mempool transactions: A spends with change back to itself, a child of that, B pays A, one touches B only. */
+  function fillMempool(): void {
+    const [a1, a2] = coinsOf(A);
+    const [b1, b2] = coinsOf(B);
+    const change = addTx(
+      [a1!],
+      [
+        { script: B, value: 1000 },
+        { script: A, value: a1!.value - 1500 },
+      ],
+    );
+    addTx([b1!], [{ script: B, value: b1!.value - 300 }]);
+    addTx(
+      [{ txid: change.txid, vout: 1 }, a2!],
+      [
+        { script: A, value: 700 },
+        { script: A, value: a1!.value + a2!.value - 5000 },
+      ],
+    );
+    addTx([b2!], [{ script: A, value: b2!.value - 200 }]);
+    addTx([{ txid: change.txid, vout: 0 }], [{ script: B, value: 900 }]);
+  }
+
+  it('lists the mempool’s transactions first, latest added first with height null, then the confirmed ones, at limit 2 and 3', async () => {
+    fillMempool();
+    for (const [script, base] of [
+      [A, `/api/v1/ltc/address/${addrA}/transactions`],
+      [B, `/api/v1/ltc/scripthash/${electrum(B)}/transactions`],
+    ] as const) {
+      const want = [...unconfirmedLines(script), ...expected(script)];
+      expect(unconfirmedLines(script).length).toBeGreaterThanOrEqual(3);
+      for (const limit of [2, 3]) {
+        const { lines, heights } = await pageAll(base, limit, '&mempool=true');
+        expect(lines, `limit ${limit}`).toEqual(want);
+        expect([...heights]).toEqual([9]);
+      }
+      // Without the flag the answer is the confirmed history alone, as before.
+      expect((await pageAll(base, 3)).lines).toEqual(expected(script));
+    }
+    // The page where the mempool part ends exactly: its cursor leads on into the confirmed part.
+    const n = unconfirmedLines(A).length;
+    const first = data(await get(`/api/v1/ltc/address/${addrA}/transactions?mempool=1&limit=${n}`));
+    expect(first.transactions.map((t) => t.height)).toEqual(Array<null>(n).fill(null));
+    const second = data(await get(`/api/v1/ltc/address/${addrA}/transactions?mempool=1&limit=1&cursor=${first.next}`));
+    expect(second.transactions.map((t) => t.txid)).toEqual([expected(A)[0]!.txid]);
+  });
+
+  it('a mempool that changes between pages neither repeats nor slips in a transaction; a block makes the cursor stale', async () => {
+    fillMempool();
+    const base = `/api/v1/ltc/address/${addrA}/transactions`;
+    const page1 = data(await get(`${base}?mempool=true&limit=1`));
+    const before = unconfirmedLines(A);
+    expect(page1.transactions.map((t) => t.txid)).toEqual([before[0]!.txid]);
+    // A new transaction paying A arrives, and one not listed yet leaves (evicted, with nothing depending on it).
+    const [b3] = coinsOf(B).slice(2);
+    const late = addTx([b3!], [{ script: A, value: 1234 }]);
+    const gone = added[2]!; // the child: listed after the first page, and nothing spends it
+    expect(store.mempool.remove([gone.txid])).toBe(1);
+    const rest: Line[] = [];
+    for (let cursor = page1.next; cursor !== null;) {
+      const d = data(await get(`${base}?mempool=true&limit=2&cursor=${cursor}`));
+      rest.push(
+        ...d.transactions.map((t) => ({
+          txid: t.txid,
+          height: t.height,
+          position: -1,
+          received: BigInt(t.receivedSatoshi),
+          sent: BigInt(t.sentSatoshi),
+        })),
+      );
+      cursor = d.next;
+    }
+    const display = (tx: ParsedTx) => Buffer.from(tx.txid).reverse().toString('hex');
+    const stayed = unconfirmedLines(
+      A,
+      added.filter((tx) => tx !== late && tx !== gone),
+    ).slice(1);
+    expect(rest).toEqual([...stayed, ...expected(A)]);
+    expect(rest.map((l) => l.txid)).not.toContain(display(late));
+    // A fresh first page has the newcomer on top.
+    const fresh = data(await get(`${base}?mempool=true&limit=1`));
+    expect(fresh.transactions.map((t) => t.txid)).toEqual([display(late)]);
+    // A block moves the tip: the cursor, wherever it points, is stale.
+    apply([coinbaseTx([{ script: B, value: 1 }], rng.bytes(32))]);
+    const stale = await get(`${base}?mempool=true&limit=1&cursor=${fresh.next}`);
+    expect([stale.status, code(stale)]).toEqual([409, 'CURSOR_STALE']);
+  });
+
+  it('a cursor of a mempool=true history is foreign to a mempool=false request, and the other way round', async () => {
+    fillMempool();
+    const base = `/api/v1/ltc/address/${addrA}/transactions`;
+    const withMempool = data(await get(`${base}?mempool=true&limit=1`)).next!;
+    const confirmedPart = data(await get(`${base}?mempool=true&limit=${unconfirmedLines(A).length + 1}`)).next!;
+    const without = data(await get(`${base}?limit=1`)).next!;
+    for (const [query, cursor] of [
+      ['', withMempool],
+      ['&mempool=false', confirmedPart],
+      ['&mempool=true', without],
+    ] as const) {
+      const a = await get(`${base}?limit=1${query}&cursor=${cursor}`);
+      expect([a.status, code(a)], query).toEqual([400, 'CURSOR_FOREIGN']);
+    }
   });
 });

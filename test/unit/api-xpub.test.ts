@@ -148,6 +148,28 @@ describe('wallet summaries', () => {
     expect(data(viaPost).unconfirmed).toEqual({ balanceSatoshi: -100_000, balance: -0.001, utxoCount: -1 });
     expect(viaPost.text).toContain('"unconfirmed":{"balanceSatoshi":-100000,"balance":-0.00100000,"utxoCount":-1}');
   });
+
+  it('with history kept, unconfirmed sums what mempool transactions pay to and spend from the wallet’s scripts, and per entry', async () => {
+    world.index.BTC.setMempool(script(RECEIVE_0), { balanceSats: -100_000, utxoCount: -1, txCount: 1, received: 0n, sent: 100_000n });
+    world.index.BTC.setMempool(script(CHANGE_0), { balanceSats: 60_000, utxoCount: 1, txCount: 1, received: 60_000n, sent: 0n });
+    const a = await get(ZPUB, '?range=10&mempool=true&details=funded');
+    expect(a.status).toBe(200);
+    expect(a.text).toContain(
+      '"unconfirmed":{"balanceSatoshi":-40000,"balance":-0.00040000,"utxoCount":0,' +
+        '"receivedSatoshi":60000,"received":0.00060000,"sentSatoshi":100000,"sent":0.00100000}',
+    );
+    const entries = data(a).addresses as { address: string; unconfirmed: object }[];
+    expect(entries.find((e) => e.address === CHANGE_0)?.unconfirmed).toEqual({
+      balanceSatoshi: 60_000,
+      balance: 0.0006,
+      utxoCount: 1,
+      txCount: 1,
+      receivedSatoshi: 60_000,
+      received: 0.0006,
+      sentSatoshi: 0,
+      sent: 0,
+    });
+  });
 });
 
 describe('refusals: 400 with a code of their own, never the key', () => {

@@ -55,8 +55,8 @@ function buildIndex(): void {
     set.run(B_SATS, scriptKey(B));
     store.db.prepare("UPDATE meta SET value = ? WHERE key = 'utxo_amount'").run(SUM);
     store.db
-      .prepare('INSERT INTO mempool_scripts (script_key, balance, utxo_count, tx_count) VALUES (?, ?, ?, ?)')
-      .run(scriptKey(A), A_DELTA, -1, 1);
+      .prepare('INSERT INTO mempool_scripts (script_key, received, sent, utxo_count, tx_count) VALUES (?, 0, ?, ?, ?)')
+      .run(scriptKey(A), -A_DELTA, -1, 1);
   } finally {
     store.close();
   }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParsedTx } from '../../src/chain/block-parser.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
-import { decodeEffect, encodeEffect } from '../../src/store/mempool-effect.js';
+import { decodeEffect, encodeEffect, netOf, txEffect } from '../../src/store/mempool-effect.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { ChainBuilder, Rng, coinbaseTx, opReturn, p2pkh, p2wpkh, randomHash, spendTx, type Out } from '../support/blocks.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,6 +91,39 @@ class NodeModel {
     });
   }
 
+  /** Per script: what held txs pay to it and spend of it (and per tx), in the mempool's order. */
+  gross(): {
+    sums: Map<string, { received: bigint; sent: bigint }>;
+    perTx: { txid: string; script: string; received: bigint; sent: bigint }[];
+  } {
+    const coins = new Map(this.confirmed);
+    const sums = new Map<string, { received: bigint; sent: bigint }>();
+    const perTx: { txid: string; script: string; received: bigint; sent: bigint }[] = [];
+    for (const [txid, tx] of this.mempool) {
+      const mine = new Map<string, { received: bigint; sent: bigint }>();
+      const at = (script: Buffer) => {
+        const hex = script.toString('hex');
+        if (!mine.has(hex)) mine.set(hex, { received: 0n, sent: 0n });
+        return mine.get(hex)!;
+      };
+      for (const i of tx.inputs) {
+        const coin = coins.get(id(i.prevTxid, i.vout))!;
+        at(coin.script).sent += coin.value;
+      }
+      tx.outputs.forEach((o, v) => {
+        if (o.script[0] === 0x6a) return;
+        coins.set(id(tx.txid, v), o);
+        at(o.script).received += o.value;
+      });
+      for (const [script, e] of mine) {
+        perTx.push({ txid, script, ...e });
+        const sum = sums.get(script) ?? { received: 0n, sent: 0n };
+        sums.set(script, { received: sum.received + e.received, sent: sum.sent + e.sent });
+      }
+    }
+    return { sums, perTx };
+  }
+
   /** Per script: balance and count once the whole mempool is mined, and held txs touching it. */
   final(): Map<string, { balance: bigint; count: number; txs: number }> {
     const coins = new Map(this.confirmed);
@@ -134,12 +167,13 @@ function shuffle<T>(rng: Rng, items: T[]): T[] {
   return a;
 }
 
-function runScenario(seed: number, steps: number): void {
+function runScenario(seed: number, steps: number, history: boolean): void {
   const rng = new Rng(seed);
   const scripts = [p2pkh(rng), p2wpkh(rng), p2pkh(rng), p2wpkh(rng), p2wpkh(rng)];
   const dir = mkdtempSync(join(tmpdir(), 'addrsum-mempool-'));
   const file = join(dir, 'm.sqlite');
   const store = ChainStore.open(file, { chain: 'BTC', network: 'regtest' });
+  if (history) store.setHistory(true);
   const reader = ChainReader.open(file);
   const node = new NodeModel();
   const chain = new ChainBuilder(rng);
@@ -228,7 +262,11 @@ function runScenario(seed: number, steps: number): void {
         expect(store.mempool.size).toBe(0);
         store.mempool.add(shuffle(rng, [...node.mempool.values()]));
       }
-      check(node, reader, scripts, store);
+      check(node, reader, scripts, store, history);
+    }
+    if (history) {
+      store.setHistory(false);
+      check(node, reader, scripts, store, false);
     }
   } finally {
     reader.close();
@@ -237,8 +275,9 @@ function runScenario(seed: number, steps: number): void {
   }
 }
 
-function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: ChainStore): void {
+function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: ChainStore, history: boolean): void {
   const final = node.final();
+  const gross = node.gross();
   const views = reader.views(scripts, true)!;
   scripts.forEach((s, i) => {
     const v = views.items[i]!;
@@ -248,7 +287,25 @@ function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: C
       count: v.utxoCount + v.unconfirmed!.utxoCount,
       txs: v.unconfirmed!.txCount,
     }).toEqual(want);
+    // Received and sent beside confirmed history only; their difference is the Δ balance either way.
+    const sums = gross.sums.get(s.toString('hex')) ?? { received: 0n, sent: 0n };
+    const { received, sent } = v.unconfirmed!;
+    expect({ received, sent }).toEqual(history ? sums : { received: undefined, sent: undefined });
+    expect(v.unconfirmed!.balanceSats).toBe(sums.received - sums.sent);
   });
+  // With history, one mempool_history row per held transaction and script it touches, with its figures.
+  const entries = store.db.prepare('SELECT hex(txid) AS txid, script_key, received, sent FROM mempool_history').all() as {
+    txid: string;
+    script_key: Buffer;
+    received: number;
+    sent: number;
+  }[];
+  const keyed = new Map(scripts.map((s) => [scriptKey(s).toString('hex'), s.toString('hex')]));
+  const got = entries
+    .map((r) => `${Buffer.from(r.txid, 'hex').toString('hex')} ${keyed.get(r.script_key.toString('hex'))} ${r.received} ${r.sent}`)
+    .sort();
+  const want = history ? gross.perTx.map((e) => `${e.txid} ${e.script} ${e.received} ${e.sent}`).sort() : [];
+  expect(got).toEqual(want);
   expect(store.mempool.size).toBe(node.mempool.size);
   const held = [...store.mempool.txids()].map((t) => t.toString('hex')).sort();
   expect(held).toEqual([...node.mempool.keys()].sort());
@@ -261,7 +318,11 @@ function check(node: NodeModel, reader: ChainReader, scripts: Buffer[], store: C
 
 describe('mempool view', () => {
   it('equals what the node mempool implies through chains, replacements, evictions, blocks and rollbacks', () => {
-    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) runScenario(seed, 150);
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) runScenario(seed, 150, false);
+  });
+
+  it('keeps received, sent and each script’s transactions while history is kept, and forgets them when it stops', () => {
+    for (const seed of [11, 12, 13, 14]) runScenario(seed, 150, true);
   });
 
   it('transactions whose inputs are unknown wait (unresolved), MWEB-only transactions change nothing', () => {
@@ -277,11 +338,39 @@ describe('mempool view', () => {
     store.close();
   });
 
-  it('effect records round-trip, negative deltas and wide amounts included', () => {
+  it('effect records round-trip, negative counts and wide amounts included', () => {
     const effect = {
       inputs: [Buffer.alloc(33, 1), Buffer.alloc(36, 2)],
-      scripts: [{ key: scriptKey(p2pkh()), balance: -8_400_000_000_000_000n, count: -3 }],
+      scripts: [
+        { key: scriptKey(p2pkh()), received: 0n, sent: 8_400_000_000_000_000n, count: -3 },
+        { key: scriptKey(p2wpkh()), received: 2_100_000_000_000_000n, sent: 7n, count: 1 },
+      ],
     };
     expect(decodeEffect(encodeEffect(effect))).toEqual(effect);
+  });
+
+  it('a transaction’s effect keeps what it pays and spends per script: change back to a spent script is both', () => {
+    const [a, b] = [scriptKey(p2pkh()), scriptKey(p2wpkh())];
+    const op = (n: number) => Buffer.alloc(33, n);
+    const effect = txEffect(
+      [
+        { outpoint: op(1), key: a, value: 70n },
+        { outpoint: op(2), key: a, value: 30n },
+      ],
+      [
+        { key: b, value: 55n },
+        { key: a, value: 40n },
+        { key: b, value: 1n },
+      ],
+    );
+    expect(effect).toEqual({
+      inputs: [op(1), op(2)],
+      scripts: [
+        { key: a, received: 40n, sent: 100n, count: -1 },
+        { key: b, received: 56n, sent: 0n, count: 2 },
+      ],
+    });
+    expect(effect.scripts.map(netOf)).toEqual([-60n, 56n]);
+    expect(txEffect([], [])).toEqual({ inputs: [], scripts: [] });
   });
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/sqlite/migrate.js';
+import { ChainBuilder, p2wpkh, spendTx } from '../support/blocks.js';
 
 function code(fn: () => unknown): string {
   try {
@@ -44,6 +45,7 @@ describe('migrations', () => {
       'history_blocks',
       'history_txids',
       'history_undo',
+      'mempool_history',
       'mempool_outputs',
       'mempool_scripts',
       'mempool_spends',
@@ -68,6 +70,45 @@ describe('migrations', () => {
     expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'extra'").pluck().get()).toBe(0);
     db.close();
+  });
+
+  it('0007 opens an index of schema 6 with its mempool view emptied, for the follower to refill', () => {
+    // A file as version 6 left it, holding a mempool view in the older format.
+    for (const m of listMigrations().filter((m) => m.version <= 6))
+      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
+    const path = join(dir, 'v6.sqlite');
+    const raw = new Database(path);
+    expect(migrate(raw, dir)).toEqual({ from: 0, to: 6 });
+    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
+    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
+    raw.prepare('INSERT INTO mempool_txs (txid, outputs, effect) VALUES (?, 1, ?)').run(Buffer.alloc(32, 7), Buffer.alloc(36));
+    raw.prepare('INSERT INTO mempool_scripts (script_key, balance, utxo_count, tx_count) VALUES (?, 5, 1, 1)').run(Buffer.alloc(16, 1));
+    raw.prepare('INSERT INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, 5)').run(Buffer.alloc(33, 7), Buffer.alloc(16, 1));
+    raw.prepare('INSERT INTO mempool_spends (outpoint, txid) VALUES (?, ?)').run(Buffer.alloc(33, 9), Buffer.alloc(32, 7));
+    raw.close();
+
+    const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    try {
+      expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
+      expect(store.mempool.size).toBe(0);
+      for (const table of ['mempool_txs', 'mempool_scripts', 'mempool_outputs', 'mempool_spends', 'mempool_history'])
+        expect(store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+      // The refilled view works as on a new index.
+      const script = p2wpkh();
+      const chain = new ChainBuilder();
+      store.applyBlocks([chain.block([]), chain.blockPaying(script, 1000)]);
+      const coinbase = chain.blocks[1]!.txs[0]!;
+      const spend = spendTx([{ txid: coinbase.txid, vout: 0 }], [{ script, value: 600 }]);
+      expect(store.mempool.add([spend]).added).toBe(1);
+      const reader = ChainReader.open(path);
+      try {
+        expect(reader.views([script], true)?.items[0]?.unconfirmed).toEqual({ balanceSats: -400n, utxoCount: 0, txCount: 1 });
+      } finally {
+        reader.close();
+      }
+    } finally {
+      store.close();
+    }
   });
 
   it('refuses gaps and bad names in the migrations directory', () => {

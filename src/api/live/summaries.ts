@@ -59,7 +59,9 @@ function printOf(view: ScriptView): string {
   const u = view.unconfirmed;
   // The history's count too: a transaction that paid and spent alike changes it, not the balance.
   const h = view.history ? `|h${view.history.txCount}` : '';
-  return `${view.balanceSats}|${view.utxoCount}${h}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}` : ''}`;
+  // Received and sent too: a replacement may change them and leave the net figures as they were.
+  const gross = u?.received === undefined ? '' : `|${u.received}|${u.sent}`;
+  return `${view.balanceSats}|${view.utxoCount}${h}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}${gross}` : ''}`;
 }
 
 /** A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for). */
@@ -69,9 +71,10 @@ function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: Script
   if (w.kind === 'wallet') {
     const answer = { range: w.range, descriptors: w.descriptors, funded: false };
     const data = (walletBody(chain, handle, answer, w.scripts, { ...views, items }) as { data: Record<string, unknown> }).data;
-    const u = data.unconfirmed as { balanceSatoshi: Sats; utxoCount: number } | undefined;
+    const u = data.unconfirmed as { balanceSatoshi: Sats; utxoCount: number; receivedSatoshi?: Sats; sentSatoshi?: Sats } | undefined;
     const print = `${(data.balanceSatoshi as Sats).sats}|${data.utxoCount as number}|${data.fundedAddresses as number}`;
-    return { data, fingerprint: u ? `${print}|${u.balanceSatoshi.sats}|${u.utxoCount}` : print };
+    const gross = u?.receivedSatoshi ? `|${u.receivedSatoshi.sats}|${u.sentSatoshi!.sats}` : '';
+    return { data, fingerprint: u ? `${print}|${u.balanceSatoshi.sats}|${u.utxoCount}${gross}` : print };
   }
   const view = items[0]!;
   const body =

@@ -21,15 +21,23 @@ const PAGE_QUERY: Json[] = [
     in: 'query',
     required: false,
     description:
-      'The `next` of the previous page, unchanged. It is bound to this history and to the block it was taken at: after a new block, 409 CURSOR_STALE (start again).',
+      'The `next` of the previous page, unchanged (with the same mempool flag: another is CURSOR_FOREIGN). It is bound to this history and to the block it was taken at: after a new block, 409 CURSOR_STALE (start again).',
     schema: { type: 'string' },
+  },
+  {
+    name: 'mempool',
+    in: 'query',
+    required: false,
+    description:
+      "true (or 1): the script's mempool transactions first (height null, the latest the index learned of first), then the confirmed ones. Paging stays in one order while the mempool changes: a transaction that arrives after the first page is not listed by the later ones, one that leaves is not listed again. Anything but true/false/1/0: 400 BAD_REQUEST.",
+    schema: { enum: ['true', 'false', '1', '0'] },
   },
 ];
 
 const HISTORY_TEXT: PagedText = {
-  page: 'One page, newest first (height descending, then position in the block descending), true at blockHeight.',
+  page: 'One page, newest first (with mempool=true the unconfirmed transactions first; then height descending, then position in the block descending), true at blockHeight.',
   kind: 'history',
-  extra400: ', BAD_REQUEST (mempool=true: not served yet)',
+  extra400: ', BAD_REQUEST (a mempool parameter other than true/false/1/0, a parameter given twice)',
   disabled: 'HISTORY_DISABLED',
   disabledText: 'the index keeps no history (chains.<C>.history, ADDRSUM_HISTORY).',
   items: 'transactions',
@@ -53,11 +61,11 @@ const responses = (success: string, codes: ErrorCode[]): Json => pagedResponses(
 export function addressTransactionsPathItem(): Json {
   return pathItem(
     'address',
-    'Confirmed transactions of an address, newest first, page by page',
+    'Transactions of an address, newest first (mempool ones first when asked for), page by page',
     {
       operationId: 'getAddressTransactions',
       description:
-        'Needs history kept (chains.<C>.history). Checks, in order: method, chain, key, limits, address, limit, cursor, index state. Keyset paging: every page costs the same at any depth.',
+        'Needs history kept (chains.<C>.history). Checks, in order: method, chain, key, limits, address, limit, cursor, mempool, index state. Keyset paging: every page costs the same at any depth. The mempool part and the confirmed part are read in one snapshot.',
       parameters: [CHAIN_PATH_PARAM, ADDRESS_PARAM, ...PAGE_QUERY],
       responses: responses('AddressTransactionsSuccess', [...PAGE_CODES, ...ADDRESS_CODES]),
     },
@@ -68,7 +76,7 @@ export function addressTransactionsPathItem(): Json {
 export function scripthashTransactionsPathItem(): Json {
   return pathItem(
     'address',
-    'Confirmed transactions of a script by Electrum scripthash, newest first, page by page',
+    'Transactions of a script by Electrum scripthash, newest first (mempool ones first when asked for), page by page',
     {
       operationId: 'getScripthashTransactions',
       description: 'The address history for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
@@ -85,7 +93,11 @@ const TX_ITEM: Json = {
   required: ['txid', 'height', 'receivedSatoshi', 'received', 'sentSatoshi', 'sent'],
   properties: {
     txid: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Display (byte-reversed) hex, as Core prints it.' },
-    height: { type: 'integer', minimum: 0, description: 'The block that confirmed it.' },
+    height: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'The block that confirmed it; null: in the mempool (mempool=true only).',
+    },
     receivedSatoshi: { type: 'integer', minimum: 0, description: 'What its outputs paid to the script.' },
     received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
     sentSatoshi: { type: 'integer', minimum: 0, description: 'The value of the script’s coins its inputs spent.' },

@@ -31,6 +31,22 @@ const HISTORY_FIELDS: Json = {
   sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
 };
 
+/** Present in `unconfirmed` while the index keeps history: the mempool's gross figures (received − sent = the Δ balance). */
+const UNCONFIRMED_GROSS: Json = {
+  receivedSatoshi: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Only with history kept: what mempool transactions pay to the script(s), smallest unit, all digits.',
+  },
+  received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
+  sentSatoshi: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Only with history kept: the value of the script(s)’ coins mempool transactions spend; balanceSatoshi = received − sent.',
+  },
+  sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
+};
+
 export const SCHEMAS: Json = {
   AddressSummary: {
     type: 'object',
@@ -87,11 +103,13 @@ export const SCHEMAS: Json = {
         type: 'object',
         additionalProperties: false,
         required: ['balanceSatoshi', 'balance', 'utxoCount'],
-        description: 'Only with ?mempool=true: the sums of the scripts’ mempool deltas (no txCount: one transaction may touch several).',
+        description:
+          'Only with ?mempool=true: the sums of the scripts’ mempool deltas (no txCount: one transaction may touch several). With history kept, received and sent are sums over the scripts too: a payment from one derived script to another counts in both.',
         properties: {
           balanceSatoshi: { type: 'integer', minimum: -MAX_SATS, maximum: MAX_SATS },
           balance: { type: 'number' },
           utxoCount: { type: 'integer' },
+          ...(UNCONFIRMED_GROSS as object),
         },
       },
       range: { type: 'integer', minimum: 1, description: 'Indices 0 … range-1 of every branch were read.' },
@@ -144,6 +162,7 @@ export const SCHEMAS: Json = {
       balance: { type: 'number', description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals; may be negative.' },
       utxoCount: { type: 'integer', description: 'Δ unspent outputs; may be negative.' },
       txCount: { type: 'integer', minimum: 0, description: 'Mempool transactions paying to or spending from the address.' },
+      ...(UNCONFIRMED_GROSS as object),
     },
   },
   BatchResult: {

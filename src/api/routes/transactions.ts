@@ -1,26 +1,26 @@
 /**
  * GET/HEAD /api/v1/{chain}/address/{address}/transactions and …/scripthash/{hash}/transactions
- * (`?limit=`, `&cursor=`): one page of the script's confirmed history, newest first (height descending,
- * then position in the block descending), each transaction with what it paid to and spent from the
- * script. Needs history kept (chains.<C>.history): 404 HISTORY_DISABLED otherwise, 503 HISTORY_BUILDING while
- * it is built for an index that had none.
+ * (`?limit=`, `&cursor=`, `&mempool=`): one page of the script's history, newest first (height
+ * descending, then position in the block descending), each transaction with what it paid to and spent
+ * from the script; with `?mempool=true` the script's mempool transactions come first (`height: null`,
+ * the latest the index learned of first). Needs history kept (chains.<C>.history): 404 HISTORY_DISABLED
+ * otherwise, 503 HISTORY_BUILDING while it is built for an index that had none.
  *
  * Checks, in order: chain → API key → limits (one token per TXS_PER_TOKEN transactions asked for) →
- * address or hash, limit, cursor shape, mempool → one read (history's state, the cursor's MAC, binding
- * and tip, and the entries, in one snapshot) → index state → answer. The cursor names the last
- * transaction served, so every page costs O(limit) at any depth (src/store/sqlite/history-page.ts).
- * `?mempool=true` (unconfirmed transactions first) is not served yet: 400, never a page that leaves
- * them out silently.
+ * address or hash, limit, cursor shape, mempool flag → one read (history's state, the cursor's MAC,
+ * binding and tip, and the entries, mempool ones included, in one snapshot) → index state → answer. The
+ * cursor names the last transaction served, so every page costs O(limit) at any depth
+ * (src/store/sqlite/history-page.ts).
  */
 import type { Express, Request, Response } from 'express';
-import { Coins, Sats } from '../../chain/amount.js';
 import { toDisplayHex } from '../../chain/hash.js';
-import type { HistoryBuildProgress, HistoryItem } from '../../store/index-model.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { decodeHistoryCursor, encodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
+import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
+import { historyView } from '../history-view.js';
 import { checkAnswering, readIndex, RETRY_503_SECONDS } from '../index-read.js';
+import type { HistoryBuildProgress } from '../../store/index-model.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import { sendJson } from '../respond.js';
@@ -51,25 +51,14 @@ export function historyBuilding(chain: string, { height, tipHeight }: HistoryBui
   );
 }
 
-function item(i: HistoryItem): Record<string, unknown> {
-  return {
-    txid: toDisplayHex(i.txid),
-    height: i.height,
-    receivedSatoshi: new Sats(i.received),
-    received: new Coins(i.received),
-    sentSatoshi: new Sats(i.sent),
-    sent: new Coins(i.sent),
-  };
-}
-
 async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
   const { chain, handle, key, named } = scriptNamed(deps, req, kind);
   const p = queryOf(req);
   const limit = parseLimit(p, TX_LIMITS);
   const cursorText = oneParam(p, 'cursor');
   const cursor: HistoryCursor | null = cursorText === null ? null : decodeHistoryCursor(cursorText);
-  if (mempoolRequested(req)) throw new ApiError('BAD_REQUEST', 'mempool=true is not served on transactions yet: confirmed history only');
-  const scope: CursorScope = { chain, network: handle.params.network, kind: 'history', id: key.toString('hex'), mempool: false };
+  const mempool = mempoolRequested(req);
+  const scope: CursorScope = { chain, network: handle.params.network, kind: 'history', id: key.toString('hex'), mempool };
   const read = await readIndex(chain, handle, async (source) => {
     if (!source.historyPage) {
       const status = await source.status();
@@ -77,8 +66,9 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
     }
     return source.historyPage({
       key,
-      before: cursor?.before ?? null,
+      after: cursor?.after ?? null,
       limit,
+      mempool,
       check: (ctx) => {
         if (cursor) checkCursor(cursor, ctx.secret, scope, { height: ctx.tipHeight, hash: ctx.tipHash });
       },
@@ -88,15 +78,13 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
   const page = read.page;
   if (read.building) throw historyBuilding(chain, read.building);
   if (!page) throw historyOff(chain);
-  const tip = { height: page.tipHeight, hash: page.tipHash };
   res.setHeader('Cache-Control', 'no-store');
   sendJson(res, 200, {
     status: 'success',
     data: {
       chain,
       ...named,
-      transactions: page.items.map(item),
-      next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, page.next),
+      ...historyView(page, scope),
       blockHeight: page.tipHeight,
       blockHash: toDisplayHex(page.tipHash),
     },

@@ -35,6 +35,7 @@ import type {
   HistoryFigures,
   HistoryPage,
   HistoryPageRequest,
+  MempoolDelta,
   ScriptSummary,
   ScriptView,
   ScriptViews,
@@ -57,8 +58,9 @@ interface SummaryRow extends StatusRow {
 interface ViewRow {
   balance: Int | null;
   utxo_count: Int | null;
-  /** Only in the mempool statement's rows. */
-  m_balance?: Int | null;
+  /** Only in the mempool statements' rows. */
+  m_received?: Int | null;
+  m_sent?: Int | null;
   m_utxo_count?: Int | null;
   m_tx_count?: Int | null;
   /** Only in the history statements' rows. */
@@ -135,7 +137,7 @@ export class ChainReader {
       }
       const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: metaStmt.get(HISTORY_SECRET_KEY)! };
       req.check?.(ctx);
-      return { ...status, page: { ...history.read(req), ...ctx } };
+      return { ...status, page: { ...history.page(req), ...ctx } };
     });
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     const summarySql =
@@ -144,7 +146,7 @@ export class ChainReader {
     this.summaryStmt = db.prepare<[Buffer], SummaryRow>(summarySql);
     this.summaryExactStmt = db.prepare<[Buffer], SummaryRow>(summarySql).safeIntegers(true);
     const mempoolSql = (history: string): string =>
-      'SELECT s.balance, s.utxo_count, m.balance AS m_balance, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count' +
+      'SELECT s.balance, s.utxo_count, m.received AS m_received, m.sent AS m_sent, m.utxo_count AS m_utxo_count, m.tx_count AS m_tx_count' +
       `${history && ', h.data AS h_data'} FROM (SELECT ? AS k) AS q LEFT JOIN scripts AS s ON s.script_key = q.k ` +
       `LEFT JOIN mempool_scripts AS m ON m.script_key = q.k ${history}`;
     const balanceStatements = (exact: boolean): BalanceStatements => ({
@@ -173,7 +175,7 @@ export class ChainReader {
       const history = historyOn(statusRow);
       const stmt = history ? (mempool ? stmts.withMempoolHistory : stmts.confirmedHistory) : mempool ? stmts.withMempool : stmts.confirmed;
       const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
-      if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_balance))) return UNSAFE;
+      if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_received) || unsafe(r.m_sent))) return UNSAFE;
       return { ...status, items: rows.map((row) => toView(row, mempool, history)) };
     });
   }
@@ -316,7 +318,16 @@ function toView(row: ViewRow, mempool: boolean, history: boolean): ScriptView {
   const view: ScriptView = { balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
   if (history) view.history = historyFigures(row.h_data);
   if (mempool) {
-    view.unconfirmed = { balanceSats: sats(row.m_balance), utxoCount: Number(row.m_utxo_count ?? 0), txCount: Number(row.m_tx_count ?? 0) };
+    const received = sats(row.m_received);
+    const sent = sats(row.m_sent);
+    const u: MempoolDelta = {
+      balanceSats: received - sent,
+      utxoCount: Number(row.m_utxo_count ?? 0),
+      txCount: Number(row.m_tx_count ?? 0),
+    };
+    // The gross figures only beside confirmed history: without it `unconfirmed` keeps its older shape.
+    if (history) Object.assign(u, { received, sent });
+    view.unconfirmed = u;
   }
   return view;
 }

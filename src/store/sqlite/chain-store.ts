@@ -96,7 +96,7 @@ export class ChainStore {
   ) {
     this.stmts = prepareWriteStatements(db);
     this.feed = new ChangeFeed(db);
-    this.mempool = new MempoolStore(db, this.feed);
+    this.mempool = new MempoolStore(db, this.feed, () => this.history.state === 'on');
     this.history = new IndexHistory(db);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
@@ -267,7 +267,9 @@ export class ChainStore {
     this.db
       .transaction(() => {
         if (!this.history.buildNext(blocks, chain, this.undoDepth)) return;
-        // Every summary gains its history: the live pushes re-read every subscription.
+        // Every summary gains its history: the live pushes re-read every subscription. The mempool's
+        // history was not kept while building: the follower reads the mempool again (as after a rollback).
+        this.mempool.clear();
         this.feed.touchEverything();
         this.feed.record('block', tip.height);
       })

@@ -4,14 +4,24 @@
  * cursor are in the one chunk whose key is the first above it (it may straddle the cursor) and in every
  * chunk at or below it, walked downwards. A page reads at most ⌈limit / HEAD_ENTRIES⌉ + 2 rows at any
  * depth, and then one txid row and one block row per item.
+ *
+ * With the mempool, the script's unconfirmed transactions (mempool_history, mempool-store.ts) come first,
+ * newest (highest seq) first, then the confirmed ones: one key range of one table, then the above.
  */
 import type Database from 'better-sqlite3';
 import { decodeChunk, decodeHead, type HistoryEntry } from '../history-chunk.js';
-import type { HistoryItem, HistoryPageRequest } from '../index-model.js';
+import type { HistoryItem, HistoryPageRequest, HistoryPosition, UnconfirmedItem } from '../index-model.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { StoreError } from '../errors.js';
 import { TXIDS_PER_ROW } from './history-store.js';
+
+interface MempoolRow {
+  seq: number;
+  txid: Buffer;
+  received: number;
+  sent: number;
+}
 
 export class HistoryPager {
   private readonly head: Database.Statement<[Buffer], Buffer>;
@@ -19,8 +29,13 @@ export class HistoryPager {
   private readonly below: Database.Statement<[Buffer, number], Buffer>;
   private readonly txids: Database.Statement<[number], Buffer>;
   private readonly block: Database.Statement<[number], { first_tx: number; height: number }>;
+  private readonly mempool: Database.Statement<[Buffer, number, number], MempoolRow>;
 
   constructor(db: Db) {
+    // Amounts as numbers: one transaction's payments to one script stay below the supply (< 2^53).
+    this.mempool = db.prepare<[Buffer, number, number], MempoolRow>(
+      'SELECT seq, txid, received, sent FROM mempool_history WHERE script_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    );
     this.head = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk = 0').pluck();
     this.straddler = db
       .prepare<[Buffer, number], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk > ? ORDER BY chunk LIMIT 1')
@@ -34,25 +49,48 @@ export class HistoryPager {
     );
   }
 
-  /** Inside the caller's read transaction. */
-  read(req: HistoryPageRequest): { items: HistoryItem[]; next: number | null } {
-    const before = req.before ?? Number.MAX_SAFE_INTEGER;
-    const want = req.limit + 1;
+  /**
+   * Inside the caller's read transaction: with `mempool`, the unconfirmed part from `after` (or the top)
+   * and, when it ends on this page, the confirmed part from its top; otherwise the confirmed part alone.
+   * A page full of unconfirmed transactions names its last one as `next` while anything follows it.
+   */
+  page(req: HistoryPageRequest): { unconfirmed: UnconfirmedItem[]; items: HistoryItem[]; next: HistoryPosition | null } {
+    const after = req.after;
+    if (!req.mempool || after?.phase === 'confirmed') {
+      const confirmed = this.read(req.key, after?.phase === 'confirmed' ? after.txNum : null, req.limit);
+      return { unconfirmed: [], ...confirmed };
+    }
+    const rows = this.mempool.all(req.key, after === null ? Number.MAX_SAFE_INTEGER : after.seq, req.limit + 1);
+    const unconfirmed = rows
+      .slice(0, req.limit)
+      .map((r) => ({ seq: r.seq, txid: r.txid, received: BigInt(r.received), sent: BigInt(r.sent) }));
+    const last: HistoryPosition | null =
+      unconfirmed.length > 0 ? { phase: 'mempool', seq: unconfirmed[unconfirmed.length - 1]!.seq } : null;
+    if (rows.length > req.limit) return { unconfirmed, items: [], next: last };
+    const room = req.limit - unconfirmed.length;
+    if (room === 0) return { unconfirmed, items: [], next: this.read(req.key, null, 1).items.length > 0 ? last : null };
+    return { unconfirmed, ...this.read(req.key, null, room) };
+  }
+
+  /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`. */
+  private read(key: Buffer, beforeTx: number | null, limit: number): { items: HistoryItem[]; next: HistoryPosition | null } {
+    const before = beforeTx ?? Number.MAX_SAFE_INTEGER;
+    const want = limit + 1;
     const found: HistoryEntry[] = [];
     const take = (entries: readonly HistoryEntry[]): boolean => {
       for (let i = entries.length - 1; i >= 0 && found.length < want; i--) if (entries[i]!.txNum < before) found.push(entries[i]!);
       return found.length >= want;
     };
-    const head = this.head.get(req.key);
+    const head = this.head.get(key);
     if (head && !take(decodeHead(head).entries)) {
-      const straddler = req.before === null ? undefined : this.straddler.get(req.key, before);
+      const straddler = beforeTx === null ? undefined : this.straddler.get(key, before);
       if (!straddler || !take(decodeChunk(straddler))) {
-        for (const chunk of this.below.iterate(req.key, before)) if (take(decodeChunk(chunk))) break;
+        for (const chunk of this.below.iterate(key, before)) if (take(decodeChunk(chunk))) break;
       }
     }
-    const more = found.length > req.limit;
-    const items = found.slice(0, req.limit).map((e) => this.item(e));
-    return { items, next: more ? items[items.length - 1]!.txNum : null };
+    const more = found.length > limit;
+    const items = found.slice(0, limit).map((e) => this.item(e));
+    return { items, next: more ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
   }
 
   private item(e: HistoryEntry): HistoryItem {

@@ -138,9 +138,10 @@ export class HistoryStore {
     this.metaSet.run(HISTORY_KEY, STATE_CODES.on);
   }
 
-  /** Stops keeping history and forgets it (inside the caller's transaction). */
+  /** Stops keeping history and forgets it, the mempool's part too (mempool-store.ts), inside the caller's transaction. */
   drop(): void {
-    for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo']) this.db.prepare(`DELETE FROM ${table}`).run();
+    for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo', 'mempool_history'])
+      this.db.prepare(`DELETE FROM ${table}`).run();
     this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY);
   }
 

@@ -1,18 +1,21 @@
 /**
  * The mempool view of a chain's index (written by the indexer's mempool follower, and by ChainStore when
- * blocks connect or disconnect). Tables (migrations/0002_mempool.sql):
+ * blocks connect or disconnect). Tables (migrations/0002_mempool.sql, 0007_mempool_history.sql):
  *
- * | table           | key              | value                         | invariant                                                  |
- * |-----------------|------------------|-------------------------------|------------------------------------------------------------|
- * | mempool_txs     | txid             | outputs, effect (inputs, Δ)   | the node's mempool transactions whose inputs we could resolve |
- * | mempool_outputs | outpoint         | script_key, value             | spendable outputs of mempool_txs rows                      |
- * | mempool_spends  | outpoint         | txid                          | each input of each mempool_txs row; one spender per outpoint |
- * | mempool_scripts | script_key       | balance, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
+ * | table           | key              | value                                | invariant                                                  |
+ * |-----------------|------------------|--------------------------------------|------------------------------------------------------------|
+ * | mempool_txs     | txid             | seq, outputs, effect (inputs, Δ)     | the node's mempool transactions whose inputs we could resolve |
+ * | mempool_outputs | outpoint         | script_key, value                    | spendable outputs of mempool_txs rows                      |
+ * | mempool_spends  | outpoint         | txid                                 | each input of each mempool_txs row; one spender per outpoint |
+ * | mempool_scripts | script_key       | received, sent, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
+ * | mempool_history | script_key, seq  | txid, received, sent                 | only while history is kept: one row per (held tx, script in its effect) |
  *
- * Δ of a transaction: +value/+1 per spendable output to a script, −value/−1 per input on the script of
- * the coin it spends (a confirmed UTXO or a mempool output). Deltas are additive, so for every script
- * confirmed + Δ(all mempool txs) = what the script holds once the whole mempool is mined: a coin made
- * and spent inside the mempool nets to zero. MWEB-only transactions have no transparent input or output
+ * Effect of a transaction (mempool-effect.ts): per script, the value of its spendable outputs to the
+ * script (received, +1 each) and of the coins of the script its inputs spend, confirmed UTXOs or mempool
+ * outputs (sent, −1 each). Effects are additive, so for every script confirmed + (received − sent) over
+ * all mempool txs = what the script holds once the whole mempool is mined: a coin made and spent inside
+ * the mempool counts in both and nets to zero. `seq` numbers transactions in the order they were added
+ * (meta mempool_seq, never reused): a parent is always added before its children, so it has the lower seq. MWEB-only transactions have no transparent input or output
  * and so no Δ; a peg-in spends transparent coins (negative Δ) into a v9 program no address maps to;
  * a peg-out pays its recipient only in the HogEx of the block that mines it.
  *
@@ -23,8 +26,7 @@ import type { ParsedTx } from '../../chain/block-parser.js';
 import { isUnspendable } from '../../chain/script.js';
 import { FEED_MAX_SCRIPTS, type ChangeFeed } from './change-feed.js';
 import type { Db } from './db.js';
-import { DeltaCollector } from '../change-set.js';
-import { decodeEffect, encodeEffect, type TxEffect } from '../mempool-effect.js';
+import { decodeEffect, encodeEffect, txEffect, type Flow, type TxEffect } from '../mempool-effect.js';
 import { outpointKey } from '../outpoint.js';
 import { scriptKey } from '../script-key.js';
 import type Database from 'better-sqlite3';
@@ -36,9 +38,9 @@ interface Coin {
 }
 
 interface Statements {
-  txGet: Database.Statement<[Buffer], { outputs: number; effect: Buffer }>;
+  txGet: Database.Statement<[Buffer], { seq: number; outputs: number; effect: Buffer }>;
   txHas: Database.Statement<[Buffer], number>;
-  txInsert: Database.Statement<[Buffer, number, Buffer]>;
+  txInsert: Database.Statement<[Buffer, number, number, Buffer]>;
   txDelete: Database.Statement<[Buffer]>;
   txCount: Database.Statement<[], number>;
   txids: Database.Statement<[], Buffer>;
@@ -49,8 +51,12 @@ interface Statements {
   spendGet: Database.Statement<[Buffer], Buffer>;
   spendInsert: Database.Statement<[Buffer, Buffer]>;
   spendDelete: Database.Statement<[Buffer]>;
-  scriptAdd: Database.Statement<[Buffer, bigint, number, number]>;
+  scriptAdd: Database.Statement<[Buffer, bigint, bigint, number, number]>;
   scriptPrune: Database.Statement<[Buffer]>;
+  historyInsert: Database.Statement<[Buffer, number, Buffer, bigint, bigint]>;
+  historyDelete: Database.Statement<[Buffer, number]>;
+  seqGet: Database.Statement<[], number>;
+  seqSet: Database.Statement<[number]>;
   /** Keys of mempool_scripts, one past the feed's cap at most (what a clear touches). */
   scriptKeys: Database.Statement<[number], Buffer>;
   clear: Array<Database.Statement<[]>>;
@@ -58,9 +64,9 @@ interface Statements {
 
 function prepare(db: Db): Statements {
   return {
-    txGet: db.prepare('SELECT outputs, effect FROM mempool_txs WHERE txid = ?'),
+    txGet: db.prepare('SELECT seq, outputs, effect FROM mempool_txs WHERE txid = ?'),
     txHas: db.prepare<[Buffer], number>('SELECT 1 FROM mempool_txs WHERE txid = ?').pluck(),
-    txInsert: db.prepare('INSERT INTO mempool_txs (txid, outputs, effect) VALUES (?, ?, ?)'),
+    txInsert: db.prepare('INSERT INTO mempool_txs (txid, seq, outputs, effect) VALUES (?, ?, ?, ?)'),
     txDelete: db.prepare('DELETE FROM mempool_txs WHERE txid = ?'),
     txCount: db.prepare<[], number>('SELECT COUNT(*) FROM mempool_txs').pluck(),
     txids: db.prepare<[], Buffer>('SELECT txid FROM mempool_txs').pluck(),
@@ -73,29 +79,45 @@ function prepare(db: Db): Statements {
     spendInsert: db.prepare('INSERT OR REPLACE INTO mempool_spends (outpoint, txid) VALUES (?, ?)'),
     spendDelete: db.prepare('DELETE FROM mempool_spends WHERE outpoint = ?'),
     scriptAdd: db.prepare(
-      'INSERT INTO mempool_scripts (script_key, balance, utxo_count, tx_count) VALUES (?, ?, ?, ?) ' +
-        'ON CONFLICT (script_key) DO UPDATE SET balance = balance + excluded.balance, ' +
+      'INSERT INTO mempool_scripts (script_key, received, sent, utxo_count, tx_count) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (script_key) DO UPDATE SET received = received + excluded.received, sent = sent + excluded.sent, ' +
         'utxo_count = utxo_count + excluded.utxo_count, tx_count = tx_count + excluded.tx_count',
     ),
     scriptPrune: db.prepare('DELETE FROM mempool_scripts WHERE script_key = ? AND tx_count <= 0'),
+    historyInsert: db.prepare('INSERT INTO mempool_history (script_key, seq, txid, received, sent) VALUES (?, ?, ?, ?, ?)'),
+    historyDelete: db.prepare('DELETE FROM mempool_history WHERE script_key = ? AND seq = ?'),
+    seqGet: db.prepare<[], number>(`SELECT value FROM meta WHERE key = '${SEQ_KEY}'`).pluck(),
+    seqSet: db.prepare(`INSERT INTO meta (key, value) VALUES ('${SEQ_KEY}', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     scriptKeys: db.prepare<[number], Buffer>('SELECT script_key FROM mempool_scripts LIMIT ?').pluck(),
-    clear: ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts'].map((t) => db.prepare(`DELETE FROM ${t}`)),
+    clear: ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts', 'mempool_history'].map((t) =>
+      db.prepare(`DELETE FROM ${t}`),
+    ),
   };
 }
+
+/** meta key: the last seq given to a mempool transaction. */
+const SEQ_KEY = 'mempool_seq';
 
 export class MempoolStore {
   private readonly s: Statements;
   /** Rows in mempool_txs; lets block connection skip all mempool work while the view is empty (catch-up). */
   private count: number;
   private clearCount = 0;
-
-  /** `feed`: where add/remove record the scripts they touch; block hooks leave that to ChainStore's record. */
+  /** The last seq given (meta mempool_seq). */
+  private seq: number;
+  /**
+   * `feed`: where add/remove record the scripts they touch; block hooks leave that to ChainStore's record.
+   * `history`: whether the index keeps history, and so mempool_history (history-store.ts drops it with the
+   * rest; history starts only on an index with no block, whose view holds no transaction touching a script).
+   */
   constructor(
     private readonly db: Db,
     private readonly feed: ChangeFeed | null = null,
+    private readonly history: () => boolean = () => false,
   ) {
     this.s = prepare(db);
     this.count = this.s.txCount.get() ?? 0;
+    this.seq = this.s.seqGet.get() ?? 0;
   }
 
   get size(): number {
@@ -142,6 +164,7 @@ export class MempoolStore {
             }
             pending = retry;
           }
+          if (result.added > 0) this.s.seqSet.run(this.seq);
           this.feed?.record('mempool', null);
           return result;
         })
@@ -169,6 +192,7 @@ export class MempoolStore {
       return fn();
     } catch (err) {
       this.count = this.s.txCount.get() ?? 0;
+      this.seq = this.s.seqGet.get() ?? 0;
       this.feed?.discard();
       throw err;
     }
@@ -206,32 +230,32 @@ export class MempoolStore {
 
   private addOne(tx: ParsedTx): 'added' | 'known' | 'unresolved' {
     if (this.s.txHas.get(tx.txid) !== undefined) return 'known';
-    const effect = new DeltaCollector();
-    const inputs: Buffer[] = [];
+    const spent: (Flow & { outpoint: Buffer })[] = [];
     for (const input of tx.inputs) {
       const outpoint = outpointKey(input.prevTxid, input.vout);
       const coin = this.s.outGet.get(outpoint) ?? this.s.utxoGet.get(outpoint);
       if (!coin) return this.isConfirmed(tx) ? 'known' : 'unresolved';
-      inputs.push(outpoint);
-      effect.add(coin.script_key, -coin.value, -1);
+      spent.push({ outpoint, key: coin.script_key, value: coin.value });
     }
     // An input spent by another held transaction: that one was replaced (or conflicted) in the node.
-    for (const outpoint of inputs) {
+    for (const { outpoint } of spent) {
       const other = this.s.spendGet.get(outpoint);
       if (other !== undefined) this.removeWithDescendants(other);
     }
     const outputs = tx.outputs;
+    const paid: Flow[] = [];
     for (let vout = 0; vout < outputs.length; vout++) {
       const out = outputs[vout]!;
       if (isUnspendable(out.script)) continue;
       const key = scriptKey(out.script);
       this.s.outInsert.run(outpointKey(tx.txid, vout), key, out.value);
-      effect.add(key, out.value, 1);
+      paid.push({ key, value: out.value });
     }
-    for (const outpoint of inputs) this.s.spendInsert.run(outpoint, tx.txid);
-    const full: TxEffect = { inputs, scripts: effect.all() };
-    this.s.txInsert.run(tx.txid, outputs.length, encodeEffect(full));
-    this.applyScripts(full, 1);
+    const effect = txEffect(spent, paid);
+    for (const outpoint of effect.inputs) this.s.spendInsert.run(outpoint, tx.txid);
+    const seq = ++this.seq;
+    this.s.txInsert.run(tx.txid, seq, outputs.length, encodeEffect(effect));
+    this.applyScripts(tx.txid, seq, effect, 1);
     this.count++;
     return 'added';
   }
@@ -271,16 +295,19 @@ export class MempoolStore {
     }
     for (let vout = 0; vout < row.outputs; vout++) this.s.outDelete.run(outpointKey(txid, vout));
     this.s.txDelete.run(txid);
-    this.applyScripts(effect, -1);
+    this.applyScripts(txid, row.seq, effect, -1);
     this.count--;
     return row.outputs;
   }
 
-  private applyScripts(effect: TxEffect, sign: 1 | -1): void {
+  private applyScripts(txid: Buffer, seq: number, effect: TxEffect, sign: 1 | -1): void {
     for (const s of effect.scripts) {
       this.feed?.touch(s.key);
-      this.s.scriptAdd.run(s.key, sign < 0 ? -s.balance : s.balance, sign * s.count, sign);
+      this.s.scriptAdd.run(s.key, sign < 0 ? -s.received : s.received, sign < 0 ? -s.sent : s.sent, sign * s.count, sign);
       if (sign < 0) this.s.scriptPrune.run(s.key);
+      if (!this.history()) continue;
+      if (sign > 0) this.s.historyInsert.run(s.key, seq, txid, s.received, s.sent);
+      else this.s.historyDelete.run(s.key, seq);
     }
   }
 }

@@ -41,7 +41,7 @@ export function historyBuilds(engine: EngineFactory): void {
         if (state === null) break;
         expect(step).toBeLessThan(500);
         expect(state.tipHeight).toBe(model.tip!.height);
-        const page = await ix.reader.historyPage({ key, before: null, limit: 3 });
+        const page = await ix.reader.historyPage({ key, after: null, limit: 3 });
         expect({ page: page?.page, building: page?.building }).toEqual({ page: null, building: state });
         const roll = rng.int(20);
         const next = state.height + 1;

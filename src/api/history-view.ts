@@ -1,0 +1,36 @@
+/**
+ * A history page as the …/transactions routes answer it: with `?mempool=true` the unconfirmed
+ * transactions first (`height: null`), then the confirmed ones, each `{txid, height, receivedSatoshi,
+ * received, sentSatoshi, sent}` (amounts through the summaries' serializer: exactly 8 decimals), and the
+ * `next` cursor sealed for the history's scope (the mempool flag included) and tip.
+ */
+import { Coins, Sats } from '../chain/amount.js';
+import { toDisplayHex } from '../chain/hash.js';
+import type { HistoryPage } from '../store/index-model.js';
+import { encodeHistoryCursor } from './history-cursor.js';
+import type { CursorScope } from './utxo-cursor.js';
+
+type Page = NonNullable<HistoryPage['page']>;
+
+function item(txid: Buffer, height: number | null, received: bigint, sent: bigint): Record<string, unknown> {
+  return {
+    txid: toDisplayHex(txid),
+    height,
+    receivedSatoshi: new Sats(received),
+    received: new Coins(received),
+    sentSatoshi: new Sats(sent),
+    sent: new Coins(sent),
+  };
+}
+
+/** The page's transactions, unconfirmed first, and its `next` cursor (null on the last page). */
+export function historyView(page: Page, scope: CursorScope): { transactions: Record<string, unknown>[]; next: string | null } {
+  const tip = { height: page.tipHeight, hash: page.tipHash };
+  return {
+    transactions: [
+      ...page.unconfirmed.map((u) => item(u.txid, null, u.received, u.sent)),
+      ...page.items.map((i) => item(i.txid, i.height, i.received, i.sent)),
+    ],
+    next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, page.next),
+  };
+}
