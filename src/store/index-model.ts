@@ -56,6 +56,16 @@ export interface ScriptView {
 /** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
 export interface ScriptViews extends ChainStatus {
   items: ScriptView[];
+  /**
+   * Asked for with ViewOptions.distinct, while the index keeps history: the distinct confirmed
+   * transactions across all the scripts (one touching several of them counts once).
+   */
+  distinctTxCount?: number;
+}
+
+export interface ViewOptions {
+  /** Also count the distinct transactions across the scripts (a wallet's txCount): reads every history row of theirs. */
+  readonly distinct?: boolean;
 }
 
 /** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
@@ -127,6 +137,20 @@ export interface HistoryItem {
   readonly sent: bigint;
 }
 
+/** What one transaction paid to (`received`) and spent from (`sent`) one script of a wallet. */
+export interface HistoryPart {
+  /** Index of the script in the request's key list. */
+  readonly script: number;
+  readonly received: bigint;
+  readonly sent: bigint;
+}
+
+/** One confirmed transaction of a wallet's merged history: `received` and `sent` are the sums of its parts. */
+export interface WalletHistoryItem extends HistoryItem {
+  /** The wallet's scripts it touched, in key-list order, each once. */
+  readonly parts: readonly HistoryPart[];
+}
+
 export interface HistoryPageRequest {
   /** The script's key (script-key.ts). */
   readonly key: Buffer;
@@ -137,11 +161,17 @@ export interface HistoryPageRequest {
   readonly check?: (ctx: ListingContext) => void;
 }
 
-/** A page of a script's history, newest first, with the index status it is true at. */
-export interface HistoryPage extends ChainStatus {
+/** A page of several scripts' histories merged (a wallet's): as HistoryPageRequest, by many keys. */
+export interface WalletHistoryRequest extends Omit<HistoryPageRequest, 'key'> {
+  /** The scripts' keys (script-key.ts); a key given twice counts once, under its first index. */
+  readonly keys: readonly Buffer[];
+}
+
+/** A page of a script's (or a wallet's) history, newest first, with the index status it is true at. */
+export interface HistoryPage<I extends HistoryItem = HistoryItem> extends ChainStatus {
   /** Null while the index keeps no history. */
   readonly page: {
-    readonly items: readonly HistoryItem[];
+    readonly items: readonly I[];
     readonly next: number | null;
     /** The tip the page was read at (internal byte order) and the index's cursor key, to seal the next cursor. */
     readonly tipHeight: number;
@@ -149,6 +179,8 @@ export interface HistoryPage extends ChainStatus {
     readonly secret: Buffer;
   } | null;
 }
+
+export type WalletHistoryPage = HistoryPage<WalletHistoryItem>;
 
 export type ChangeKind = 'block' | 'disconnect' | 'mempool';
 
