@@ -39,7 +39,8 @@ export const historyOff = (chain: string): ApiError =>
     `the ${chain} index keeps no history: the operator turns it on with chains.${chain}.history (ADDRSUM_HISTORY=true)`,
   );
 
-function item(i: HistoryItem): Record<string, unknown> {
+/** One transaction of a history page, as every history route writes it. */
+export function historyItem(i: HistoryItem): Record<string, unknown> {
   return {
     txid: toDisplayHex(i.txid),
     height: i.height,
@@ -50,13 +51,24 @@ function item(i: HistoryItem): Record<string, unknown> {
   };
 }
 
-async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
-  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
+export interface HistoryQuery {
+  readonly limit: number;
+  readonly cursor: HistoryCursor | null;
+}
+
+/** Every history route's query: `?limit=`, `&cursor=`, and `mempool=true` refused (not served yet). */
+export function parseHistoryQuery(req: Request): HistoryQuery {
   const p = queryOf(req);
   const limit = parseLimit(p, TX_LIMITS);
   const cursorText = oneParam(p, 'cursor');
   const cursor: HistoryCursor | null = cursorText === null ? null : decodeHistoryCursor(cursorText);
   if (mempoolRequested(req)) throw new ApiError('BAD_REQUEST', 'mempool=true is not served on transactions yet: confirmed history only');
+  return { limit, cursor };
+}
+
+async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
+  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
+  const { limit, cursor } = parseHistoryQuery(req);
   const scope: CursorScope = { chain, network: handle.params.network, kind: 'history', id: key.toString('hex'), mempool: false };
   const read = await readIndex(chain, handle, async (source) => {
     if (!source.historyPage) {
@@ -82,7 +94,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
     data: {
       chain,
       ...named,
-      transactions: page.items.map(item),
+      transactions: page.items.map(historyItem),
       next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, page.next),
       blockHeight: page.tipHeight,
       blockHash: toDisplayHex(page.tipHash),

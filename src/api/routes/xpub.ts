@@ -153,7 +153,8 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
   const wallet = await derivedWallet(limiter, cache, req, res, { desc, range, ...rest });
-  const views = await readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
+  // With history, the wallet's txCount: distinct transactions across its scripts, read in the same snapshot.
+  const views = await readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool, { distinct: true }));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
   res.setHeader('Cache-Control', 'no-store');
