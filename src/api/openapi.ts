@@ -30,6 +30,7 @@ import {
   HISTORY_SCHEMAS,
   scripthashTransactionsPathItem,
   xpubTransactionsPathItem,
+  xpubTransactionsPostPathItem,
 } from './openapi/history-paths.js';
 
 export function openApiDocument(): Json {
@@ -59,6 +60,7 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/address/{address}/transactions': addressTransactionsPathItem(),
       '/api/v1/{chain}/scripthash/{hash}/transactions': scripthashTransactionsPathItem(),
       '/api/v1/{chain}/xpub/{key}/transactions': xpubTransactionsPathItem(),
+      '/api/v1/{chain}/xpub/transactions': xpubTransactionsPostPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),

@@ -4,7 +4,8 @@
  * each transaction once with its amounts summed and the wallet addresses it touched, through sealed
  * chunks, with no gap or repeat at any limit; the wallet summary's txCount counts a transaction touching
  * two of its scripts once. Expectations come from an independent model of the chain (test/contract/model.ts)
- * merged by hand. Cursors are bound to the wallet, its range and the tip; history off answers 404.
+ * merged by hand. Cursors are bound to the wallet, its range and the tip; history off answers 404. The
+ * POST form (the key in the body) answers what GET answers and refuses bodies as the wallet summary does.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
@@ -69,6 +70,8 @@ const both: string[] = [];
 const get = (p: string) => caller.send('GET', p, { 'x-api-key': key });
 const data = (a: Answer) => (a.body as { data: PageData }).data;
 const txs = (query: string) => `/api/v1/btc/xpub/${ZPUB}/transactions?range=1${query}`;
+const post = (query: string, body: string) =>
+  caller.send('POST', `/api/v1/btc/xpub/transactions${query}`, { 'x-api-key': key, 'content-type': 'application/json' }, body);
 
 function apply(list: Parameters<ChainBuilder['block']>[0]): void {
   const block = chain.block(list);
@@ -315,5 +318,42 @@ describe('GET /api/v1/{chain}/xpub/{key}/transactions', () => {
     const summary = await get(`/api/v1/btc/xpub/${ZPUB}?range=1`);
     expect(summary.status).toBe(200);
     expect(summary.text).not.toMatch(/txCount|received|sent/);
+  });
+  it('POST /api/v1/{chain}/xpub/transactions answers what GET answers, its cursors are GET’s, and it refuses bodies by code', async () => {
+    const body = JSON.stringify({ key: ZPUB, range: 1 });
+    const lines: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 100; i++) {
+      const a = await post(`?limit=7${cursor === null ? '' : `&cursor=${cursor}`}`, body);
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      lines.push(...data(a).transactions.map(line));
+      cursor = data(a).next;
+      if (cursor === null) break;
+      t.world.clock.t += 1000;
+    }
+    expect(lines).toEqual(expected().lines);
+    const next = data(await post('?limit=2', body)).next!;
+    expect(data(await get(txs(`&limit=2&cursor=${next}`))).transactions.map(line)).toEqual(expected().lines.slice(2, 4));
+    const cases: [string, string, string][] = [
+      ['', '{"key":', 'INVALID_JSON'],
+      ['?range=1', body, 'BAD_RANGE'],
+      ['', JSON.stringify({ key: ZPUB, gap: 20 }), 'BAD_REQUEST'],
+      ['?mempool=true', body, 'BAD_REQUEST'],
+      ['?limit=0', body, 'INVALID_LIMIT'],
+      [
+        '?range=1&range=2',
+        JSON.stringify({
+          key: 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi',
+        }),
+        'PRIVATE_KEY_REFUSED',
+      ],
+    ];
+    for (const [query, text, code] of cases) {
+      const a = await post(query, text);
+      expect([a.status, data(a).code], `${query} ${text.slice(0, 20)}`).toEqual([400, code]);
+      expect(a.text).not.toContain('xprv');
+    }
+    const wrong = await get('/api/v1/btc/xpub/transactions');
+    expect([wrong.status, wrong.headers.allow]).toEqual([405, 'POST']);
   });
 });

@@ -6,10 +6,11 @@
 import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PATH_PARAM } from './address-paths.js';
+import { CHAIN_PATH_PARAM, postOnlyPathItem } from './address-paths.js';
 import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
 import { pathItem, successSchema, type Json } from './build.js';
 import { WALLET_PAGE_PARAMS } from './utxo-paths.js';
+import { WALLET_BODY } from './wallet-paths.js';
 
 const PAGE_QUERY: Json[] = [
   {
@@ -84,6 +85,23 @@ export function xpubTransactionsPathItem(): Json {
     },
     [{ ApiKey: [] }, {}],
   );
+}
+
+/** POST /api/v1/{chain}/xpub/transactions: the key (and range) in the body; every other method answers 405. */
+export function xpubTransactionsPostPathItem(): Json {
+  return postOnlyPathItem('wallet', {
+    operationId: 'postWalletTransactions',
+    summary: 'Confirmed transactions of a wallet, the key in the body',
+    description:
+      'As GET /api/v1/{chain}/xpub/{key}/transactions, with the key (and optionally the range) in a JSON body; `limit` and `cursor` stay in the query.',
+    parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS.slice(1), ...PAGE_QUERY],
+    requestBody: WALLET_BODY,
+    responses: responses(
+      'WalletTransactionsSuccess',
+      [...PAGE_CODES, ...WALLET_ERROR_CODES, 'INVALID_JSON', 'BODY_TOO_LARGE'],
+      ['WALLETS_BUSY'],
+    ),
+  });
 }
 
 const AMOUNTS = {

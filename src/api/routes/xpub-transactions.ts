@@ -1,5 +1,6 @@
 /**
- * GET/HEAD /api/v1/{chain}/xpub/{key}/transactions (`?range=`, `?limit=`, `&cursor=`): one page of the
+ * GET/HEAD /api/v1/{chain}/xpub/{key}/transactions (`?range=`, `?limit=`, `&cursor=`), and its POST form
+ * POST /api/v1/{chain}/xpub/transactions {"key": "…", "range": N} (`?limit=`, `&cursor=`): one page of the
  * confirmed history of every script derived from an extended key or descriptor (indices 0 … range-1 of
  * every branch, as the wallet summary), merged newest first (height descending, then position in the
  * block descending), each transaction once: its amounts summed over the wallet's scripts it touched, and
@@ -30,6 +31,7 @@ import { historyItem, historyOff, parseHistoryQuery, TXS_PER_TOKEN, type History
 import { mountWalletPagedRoute, walletScopeId, type WalletPage } from './wallet-paged-route.js';
 
 export const XPUB_TXS_ROUTE = '/api/v1/:chain/xpub/*key/transactions';
+export const XPUB_TXS_POST_ROUTE = '/api/v1/:chain/xpub/transactions';
 
 function walletItem(p: WalletPage<HistoryQuery>, derived: DerivedWallet, i: WalletHistoryItem): Record<string, unknown> {
   return {
@@ -92,6 +94,7 @@ export function mountXpubTransactionsRoute(
 ): void {
   mountWalletPagedRoute(app, deps, limiter, metrics, cache ?? new DerivationCache(), {
     route: XPUB_TXS_ROUTE,
+    postRoute: XPUB_TXS_POST_ROUTE,
     parseQuery: parseHistoryQuery,
     pageTokens: (query) => Math.ceil(query.limit / TXS_PER_TOKEN),
     perTokens: `per ${TXS_PER_TOKEN} transactions`,
