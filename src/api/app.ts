@@ -17,6 +17,7 @@ import { mountScripthashRoute } from './routes/scripthash.js';
 import { mountUtxoRoutes } from './routes/utxos.js';
 import { mountTransactionRoutes } from './routes/transactions.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
+import { mountXpubTransactionsRoute } from './routes/xpub-transactions.js';
 import { xpubRouter } from './routes/xpub.js';
 import { TokenBucketLimiter } from './token-bucket.js';
 import { DerivationCache } from './derivation-cache.js';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   mountUtxoRoutes(app, deps, limiter, metrics);
   mountTransactionRoutes(app, deps, limiter, metrics);
   mountXpubUtxosRoute(app, deps, limiter, metrics, derivations);
+  mountXpubTransactionsRoute(app, deps, limiter, metrics, derivations);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);
   app.use(statusPageRouter(deps, metrics, clock, live?.hub));
   app.use(opsRouter(deps, metrics, clock));

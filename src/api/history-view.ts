@@ -12,7 +12,15 @@ import type { CursorScope } from './utxo-cursor.js';
 
 type Page = NonNullable<HistoryPage['page']>;
 
-function item(txid: Buffer, height: number | null, received: bigint, sent: bigint): Record<string, unknown> {
+interface HistoryLine {
+  readonly txid: Buffer;
+  readonly height: number | null;
+  readonly received: bigint;
+  readonly sent: bigint;
+}
+
+/** One transaction of a history page, as every history route writes it (`height` null: unconfirmed). */
+export function historyItem({ txid, height, received, sent }: HistoryLine): Record<string, unknown> {
   return {
     txid: toDisplayHex(txid),
     height,
@@ -27,10 +35,7 @@ function item(txid: Buffer, height: number | null, received: bigint, sent: bigin
 export function historyView(page: Page, scope: CursorScope): { transactions: Record<string, unknown>[]; next: string | null } {
   const tip = { height: page.tipHeight, hash: page.tipHash };
   return {
-    transactions: [
-      ...page.unconfirmed.map((u) => item(u.txid, null, u.received, u.sent)),
-      ...page.items.map((i) => item(i.txid, i.height, i.received, i.sent)),
-    ],
+    transactions: [...page.unconfirmed.map((u) => historyItem({ ...u, height: null })), ...page.items.map(historyItem)],
     next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, page.next),
   };
 }

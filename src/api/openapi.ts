@@ -25,7 +25,13 @@ import {
 } from './openapi/build.js';
 import { SCHEMAS } from './openapi/schemas.js';
 import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS, xpubUtxosPathItem } from './openapi/utxo-paths.js';
-import { addressTransactionsPathItem, HISTORY_SCHEMAS, scripthashTransactionsPathItem } from './openapi/history-paths.js';
+import {
+  addressTransactionsPathItem,
+  HISTORY_SCHEMAS,
+  scripthashTransactionsPathItem,
+  xpubTransactionsPathItem,
+  xpubTransactionsPostPathItem,
+} from './openapi/history-paths.js';
 
 export function openApiDocument(): Json {
   const readyList = { type: 'array', items: ref('schemas', 'ChainReadiness') };
@@ -53,6 +59,8 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/xpub/{key}/utxos': xpubUtxosPathItem(),
       '/api/v1/{chain}/address/{address}/transactions': addressTransactionsPathItem(),
       '/api/v1/{chain}/scripthash/{hash}/transactions': scripthashTransactionsPathItem(),
+      '/api/v1/{chain}/xpub/{key}/transactions': xpubTransactionsPathItem(),
+      '/api/v1/{chain}/xpub/transactions': xpubTransactionsPostPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),

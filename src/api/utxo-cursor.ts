@@ -30,8 +30,8 @@ const MAX_TEXT = Math.ceil(((HEAD_BYTES + TXID_BYTES + 4 + MAC_BYTES) * 4) / 3);
 export interface CursorScope {
   readonly chain: string;
   readonly network: string;
-  /** A script's or a wallet's UTXO listing, or a script's history (history-cursor.ts). */
-  readonly kind: 'script' | 'wallet' | 'history';
+  /** A script's or a wallet's UTXO listing, or a script's or a wallet's history (history-cursor.ts). */
+  readonly kind: 'script' | 'wallet' | 'history' | 'wallet-history';
   readonly id: string;
   readonly mempool: boolean;
 }

@@ -2,7 +2,8 @@
  * The JSend body of a wallet (xpub) answer: the sums over its derived scripts, read in one snapshot,
  * and with `?details=funded` one entry per script that holds coins. Every amount is written by the
  * address route's own amounts() (address-view.ts), so a wallet entry reads exactly like an address
- * summary.
+ * summary. With history, the wallet's own txCount (distinct transactions, read with the views), and
+ * received and sent summed over its scripts.
  */
 import { Coins, Sats } from '../chain/amount.js';
 import { scriptToAddress } from '../chain/address.js';
@@ -47,11 +48,16 @@ export function walletBody(
   let utxoCount = 0;
   let fundedAddresses = 0;
   const pending: { balanceSats: bigint; utxoCount: number; received?: bigint; sent?: bigint } = { balanceSats: 0n, utxoCount: 0 };
+  const history = { received: 0n, sent: 0n };
   const addresses: object[] = [];
   views.items.forEach((view, i) => {
     balance += view.balanceSats;
     utxoCount += view.utxoCount;
     if (view.utxoCount > 0) fundedAddresses += 1;
+    if (view.history) {
+      history.received += view.history.received;
+      history.sent += view.history.sent;
+    }
     const u = view.unconfirmed;
     if (u) {
       pending.balanceSats += u.balanceSats;
@@ -73,6 +79,14 @@ export function walletBody(
     balanceSatoshi: new Sats(balance),
     balance: new Coins(balance),
     utxoCount,
+    // Only with the distinct count: per-script txCounts cannot be added (a transaction may touch several scripts).
+    ...(views.distinctTxCount !== undefined && {
+      txCount: views.distinctTxCount,
+      receivedSatoshi: new Sats(history.received),
+      received: new Coins(history.received),
+      sentSatoshi: new Sats(history.sent),
+      sent: new Coins(history.sent),
+    }),
     fundedAddresses,
     ...(mempool && {
       // No txCount: one transaction may touch several scripts of the wallet, and the per-script counts cannot

@@ -59,6 +59,16 @@ export interface ScriptView {
 /** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
 export interface ScriptViews extends ChainStatus {
   items: ScriptView[];
+  /**
+   * Asked for with ViewOptions.distinct, while the index keeps history: the distinct confirmed
+   * transactions across all the scripts (one touching several of them counts once).
+   */
+  distinctTxCount?: number;
+}
+
+export interface ViewOptions {
+  /** Also count the distinct transactions across the scripts (a wallet's txCount): reads every history row of theirs. */
+  readonly distinct?: boolean;
 }
 
 /** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
@@ -140,11 +150,25 @@ export interface UnconfirmedItem {
   readonly sent: bigint;
 }
 
+/** What one transaction paid to (`received`) and spent from (`sent`) one script of a wallet. */
+export interface HistoryPart {
+  /** Index of the script in the request's key list. */
+  readonly script: number;
+  readonly received: bigint;
+  readonly sent: bigint;
+}
+
 /**
  * Where a history page starts: after this transaction. With `mempool` the unconfirmed part comes first,
  * highest seq first, then the confirmed part, highest number first.
  */
 export type HistoryPosition = { readonly phase: 'mempool'; readonly seq: number } | { readonly phase: 'confirmed'; readonly txNum: number };
+
+/** One confirmed transaction of a wallet's merged history: `received` and `sent` are the sums of its parts. */
+export interface WalletHistoryItem extends HistoryItem {
+  /** The wallet's scripts it touched, in key-list order, each once. */
+  readonly parts: readonly HistoryPart[];
+}
 
 export interface HistoryPageRequest {
   /** The script's key (script-key.ts). */
@@ -177,6 +201,31 @@ export interface HistoryPage extends ChainStatus {
     readonly items: readonly HistoryItem[];
     readonly next: HistoryPosition | null;
     /** The tip the page was read at (internal byte order) and the index's cursor key, to seal the next cursor. */
+    readonly tipHeight: number;
+    readonly tipHash: Buffer;
+    readonly secret: Buffer;
+  } | null;
+}
+
+/** A page of several scripts' histories merged (a wallet's), confirmed transactions only. */
+export interface WalletHistoryRequest {
+  /** The scripts' keys (script-key.ts); a key given twice counts once, under its first index. */
+  readonly keys: readonly Buffer[];
+  /** Only transactions numbered below this (the previous page's `next`); null: from the newest. */
+  readonly before: number | null;
+  readonly limit: number;
+  /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
+  readonly check?: (ctx: ListingContext) => void;
+}
+
+/** A page of a wallet's history, newest first, with the index status it is true at. */
+export interface WalletHistoryPage extends ChainStatus {
+  /** While history is being built: how far (`page` is null then). */
+  readonly building?: HistoryBuildProgress;
+  /** Null while the index keeps no history, or builds it. */
+  readonly page: {
+    readonly items: readonly WalletHistoryItem[];
+    readonly next: number | null;
     readonly tipHeight: number;
     readonly tipHash: Buffer;
     readonly secret: Buffer;

@@ -33,6 +33,9 @@ import type {
   HistoryPage,
   HistoryPageRequest,
   UtxoPageRequest,
+  ViewOptions,
+  WalletHistoryPage,
+  WalletHistoryRequest,
   WarmResult,
 } from './index-model.js';
 
@@ -44,8 +47,11 @@ export interface IndexReader {
   summary(script: Uint8Array): Promise<ScriptSummary | null>;
   /** Several scripts (duplicates allowed) at one tip, optionally with their mempool deltas. */
   views(scripts: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null>;
-  /** views() by script key (the first 16 bytes of SHA-256(script), script-key.ts). */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null>;
+  /**
+   * views() by script key (the first 16 bytes of SHA-256(script), script-key.ts); with `distinct`, also
+   * the distinct transactions across them (a wallet's txCount), in the same snapshot.
+   */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean, opts?: ViewOptions): Promise<ScriptViews | null>;
   status(): Promise<ChainStatus | null>;
   /** Mempool transactions the index holds. */
   mempoolTxs(): Promise<number>;
@@ -55,6 +61,8 @@ export interface IndexReader {
   utxoPage(req: UtxoPageRequest): Promise<UtxoListing | null>;
   /** One page of a script's history, newest first, in one snapshot; `page` null while no history is kept. */
   historyPage(req: HistoryPageRequest): Promise<HistoryPage | null>;
+  /** One page of several scripts' histories merged, each transaction once, newest first, in one snapshot. */
+  walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;
   close(): Promise<void>;

@@ -303,25 +303,29 @@ describe('history totals against a real litecoind', () => {
     );
     expect((await get(`/api/v1/LTC/address/${chain.doublePay.address}/transactions`)).text).toMatch(/HISTORY_DISABLED/);
 
-    /** The build's progress as the transactions route states it; null once history is on. */
-    const building = async (): Promise<{ builtHeight: number; tipHeight: number } | null> => {
+    /** History as the transactions route states it: off (404), building with its progress (503), or on (200). */
+    const history = async (): Promise<{ state: 'off' | 'on' } | { state: 'building'; builtHeight: number; tipHeight: number }> => {
       const r = await get(`/api/v1/LTC/address/${chain.doublePay.address}/transactions?limit=1`);
-      if (r.status === 200) return null;
-      expect(r.status, r.text).toBe(503);
-      const body = JSON.parse(r.text) as { code: string; data: { builtHeight: number; tipHeight: number } };
-      expect(body.code).toBe('HISTORY_BUILDING');
-      return body.data;
+      if (r.status === 200) return { state: 'on' };
+      const body = JSON.parse(r.text) as { code?: string; data: { code?: string; builtHeight: number; tipHeight: number } };
+      if (r.status === 404 && body.data.code === 'HISTORY_DISABLED') return { state: 'off' };
+      expect([r.status, body.code], r.text).toEqual([503, 'HISTORY_BUILDING']);
+      return { state: 'building', ...body.data };
     };
     // Every block its own commit, so a kill lands between two of them; killed at random moments while it builds.
     let kills = 0;
     let before = -1;
     for (let attempt = 0; attempt < 6 && kills < 2; attempt++) {
       const indexer = await lw.world.startIndexer({ toml: 'prefetch = 1\ncommitIntervalMs = 0', env: HISTORY_ON });
-      await waitFor('the history build to advance', async () => ((await building())?.builtHeight ?? Infinity) > before, 60_000, indexer);
+      const advanced = async (): Promise<boolean> => {
+        const h = await history();
+        return h.state === 'on' || (h.state === 'building' && h.builtHeight > before);
+      };
+      await waitFor('the history build to advance', advanced, 60_000, indexer);
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 150)));
       await lw.world.stopIndexer('SIGKILL');
-      const left = await building();
-      if (left === null) break;
+      const left = await history();
+      if (left.state !== 'building') break;
       expect(left.builtHeight).toBeLessThan(left.tipHeight);
       // Balances are served meanwhile, without history figures.
       const plain = await summary();
@@ -332,7 +336,7 @@ describe('history totals against a real litecoind', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(1);
     const resumed = await lw.world.startIndexer({ env: HISTORY_ON });
-    await waitFor('history to be built', async () => (await building()) === null, 120_000, resumed);
+    await waitFor('history to be built', async () => (await history()).state === 'on', 120_000, resumed);
     expect(resumed.output()).toMatch(/building history from block [1-9]/);
     expect(resumed.output()).toMatch(/history built/);
     await expectTotalsEqualWalk('build after kills');

@@ -5,6 +5,9 @@
  * finds over the same descriptors and range: the total, the number of unspents, the funded scripts.
  * The scripthash route must equal the address route for address scripts, and `scantxoutset raw(…)` for
  * a P2PK and a bare multisig output. litecoind 0.21 reads neither tr() nor multipath; vectors cover those.
+ * With history kept (issue 33), the wallet's summary txCount/received/sent and its transactions paged
+ * with limit=3 equal the node's blocks (test/support/history-walk.ts) merged by hand over its addresses,
+ * after the wallet spent from one of its addresses to another and to an outside address.
  */
 import { createHash } from 'node:crypto';
 import { BIP32Factory } from 'bip32';
@@ -15,10 +18,12 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { sendSpecialOutputs } from '../../harness/regtest-special.js';
+import { walkHistory } from '../support/history-walk.js';
 
 const bip32 = BIP32Factory(ecc);
 // Two wallets' account keys (tpub: what litecoind 0.21 reads on regtest), from fixed seeds.
-const TPUB = bip32.fromSeed(Buffer.alloc(32, 0x26), networks.testnet).neutered().toBase58();
+const ROOT = bip32.fromSeed(Buffer.alloc(32, 0x26), networks.testnet);
+const TPUB = ROOT.neutered().toBase58();
 const TPUB2 = bip32.fromSeed(Buffer.alloc(32, 0x62), networks.testnet).neutered().toBase58();
 const UNLIMITED = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
 
@@ -128,7 +133,7 @@ describe('wallet routes against scantxoutset on a real litecoind (issue 26)', ()
     await node.cli('sendtoaddress', first, '0.01');
     special = (await sendSpecialOutputs(node, 26)).special.filter((s) => s.kind === 'p2pk' || s.kind === 'bare-multisig');
     await node.cli('generatetoaddress', 1, miner);
-    await lw.world.startIndexer();
+    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
     await lw.world.waitForTip();
     apiKey = lw.world.createKey('wallet');
     api = await lw.world.startApi(UNLIMITED);
@@ -203,5 +208,90 @@ describe('wallet routes against scantxoutset on a real litecoind (issue 26)', ()
       });
       expect(oracle.unspents).toBeGreaterThan(0);
     }
+  });
+  it('with history: the wallet summary and its pages (limit=3) equal the node’s blocks merged over its addresses', async () => {
+    const range = 200;
+    const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', WPKH);
+    const addresses = await node.cli<string[]>('deriveaddresses', descriptor, [0, range - 1]);
+    // Spend 0/0's 1.5 to 0/1 and outside (one transaction, two wallet addresses), and 0/150's 0.25 outside.
+    const outside = await node.cli<string>('getnewaddress');
+    const spend = async (index: number, outputs: Record<string, string>): Promise<string> => {
+      const scan = await node.cliExact<{ unspents: { txid: string; vout: number; scriptPubKey: string; amount: string }[] }>(
+        'scantxoutset',
+        'start',
+        [`addr(${addresses[index]!})`],
+      );
+      // 0/0 holds 1.5 and 0.01: spend the larger.
+      const coin = scan.unspents.sort((a, b) => sats(b.amount) - sats(a.amount))[0]!;
+      const raw = await node.cli<string>('createrawtransaction', [{ txid: coin.txid, vout: coin.vout }], outputs);
+      const signed = await node.cli<{ hex: string; complete: boolean }>(
+        'signrawtransactionwithkey',
+        raw,
+        [ROOT.derive(0).derive(index).toWIF()],
+        [{ txid: coin.txid, vout: coin.vout, scriptPubKey: coin.scriptPubKey, amount: coin.amount }],
+      );
+      expect(signed.complete).toBe(true);
+      return node.cli<string>('sendrawtransaction', signed.hex);
+    };
+    const internal = await spend(0, { [addresses[1]!]: '1.0', [outside]: '0.4999' });
+    await spend(150, { [outside]: '0.2499' });
+    await node.cli('generatetoaddress', 1, outside);
+    await lw.world.waitForTip();
+
+    // The oracle: each address's history from the node's blocks, merged by hand, each transaction once.
+    const walk = await walkHistory(node.cliExact);
+    const byTx = new Map<string, { height: number; position: number; received: bigint; sent: bigint; parts: string[] }>();
+    addresses.forEach((address, i) => {
+      for (const e of walk.historyOf(address)) {
+        const t = byTx.get(e.txid) ?? { height: e.height, position: e.position, received: 0n, sent: 0n, parts: [] };
+        t.received += e.receivedSats;
+        t.sent += e.sentSats;
+        t.parts.push(`0/${i} ${address} ${e.receivedSats} ${e.sentSats}`);
+        byTx.set(e.txid, t);
+      }
+    });
+    const merged = [...byTx.entries()].sort(([, a], [, b]) => b.height - a.height || b.position - a.position);
+    const want = merged.map(([txid, t]) => `${txid} ${t.height} ${t.received} ${t.sent} [${t.parts.join(', ')}]`);
+    expect(byTx.get(internal)?.parts).toHaveLength(2);
+    expect(merged.some(([, t]) => t.parts.length === 2 && t.sent === 0n)).toBe(true);
+    const total = (f: 'received' | 'sent') => merged.reduce((n, [, t]) => n + t[f], 0n);
+
+    const summary = await wallet(WPKH, `?range=${range}`);
+    const figures = summary as unknown as { txCount: number; receivedSatoshi: number; sentSatoshi: number };
+    expect([figures.txCount, figures.receivedSatoshi, figures.sentSatoshi, summary.blockHash]).toEqual([
+      merged.length,
+      Number(total('received')),
+      Number(total('sent')),
+      walk.tipHash,
+    ]);
+
+    const lines: string[] = [];
+    const tips = new Set<string>();
+    for (let cursor: string | null = null, n = 0; n < 100; n++) {
+      const a = await call(
+        `/api/v1/ltc/xpub/${encodeURIComponent(WPKH)}/transactions?range=${range}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      const page = a.body.data as {
+        transactions: {
+          txid: string;
+          height: number;
+          receivedSatoshi: number;
+          sentSatoshi: number;
+          addresses: { path: string; address: string; receivedSatoshi: number; sentSatoshi: number }[];
+        }[];
+        next: string | null;
+        blockHash: string;
+      };
+      for (const t of page.transactions)
+        lines.push(
+          `${t.txid} ${t.height} ${t.receivedSatoshi} ${t.sentSatoshi} [${t.addresses.map((x) => `${x.path} ${x.address} ${x.receivedSatoshi} ${x.sentSatoshi}`).join(', ')}]`,
+        );
+      tips.add(page.blockHash);
+      cursor = page.next;
+      if (cursor === null) break;
+    }
+    expect(lines).toEqual(want);
+    expect([...tips]).toEqual([walk.tipHash]);
   });
 });

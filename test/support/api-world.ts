@@ -32,7 +32,15 @@ import { LiveHub } from '../../src/api/live/hub.js';
 import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
-import type { HistoryPage, HistoryPageRequest, UtxoListing, UtxoPageRequest } from '../../src/store/index-model.js';
+import type {
+  HistoryPage,
+  HistoryPageRequest,
+  UtxoListing,
+  UtxoPageRequest,
+  ViewOptions,
+  WalletHistoryPage,
+  WalletHistoryRequest,
+} from '../../src/store/index-model.js';
 
 export class FakeIndex implements SummarySource {
   readonly balances = new Map<string, { balanceSats: bigint; utxoCount: number }>();
@@ -77,8 +85,16 @@ export class FakeIndex implements SummarySource {
     return { ...status, items };
   }
 
+  /** A real index whose keyViews this fake answers (under the fake's status); null: the fake's own balances. */
+  viewer: { keyViews(keys: readonly Uint8Array[], mempool: boolean, opts?: ViewOptions): ScriptViews | null } | null = null;
+
   /** views() by script key: the stored scripts whose key (first 16 bytes of their SHA-256) matches. */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
+  keyViews(keys: readonly Uint8Array[], mempool: boolean, opts?: ViewOptions): Promise<ScriptViews | null> {
+    if (this.viewer) {
+      const status = this.now();
+      const real = this.viewer.keyViews(keys, mempool, opts);
+      return Promise.resolve(status && real && { ...real, ...status });
+    }
     const byKey = new Map(
       [...this.balances.keys(), ...this.mempool.keys()].map((hex) => [scriptKey(Buffer.from(hex, 'hex')).toString('hex'), hex]),
     );
@@ -98,12 +114,21 @@ export class FakeIndex implements SummarySource {
   }
 
   /** A real index whose history this fake serves (under the fake's status); null: history is off. */
-  historian: { historyPage(req: HistoryPageRequest): HistoryPage | null } | null = null;
+  historian: {
+    historyPage(req: HistoryPageRequest): HistoryPage | null;
+    walletHistoryPage(req: WalletHistoryRequest): WalletHistoryPage | null;
+  } | null = null;
 
   async historyPage(req: HistoryPageRequest): Promise<HistoryPage | null> {
     const status = this.now();
     if (status === null) return null;
     return { ...status, tipTime: null, page: this.historian?.historyPage(req)?.page ?? null };
+  }
+
+  async walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null> {
+    const status = this.now();
+    if (status === null) return null;
+    return { ...status, tipTime: null, page: this.historian?.walletHistoryPage(req)?.page ?? null };
   }
 
   async status(): Promise<IndexStatus | null> {

@@ -18,6 +18,8 @@ export interface ListingWorld {
   /** A private-tier key of the world's key store. */
   readonly key: string;
   readonly store: ChainStore;
+  /** The reader on the index file (the fake index's lister or historian). */
+  readonly reader: ChainReader;
   /** Checks no response broke the OpenAPI document, then closes and deletes everything. */
   close(): void;
 }
@@ -41,6 +43,7 @@ export function listingWorld(chain: ChainCode, fill: (store: ChainStore) => void
     caller,
     key,
     store,
+    reader,
     close() {
       expect(caller.problems).toEqual([]);
       reader.close();

@@ -134,7 +134,9 @@ describe('/openapi.json', () => {
       '/api/v1/{chain}/scripthash/{hash}/transactions',
       '/api/v1/{chain}/scripthash/{hash}/utxos',
       '/api/v1/{chain}/xpub',
+      '/api/v1/{chain}/xpub/transactions',
       '/api/v1/{chain}/xpub/{key}',
+      '/api/v1/{chain}/xpub/{key}/transactions',
       '/api/v1/{chain}/xpub/{key}/utxos',
       '/health',
       '/metrics',
@@ -154,7 +156,7 @@ describe('/openapi.json', () => {
   });
 
   it('documents GET, HEAD and a 405 for every other method on every path (POST only, and 405 otherwise, on the POST paths)', () => {
-    const postOnly = ['/api/v1/{chain}/addresses', '/api/v1/{chain}/xpub'];
+    const postOnly = ['/api/v1/{chain}/addresses', '/api/v1/{chain}/xpub', '/api/v1/{chain}/xpub/transactions'];
     for (const [path, item] of Object.entries(doc.paths)) {
       // Live streams (a GET that stays open, a WebSocket upgrade) document their GET only.
       if (path.endsWith('/events') || path === '/api/v1/ws') {

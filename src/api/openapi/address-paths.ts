@@ -40,6 +40,17 @@ export const POST_ONLY: Json = response(
   headers(['Allow'], ['Cache-Control']),
 );
 
+/** A path that serves POST only: `post` (its operationId names the 405s too), and 405 with `Allow: POST` for every other method. */
+export function postOnlyPathItem(tag: string, post: Json): Json {
+  const base = { tags: [tag], security: [{ ApiKey: [] }, {}] };
+  const item: Json = { post: { ...base, ...post } };
+  for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
+    const r = method === 'head' ? { description: String(POST_ONLY.description), headers: POST_ONLY.headers } : POST_ONLY;
+    item[method] = { ...base, summary: 'Not allowed', operationId: `${String(post.operationId)}_${method}`, responses: { 405: r } };
+  }
+  return item;
+}
+
 /** The 401 and 404 answers of every keyed chain route. */
 export const KEY_AND_CHAIN_FAILURES: Json = {
   401: response('MISSING_API_KEY or INVALID_API_KEY.', failSchema(codesWithStatus(401)), headers(['WWW-Authenticate'], ['Cache-Control'])),
@@ -48,78 +59,65 @@ export const KEY_AND_CHAIN_FAILURES: Json = {
 
 /** POST /api/v1/{chain}/addresses; every other method answers 405 with `Allow: POST`. */
 export function batchPathItem(): Json {
-  const base = { tags: ['address'], security: [{ ApiKey: [] }, {}] };
-  const item: Json = {
-    post: {
-      ...base,
-      operationId: 'getAddressSummaries',
-      summary: 'Many address summaries in one read',
-      description:
-        "Checks, in order: chain, key, body, limits (one request of the caller's limit per address; a malformed body costs one), index state; " +
-        "then one read for all addresses. A batch larger than the tier's burst never fits (429).",
-      parameters: [
-        CHAIN_PATH_PARAM,
-        {
-          name: 'mempool',
-          in: 'query',
-          required: false,
-          description: 'true adds `unconfirmed` to every summary.',
-          schema: { enum: ['true', 'false', '1', '0'] },
-        },
-      ],
-      requestBody: {
-        required: true,
-        description: 'Any content type is read as JSON. Size cap: max(64 KiB, 512 B × api.batchMaxAddresses).',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['addresses'],
-              properties: {
-                addresses: {
-                  type: 'array',
-                  minItems: 1,
-                  maxItems: 100,
-                  items: { type: 'string' },
-                  description: '1 to api.batchMaxAddresses (default 100) addresses.',
-                },
+  return postOnlyPathItem('address', {
+    operationId: 'getAddressSummaries',
+    summary: 'Many address summaries in one read',
+    description:
+      "Checks, in order: chain, key, body, limits (one request of the caller's limit per address; a malformed body costs one), index state; " +
+      "then one read for all addresses. A batch larger than the tier's burst never fits (429).",
+    parameters: [
+      CHAIN_PATH_PARAM,
+      {
+        name: 'mempool',
+        in: 'query',
+        required: false,
+        description: 'true adds `unconfirmed` to every summary.',
+        schema: { enum: ['true', 'false', '1', '0'] },
+      },
+    ],
+    requestBody: {
+      required: true,
+      description: 'Any content type is read as JSON. Size cap: max(64 KiB, 512 B × api.batchMaxAddresses).',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['addresses'],
+            properties: {
+              addresses: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 100,
+                items: { type: 'string' },
+                description: '1 to api.batchMaxAddresses (default 100) addresses.',
               },
             },
           },
         },
       },
-      responses: {
-        200: response(
-          'One result per input address, all at one tip.',
-          ref('schemas', 'BatchSuccess'),
-          headers([...LIMITS, 'Cache-Control']),
-        ),
-        400: response(
-          'INVALID_JSON (not JSON), BODY_TOO_LARGE (over the size cap), INVALID_BATCH (not {"addresses": [1..max strings]}), BAD_REQUEST (mempool parameter, URL).',
-          failSchema(['INVALID_JSON', 'INVALID_BATCH', 'BODY_TOO_LARGE', 'BAD_REQUEST']),
-          headers([], [...LIMITS, 'Cache-Control']),
-        ),
-        ...KEY_AND_CHAIN_FAILURES,
-        429: response(
-          "The batch does not fit in the caller's bucket (one token per address).",
-          failSchema(['RATE_LIMITED']),
-          headers(['Retry-After', ...LIMITS], ['Cache-Control']),
-        ),
-        500: internalError,
-        503: response(
-          'CHAIN_SYNCING (data: indexed and node heights) or CHAIN_UNAVAILABLE.',
-          { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE'])] },
-          headers(['Retry-After', ...LIMITS], ['Cache-Control']),
-        ),
-      },
     },
-  };
-  for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
-    const r = method === 'head' ? { description: String(POST_ONLY.description), headers: POST_ONLY.headers } : POST_ONLY;
-    item[method] = { ...base, summary: 'Not allowed', operationId: `getAddressSummaries_${method}`, responses: { 405: r } };
-  }
-  return item;
+    responses: {
+      200: response('One result per input address, all at one tip.', ref('schemas', 'BatchSuccess'), headers([...LIMITS, 'Cache-Control'])),
+      400: response(
+        'INVALID_JSON (not JSON), BODY_TOO_LARGE (over the size cap), INVALID_BATCH (not {"addresses": [1..max strings]}), BAD_REQUEST (mempool parameter, URL).',
+        failSchema(['INVALID_JSON', 'INVALID_BATCH', 'BODY_TOO_LARGE', 'BAD_REQUEST']),
+        headers([], [...LIMITS, 'Cache-Control']),
+      ),
+      ...KEY_AND_CHAIN_FAILURES,
+      429: response(
+        "The batch does not fit in the caller's bucket (one token per address).",
+        failSchema(['RATE_LIMITED']),
+        headers(['Retry-After', ...LIMITS], ['Cache-Control']),
+      ),
+      500: internalError,
+      503: response(
+        'CHAIN_SYNCING (data: indexed and node heights) or CHAIN_UNAVAILABLE.',
+        { oneOf: [errorSchema(['CHAIN_SYNCING'], ref('schemas', 'Heights')), errorSchema(['CHAIN_UNAVAILABLE'])] },
+        headers(['Retry-After', ...LIMITS], ['Cache-Control']),
+      ),
+    },
+  });
 }
 
 export const IF_NONE_MATCH_PARAM: Json = {

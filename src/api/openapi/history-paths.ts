@@ -1,12 +1,16 @@
 /**
  * The history paths: GET /api/v1/{chain}/address/{address}/transactions and …/scripthash/{hash}/transactions
- * (routes/transactions.ts), and the schemas of their pages.
+ * (routes/transactions.ts), …/xpub/{key}/transactions (routes/xpub-transactions.ts), and the schemas of
+ * their pages.
  */
 import { CHAIN_CODES } from '../../chain/params.js';
+import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
 import type { ErrorCode } from '../errors.js';
-import { CHAIN_PATH_PARAM } from './address-paths.js';
+import { CHAIN_PATH_PARAM, postOnlyPathItem } from './address-paths.js';
 import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
 import { errorSchema, pathItem, successSchema, type Json } from './build.js';
+import { WALLET_PAGE_PARAMS } from './utxo-paths.js';
+import { WALLET_BODY } from './wallet-paths.js';
 
 const PAGE_QUERY: Json[] = [
   {
@@ -56,7 +60,7 @@ const HISTORY_TEXT: PagedText = {
   },
 };
 
-const responses = (success: string, codes: ErrorCode[]): Json => pagedResponses(HISTORY_TEXT, success, codes);
+const responses = (success: string, codes: ErrorCode[], busy: ErrorCode[] = []): Json => pagedResponses(HISTORY_TEXT, success, codes, busy);
 
 export function addressTransactionsPathItem(): Json {
   return pathItem(
@@ -87,25 +91,84 @@ export function scripthashTransactionsPathItem(): Json {
   );
 }
 
-const TX_ITEM: Json = {
+export function xpubTransactionsPathItem(): Json {
+  return pathItem(
+    'wallet',
+    'Confirmed transactions of a wallet, newest first, page by page',
+    {
+      operationId: 'getWalletTransactions',
+      description:
+        'Needs history kept (chains.<C>.history). Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), ' +
+        'their histories merged newest first, each transaction once: its amounts summed over the wallet’s scripts it touched, and `addresses` naming those ' +
+        'scripts in derivation order with their own amounts. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
+      parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS, ...PAGE_QUERY],
+      responses: responses('WalletTransactionsSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES], ['WALLETS_BUSY']),
+    },
+    [{ ApiKey: [] }, {}],
+  );
+}
+
+/** POST /api/v1/{chain}/xpub/transactions: the key (and range) in the body; every other method answers 405. */
+export function xpubTransactionsPostPathItem(): Json {
+  return postOnlyPathItem('wallet', {
+    operationId: 'postWalletTransactions',
+    summary: 'Confirmed transactions of a wallet, the key in the body',
+    description:
+      'As GET /api/v1/{chain}/xpub/{key}/transactions, with the key (and optionally the range) in a JSON body; `limit` and `cursor` stay in the query.',
+    parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS.slice(1), ...PAGE_QUERY],
+    requestBody: WALLET_BODY,
+    responses: responses(
+      'WalletTransactionsSuccess',
+      [...PAGE_CODES, ...WALLET_ERROR_CODES, 'INVALID_JSON', 'BODY_TOO_LARGE'],
+      ['WALLETS_BUSY'],
+    ),
+  });
+}
+
+const AMOUNTS = {
+  receivedSatoshi: { type: 'integer', minimum: 0, description: 'What its outputs paid to the script (a wallet: to its scripts).' },
+  received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
+  sentSatoshi: { type: 'integer', minimum: 0, description: 'The value of the script’s coins (a wallet: its scripts’) its inputs spent.' },
+  sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
+};
+
+const TX_FIELDS = {
+  txid: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Display (byte-reversed) hex, as Core prints it.' },
+  height: { type: ['integer', 'null'], minimum: 0, description: 'The block that confirmed it; null: in the mempool (mempool=true only).' },
+  ...AMOUNTS,
+};
+
+const TX_REQUIRED = ['txid', 'height', 'receivedSatoshi', 'received', 'sentSatoshi', 'sent'];
+
+const TX_ITEM: Json = { type: 'object', additionalProperties: false, required: TX_REQUIRED, properties: TX_FIELDS };
+
+const WALLET_TX_ITEM: Json = {
   type: 'object',
   additionalProperties: false,
-  required: ['txid', 'height', 'receivedSatoshi', 'received', 'sentSatoshi', 'sent'],
+  required: [...TX_REQUIRED, 'addresses'],
   properties: {
-    txid: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Display (byte-reversed) hex, as Core prints it.' },
-    height: {
-      type: ['integer', 'null'],
-      minimum: 0,
-      description: 'The block that confirmed it; null: in the mempool (mempool=true only).',
+    ...TX_FIELDS,
+    height: { type: 'integer', minimum: 0, description: 'The block that confirmed it.' },
+    addresses: {
+      type: 'array',
+      minItems: 1,
+      description:
+        'The wallet’s scripts the transaction touched, in derivation order, each once with what it paid to and spent from that script.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path', 'address', 'receivedSatoshi', 'received', 'sentSatoshi', 'sent'],
+        properties: {
+          path: { type: ['string', 'null'], description: 'The derivation path (null: the descriptor has no extended key).' },
+          address: { type: ['string', 'null'], description: 'The address (null: the script has none, as bare multisig).' },
+          ...AMOUNTS,
+        },
+      },
     },
-    receivedSatoshi: { type: 'integer', minimum: 0, description: 'What its outputs paid to the script.' },
-    received: { type: 'number', minimum: 0, description: 'receivedSatoshi / 100,000,000 with exactly 8 decimals.' },
-    sentSatoshi: { type: 'integer', minimum: 0, description: 'The value of the script’s coins its inputs spent.' },
-    sent: { type: 'number', minimum: 0, description: 'sentSatoshi / 100,000,000 with exactly 8 decimals.' },
   },
 };
 
-function page(named: Json, name: string): Json {
+function page(named: Json, name: string, item: Json = TX_ITEM): Json {
   return successSchema({
     type: 'object',
     additionalProperties: false,
@@ -113,7 +176,7 @@ function page(named: Json, name: string): Json {
     properties: {
       chain: { enum: [...CHAIN_CODES] },
       [name]: named,
-      transactions: { type: 'array', items: TX_ITEM },
+      transactions: { type: 'array', items: item },
       next: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last page.' },
       blockHeight: { type: 'integer', minimum: 0, description: 'The tip every page of this history is true at.' },
       blockHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
@@ -124,4 +187,9 @@ function page(named: Json, name: string): Json {
 export const HISTORY_SCHEMAS: Json = {
   AddressTransactionsSuccess: page({ type: 'string' }, 'address'),
   ScripthashTransactionsSuccess: page({ type: 'string', pattern: '^[0-9a-f]{64}$' }, 'scripthash'),
+  WalletTransactionsSuccess: page(
+    { type: 'integer', minimum: 1, description: 'The range the wallet was derived over.' },
+    'range',
+    WALLET_TX_ITEM,
+  ),
 };

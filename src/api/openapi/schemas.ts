@@ -98,6 +98,13 @@ export const SCHEMAS: Json = {
       balanceSatoshi: { type: 'integer', minimum: 0, maximum: MAX_SATS, description: 'Sum over every derived script.' },
       balance: { type: 'number', minimum: 0, description: 'balanceSatoshi / 100,000,000 with exactly 8 decimals.' },
       utxoCount: { type: 'integer', minimum: 0 },
+      ...(HISTORY_FIELDS as object),
+      txCount: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Only with history kept: distinct confirmed transactions paying to or spending from any derived script (one touching several counts once); received and sent are summed over the scripts.',
+      },
       fundedAddresses: { type: 'integer', minimum: 0, description: 'Derived scripts holding at least one confirmed coin.' },
       unconfirmed: {
         type: 'object',

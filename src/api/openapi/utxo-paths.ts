@@ -80,6 +80,24 @@ export function scripthashUtxosPathItem(): Json {
   );
 }
 
+/** The wallet a wallet page (…/xpub/{key}/utxos, …/transactions) names: the key in the path, and the range. */
+export const WALLET_PAGE_PARAMS: Json[] = [
+  {
+    name: 'key',
+    in: 'path',
+    required: true,
+    description: 'An extended public key or URL-encoded output descriptor.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'range',
+    in: 'query',
+    required: false,
+    description: 'Indices 0 … range-1 of every branch (default 1000, at most api.xpubMaxRange).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+];
+
 export function xpubUtxosPathItem(): Json {
   return pathItem(
     'wallet',
@@ -89,24 +107,7 @@ export function xpubUtxosPathItem(): Json {
       description:
         'Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), merged oldest first; ' +
         'each item adds its `path` and `address`. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
-      parameters: [
-        CHAIN_PATH_PARAM,
-        {
-          name: 'key',
-          in: 'path',
-          required: true,
-          description: 'An extended public key or URL-encoded output descriptor.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'range',
-          in: 'query',
-          required: false,
-          description: 'Indices 0 … range-1 of every branch (default 1000, at most api.xpubMaxRange).',
-          schema: { type: 'string', pattern: '^[0-9]+$' },
-        },
-        ...PAGE_QUERY,
-      ],
+      parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS, ...PAGE_QUERY],
       responses: pageResponses('WalletUtxosSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES], ['WALLETS_BUSY']),
     },
     [{ ApiKey: [] }, {}],

@@ -10,7 +10,7 @@ import {
   KEY_AND_CHAIN_FAILURES,
   MEMPOOL_PARAM,
   notReady,
-  POST_ONLY,
+  postOnlyPathItem,
   summaryResponses,
 } from './address-paths.js';
 import { failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
@@ -131,39 +131,33 @@ export function xpubPathItem(): Json {
   );
 }
 
-/** POST /api/v1/{chain}/xpub; every other method answers 405 with `Allow: POST`. */
-export function xpubPostPathItem(): Json {
-  const base = { tags: ['wallet'], security: [{ ApiKey: [] }, {}] };
-  const item: Json = {
-    post: {
-      ...base,
-      operationId: 'postWalletSummary',
-      summary: 'Wallet summary, the key in the body',
-      description: 'As GET /api/v1/{chain}/xpub/{key}, with the key (and optionally the range) in a JSON body.',
-      parameters: [CHAIN_PATH_PARAM, ...WALLET_QUERY.slice(1)],
-      requestBody: {
-        required: true,
-        description: 'Any content type is read as JSON; at most 16 KiB.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['key'],
-              properties: {
-                key: { type: 'string', description: XPUB_TEXT },
-                range: { type: 'integer', minimum: 1, description: 'As ?range= (default 1000); not both.' },
-              },
-            },
-          },
+/** The JSON body of a wallet POST (the summary's and the wallet pages'): the key, and optionally the range. */
+export const WALLET_BODY: Json = {
+  required: true,
+  description: 'Any content type is read as JSON; at most 16 KiB.',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['key'],
+        properties: {
+          key: { type: 'string', description: XPUB_TEXT },
+          range: { type: 'integer', minimum: 1, description: 'As ?range= (default 1000); not both.' },
         },
       },
-      responses: walletResponses(),
     },
-  };
-  for (const method of ['get', 'head', 'put', 'delete', 'options', 'patch', 'trace']) {
-    const r = method === 'head' ? { description: String(POST_ONLY.description), headers: POST_ONLY.headers } : POST_ONLY;
-    item[method] = { ...base, summary: 'Not allowed', operationId: `postWalletSummary_${method}`, responses: { 405: r } };
-  }
-  return item;
+  },
+};
+
+/** POST /api/v1/{chain}/xpub; every other method answers 405 with `Allow: POST`. */
+export function xpubPostPathItem(): Json {
+  return postOnlyPathItem('wallet', {
+    operationId: 'postWalletSummary',
+    summary: 'Wallet summary, the key in the body',
+    description: 'As GET /api/v1/{chain}/xpub/{key}, with the key (and optionally the range) in a JSON body.',
+    parameters: [CHAIN_PATH_PARAM, ...WALLET_QUERY.slice(1)],
+    requestBody: WALLET_BODY,
+    responses: walletResponses(),
+  });
 }

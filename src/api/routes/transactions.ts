@@ -51,13 +51,25 @@ export function historyBuilding(chain: string, { height, tipHeight }: HistoryBui
   );
 }
 
-async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
-  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
+export interface HistoryQuery {
+  readonly limit: number;
+  readonly cursor: HistoryCursor | null;
+  /** `?mempool=true`: unconfirmed transactions first. */
+  readonly mempool: boolean;
+}
+
+/** Every history route's query: `?limit=`, `&cursor=`, `&mempool=`. */
+export function parseHistoryQuery(req: Request): HistoryQuery {
   const p = queryOf(req);
   const limit = parseLimit(p, TX_LIMITS);
   const cursorText = oneParam(p, 'cursor');
   const cursor: HistoryCursor | null = cursorText === null ? null : decodeHistoryCursor(cursorText);
-  const mempool = mempoolRequested(req);
+  return { limit, cursor, mempool: mempoolRequested(req) };
+}
+
+async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address' | 'scripthash'): Promise<void> {
+  const { chain, handle, key, named } = scriptNamed(deps, req, kind);
+  const { limit, cursor, mempool } = parseHistoryQuery(req);
   const scope: CursorScope = { chain, network: handle.params.network, kind: 'history', id: key.toString('hex'), mempool };
   const read = await readIndex(chain, handle, async (source) => {
     if (!source.historyPage) {

@@ -16,7 +16,7 @@
  * Privacy: no message quotes the input, and the request's log line carries the wallet's fingerprint
  * (ctx.wallet) and the route template, never the path.
  */
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { WalletError } from '../../wallet/errors.js';
 import { canonicalDescriptors, type Descriptor } from '../../wallet/descriptor.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
@@ -43,6 +43,7 @@ export const XPUB_GET_ROUTE = '/api/v1/:chain/xpub/*key';
 export const XPUB_POST_ROUTE = '/api/v1/:chain/xpub';
 /** A descriptor is at most 4096 characters (wallet/descriptor.ts); leave room for JSON. */
 const BODY_LIMIT = 16 * 1024;
+const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
 
 interface Wallet {
   readonly desc: Descriptor;
@@ -119,6 +120,23 @@ function fromBody(body: unknown): { key: unknown; range: unknown } | ApiError {
   return { key, range };
 }
 
+/**
+ * A wallet POST's body, `{"key": "…", "range": N}`, or its refusal as a value (INVALID_JSON,
+ * BODY_TOO_LARGE, BAD_REQUEST, or PRIVATE_KEY_REFUSED for a key sent as a member's name): the wallet
+ * summary's and the wallet pages' POST forms read it alike.
+ */
+export function readWalletBody(req: Request, res: Response): Promise<{ key: unknown; range: unknown } | ApiError> {
+  return new Promise((resolve) => {
+    json(req, res, (err?: unknown) => {
+      try {
+        resolve(err === undefined ? fromBody(req.body) : bodyError(err));
+      } catch (refusal) {
+        resolve(refused(refusal));
+      }
+    });
+  });
+}
+
 /** Whose turn a derivation takes in the pool: the key's, or the client network's of an anonymous caller. */
 export function derivationCaller(req: Request, res: Response): string {
   const { keyId } = context(res);
@@ -153,7 +171,8 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
   const handle = handleOf(deps, req);
   const { desc, range, funded, mempool, ...rest } = parsedWallet(res);
   const wallet = await derivedWallet(limiter, cache, req, res, { desc, range, ...rest });
-  const views = await readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool));
+  // With history, the wallet's txCount: distinct transactions across its scripts, read in the same snapshot.
+  const views = await readIndex(chain, handle, (source) => source.keyViews(wallet.keys, mempool, { distinct: true }));
   checkAnswering(deps, chain, views, res);
   // An answer about many scripts (and maybe this moment's mempool): revalidation would cost a full read anyway.
   res.setHeader('Cache-Control', 'no-store');
@@ -162,7 +181,6 @@ async function answer(deps: AppDeps, limiter: RateLimiter, cache: DerivationCach
 
 export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics, cache = new DerivationCache()): Router {
   const maxRange = deps.settings.xpubMaxRange ?? DEFAULT_XPUB_MAX_RANGE;
-  const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
   // Room in the derivation queue is checked before the price: a refusal for the server's load costs nothing.
   const room = asMiddleware((req, res) => {
     const parsed = res.locals.wallet as Parsed;
@@ -204,21 +222,13 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
     .post(
       asMiddleware(chainCheck),
       authenticate(deps.keys, deps.settings, limiter, metrics),
-      (req: Request, res: Response, next: NextFunction) => {
-        json(req, res, (err?: unknown) => {
-          let body;
-          try {
-            body = err === undefined ? fromBody(req.body) : bodyError(err);
-          } catch (refusal) {
-            body = refused(refusal);
-          }
-          keep(
-            res,
-            body instanceof ApiError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
-          );
-          next();
-        });
-      },
+      asMiddleware(async (req, res) => {
+        const body = await readWalletBody(req, res);
+        keep(
+          res,
+          body instanceof ApiError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
+        );
+      }),
       room,
       price,
       (req: Request, res: Response) => answer(deps, limiter, cache, req, res),

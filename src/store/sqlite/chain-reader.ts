@@ -27,6 +27,7 @@ import { UtxoPager } from './utxo-page.js';
 import { BUILT_KEY } from './history-build.js';
 import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
+import { HistoryUnion } from './history-union.js';
 import { headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
 import type {
@@ -41,6 +42,9 @@ import type {
   ScriptViews,
   UtxoListing,
   UtxoPageRequest,
+  ViewOptions,
+  WalletHistoryPage,
+  WalletHistoryRequest,
 } from '../index-model.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
@@ -106,11 +110,16 @@ export class ChainReader {
   private readonly statusStmt: Database.Statement<[], StatusRow>;
   private readonly mempoolCountStmt: Database.Statement<[], { n: number }>;
   private readonly bootstrapStmt: Database.Statement<[string], unknown>;
-  private readonly readViews: (keys: Buffer[], mempool: boolean, stmts: BalanceStatements) => ScriptViews | null | typeof UNSAFE;
+  private readonly readViews: (
+    keys: Buffer[],
+    mempool: boolean,
+    stmts: BalanceStatements,
+    distinct: boolean,
+  ) => ScriptViews | null | typeof UNSAFE;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
-  private readonly readHistory: (req: HistoryPageRequest) => HistoryPage | null;
+  private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
     readonly db: Db,
@@ -128,7 +137,7 @@ export class ChainReader {
     const history = new HistoryPager(db);
     const metaStmt = db.prepare<[string], Buffer>('SELECT value FROM meta WHERE key = ?').pluck();
     // One read transaction: the status, the cursor's check and every row of the page share a snapshot.
-    this.readHistory = db.transaction((req: HistoryPageRequest): HistoryPage | null => {
+    this.readHistory = db.transaction((req: HistoryPageRequest | WalletHistoryRequest): HistoryPage | WalletHistoryPage | null => {
       const row = this.statusStmt.get()!;
       const status = this.toStatus(row);
       if (status === null || !historyOn(row)) {
@@ -137,8 +146,10 @@ export class ChainReader {
       }
       const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: metaStmt.get(HISTORY_SECRET_KEY)! };
       req.check?.(ctx);
-      return { ...status, page: { ...history.page(req), ...ctx } };
+      if ('key' in req) return { ...status, page: { ...history.page(req), ...ctx } };
+      return { ...status, page: { ...history.readMerged(req), ...ctx } };
     });
+    const union = new HistoryUnion(db);
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
     const summarySql =
       `SELECT ${STATUS_COLUMNS}, s.balance, s.utxo_count, h.data AS h_data ` +
@@ -168,16 +179,30 @@ export class ChainReader {
     this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
-    this.readViews = db.transaction((keys: Buffer[], mempool: boolean, stmts: BalanceStatements): ScriptViews | null | typeof UNSAFE => {
-      const statusRow = this.statusStmt.get()!;
-      const status = this.toStatus(statusRow);
-      if (status === null) return null;
-      const history = historyOn(statusRow);
-      const stmt = history ? (mempool ? stmts.withMempoolHistory : stmts.confirmedHistory) : mempool ? stmts.withMempool : stmts.confirmed;
-      const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
-      if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_received) || unsafe(r.m_sent))) return UNSAFE;
-      return { ...status, items: rows.map((row) => toView(row, mempool, history)) };
-    });
+    this.readViews = db.transaction(
+      (keys: Buffer[], mempool: boolean, stmts: BalanceStatements, distinct: boolean): ScriptViews | null | typeof UNSAFE => {
+        const statusRow = this.statusStmt.get()!;
+        const status = this.toStatus(statusRow);
+        if (status === null) return null;
+        const history = historyOn(statusRow);
+        const stmt = history
+          ? mempool
+            ? stmts.withMempoolHistory
+            : stmts.confirmedHistory
+          : mempool
+            ? stmts.withMempool
+            : stmts.confirmed;
+        const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
+        if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_received) || unsafe(r.m_sent))) return UNSAFE;
+        const views: ScriptViews = { ...status, items: rows.map((row) => toView(row, mempool, history)) };
+        if (history && distinct)
+          views.distinctTxCount = union.count(
+            keys,
+            rows.map((r) => r.h_data),
+          );
+        return views;
+      },
+    );
   }
 
   /** Throws StoreError NO_DATABASE, UNREADABLE, DAMAGED, NOT_INITIALIZED, SCHEMA_TOO_NEW or SCHEMA_TOO_OLD. */
@@ -213,9 +238,9 @@ export class ChainReader {
   }
 
   /** One snapshot of many scripts, read again exactly when a balance passed what a number holds. */
-  private viewsOf(keys: Buffer[], mempool: boolean): ScriptViews | null {
-    const views = this.readViews(keys, mempool, this.fast);
-    return views === UNSAFE ? (this.readViews(keys, mempool, this.exact) as ScriptViews | null) : views;
+  private viewsOf(keys: Buffer[], mempool: boolean, distinct = false): ScriptViews | null {
+    const views = this.readViews(keys, mempool, this.fast, distinct);
+    return views === UNSAFE ? (this.readViews(keys, mempool, this.exact, distinct) as ScriptViews | null) : views;
   }
 
   /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
@@ -239,12 +264,14 @@ export class ChainReader {
 
   /**
    * views() by script key (script-key.ts) rather than by script: for callers that know only a hash of
-   * the script, as an Electrum scripthash is. Same read, same snapshot rules.
+   * the script, as an Electrum scripthash is. Same read, same snapshot rules. With `distinct` (while
+   * history is kept), the distinct transactions across the scripts too, in the same read (history-union.ts).
    */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): ScriptViews | null {
+  keyViews(keys: readonly Uint8Array[], mempool: boolean, opts: ViewOptions = {}): ScriptViews | null {
     return this.viewsOf(
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
+      opts.distinct === true,
     );
   }
 
@@ -277,7 +304,12 @@ export class ChainReader {
 
   /** One page of a script's history, newest first (history-page.ts), in one snapshot with the tip it names. */
   historyPage(req: HistoryPageRequest): HistoryPage | null {
-    return this.readHistory(req);
+    return this.readHistory(req) as HistoryPage | null;
+  }
+
+  /** One page of several scripts' histories merged, each transaction once (history-page.ts), in one snapshot. */
+  walletHistoryPage(req: WalletHistoryRequest): WalletHistoryPage | null {
+    return this.readHistory(req) as WalletHistoryPage | null;
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

@@ -14,6 +14,8 @@ import type {
   UtxoListEvent,
   UtxoPageRequest,
   HistoryPageRequest,
+  ViewOptions,
+  WalletHistoryRequest,
 } from '../index-model.js';
 import type { FeedReader, IndexReader, IndexVerifier, IndexWriter, KeyStore, MempoolWriter } from '../ports.js';
 import { StoreError } from '../errors.js';
@@ -60,6 +62,10 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.historyPage(req));
   }
 
+  walletHistoryPage(req: WalletHistoryRequest) {
+    return settle(() => this.reader.walletHistoryPage(req));
+  }
+
   summary(script: Uint8Array) {
     return settle(() => this.reader.summary(script));
   }
@@ -68,8 +74,8 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.views(scripts, mempool));
   }
 
-  keyViews(keys: readonly Uint8Array[], mempool: boolean) {
-    return settle(() => this.reader.keyViews(keys, mempool));
+  keyViews(keys: readonly Uint8Array[], mempool: boolean, opts?: ViewOptions) {
+    return settle(() => this.reader.keyViews(keys, mempool, opts));
   }
 
   status() {

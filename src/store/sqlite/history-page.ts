@@ -1,16 +1,28 @@
 /**
- * Reading a page of one script's history, newest first (layout: ../history-chunk.ts). The head holds the
- * newest entries; sealed chunks are keyed by 1 + their newest transaction number, so the entries below a
- * cursor are in the one chunk whose key is the first above it (it may straddle the cursor) and in every
- * chunk at or below it, walked downwards. A page reads at most ⌈limit / HEAD_ENTRIES⌉ + 2 rows at any
- * depth, and then one txid row and one block row per item.
+ * Reading a page of one script's history, or of several merged (a wallet's), newest first (layout:
+ * ../history-chunk.ts). The head holds the newest entries; sealed chunks are keyed by 1 + their newest
+ * transaction number, so the entries below a cursor are in the one chunk whose key is the first above it
+ * (it may straddle the cursor) and in every chunk at or below it, walked downwards. A page reads at most
+ * ⌈limit / HEAD_ENTRIES⌉ + 2 rows per script at any depth, and then one txid row and one block row per item.
+ *
+ * Several scripts: each script's newest limit + 1 entries below the cursor hold every entry of the merged
+ * page's limit + 1 newest transactions (a transaction's rank within one script is never above its rank in
+ * the merge), so the merge of those lists, each transaction once with a part per script, is exact.
  *
  * With the mempool, the script's unconfirmed transactions (mempool_history, mempool-store.ts) come first,
  * newest (highest seq) first, then the confirmed ones: one key range of one table, then the above.
  */
 import type Database from 'better-sqlite3';
 import { decodeChunk, decodeHead, type HistoryEntry } from '../history-chunk.js';
-import type { HistoryItem, HistoryPageRequest, HistoryPosition, UnconfirmedItem } from '../index-model.js';
+import type {
+  HistoryItem,
+  HistoryPageRequest,
+  HistoryPart,
+  HistoryPosition,
+  UnconfirmedItem,
+  WalletHistoryItem,
+  WalletHistoryRequest,
+} from '../index-model.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { StoreError } from '../errors.js';
@@ -74,38 +86,76 @@ export class HistoryPager {
 
   /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`. */
   private read(key: Buffer, beforeTx: number | null, limit: number): { items: HistoryItem[]; next: HistoryPosition | null } {
-    const before = beforeTx ?? Number.MAX_SAFE_INTEGER;
-    const want = limit + 1;
+    const { items, next } = this.readMerged({ keys: [key], before: beforeTx, limit });
+    return { items: items.map(({ parts: _, ...item }) => item), next: next === null ? null : { phase: 'confirmed', txNum: next } };
+  }
+
+  /** Inside the caller's read transaction: the scripts' histories merged by transaction number, descending. */
+  readMerged(req: WalletHistoryRequest): { items: WalletHistoryItem[]; next: number | null } {
+    const want = req.limit + 1;
+    const seen = new Set<string>();
+    const lists: { script: number; entries: HistoryEntry[]; at: number }[] = [];
+    req.keys.forEach((key, script) => {
+      const hex = key.toString('hex');
+      if (seen.has(hex)) return;
+      seen.add(hex);
+      const entries = this.newest(key, req.before, want);
+      if (entries.length > 0) lists.push({ script, entries, at: 0 });
+    });
+    // The k-way merge: the largest head among the lists, taken from every list that holds it.
+    const merged: { txNum: number; parts: HistoryPart[] }[] = [];
+    while (merged.length < want) {
+      let top = -1;
+      for (const l of lists) if (l.at < l.entries.length) top = Math.max(top, l.entries[l.at]!.txNum);
+      if (top < 0) break;
+      const parts: HistoryPart[] = [];
+      for (const l of lists) {
+        const e = l.entries[l.at];
+        if (e?.txNum !== top) continue;
+        parts.push({ script: l.script, received: e.received, sent: e.sent });
+        l.at++;
+      }
+      merged.push({ txNum: top, parts });
+    }
+    const more = merged.length > req.limit;
+    const items = merged.slice(0, req.limit).map((m) => this.item(m.txNum, m.parts));
+    return { items, next: more ? items[items.length - 1]!.txNum : null };
+  }
+
+  /** The script's newest `want` entries numbered below `before` (null: from the newest), newest first. */
+  private newest(key: Buffer, before: number | null, want: number): HistoryEntry[] {
+    const below = before ?? Number.MAX_SAFE_INTEGER;
     const found: HistoryEntry[] = [];
     const take = (entries: readonly HistoryEntry[]): boolean => {
-      for (let i = entries.length - 1; i >= 0 && found.length < want; i--) if (entries[i]!.txNum < before) found.push(entries[i]!);
+      for (let i = entries.length - 1; i >= 0 && found.length < want; i--) if (entries[i]!.txNum < below) found.push(entries[i]!);
       return found.length >= want;
     };
     const head = this.head.get(key);
     if (head && !take(decodeHead(head).entries)) {
-      const straddler = beforeTx === null ? undefined : this.straddler.get(key, before);
+      const straddler = before === null ? undefined : this.straddler.get(key, below);
       if (!straddler || !take(decodeChunk(straddler))) {
-        for (const chunk of this.below.iterate(key, before)) if (take(decodeChunk(chunk))) break;
+        for (const chunk of this.below.iterate(key, below)) if (take(decodeChunk(chunk))) break;
       }
     }
-    const more = found.length > limit;
-    const items = found.slice(0, limit).map((e) => this.item(e));
-    return { items, next: more ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
+    return found;
   }
 
-  private item(e: HistoryEntry): HistoryItem {
-    const row = this.txids.get(Math.floor(e.txNum / TXIDS_PER_ROW));
-    const at = (e.txNum % TXIDS_PER_ROW) * TXID_BYTES;
-    const block = this.block.get(e.txNum);
+  private item(txNum: number, parts: HistoryPart[]): WalletHistoryItem {
+    const row = this.txids.get(Math.floor(txNum / TXIDS_PER_ROW));
+    const at = (txNum % TXIDS_PER_ROW) * TXID_BYTES;
+    const block = this.block.get(txNum);
     if (!row || row.length < at + TXID_BYTES || !block)
-      throw new StoreError('INCONSISTENT', `history names transaction ${e.txNum}, which the index does not hold`);
+      throw new StoreError('INCONSISTENT', `history names transaction ${txNum}, which the index does not hold`);
+    let [received, sent] = [0n, 0n];
+    for (const p of parts) [received, sent] = [received + p.received, sent + p.sent];
     return {
-      txNum: e.txNum,
+      txNum,
       txid: Buffer.from(row.subarray(at, at + TXID_BYTES)),
       height: block.height,
-      position: e.txNum - block.first_tx,
-      received: e.received,
-      sent: e.sent,
+      position: txNum - block.first_tx,
+      received,
+      sent,
+      parts,
     };
   }
 }
