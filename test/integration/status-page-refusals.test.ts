@@ -16,6 +16,7 @@ import { startApi, type ApiProcess } from '../../harness/api-process.js';
 import { launchBrowser, type Browser } from '../../harness/browser.js';
 import { ApiError, jsendBody } from '../../src/api/errors.js';
 import { CLOSE, failData } from '../../src/api/live/ws-protocol.js';
+import { historyBuilding } from '../../src/api/routes/transactions.js';
 import { STATUS_STREAMS_PER_NETWORK } from '../../src/api/routes/status-page.js';
 import { generateKey } from '../../src/store/keys/key-format.js';
 import { ADDRESS, makeDataDir, type DataDir } from '../support/limits-world.js';
@@ -165,12 +166,7 @@ describe('status page refusals in chromium', () => {
       {
         status: 503,
         headers: { 'Retry-After': '5' },
-        body: JSON.stringify({
-          status: 'error',
-          code: 'HISTORY_BUILDING',
-          message: 'history is being built: 42.5 % of blocks read',
-          data: {},
-        }),
+        body: JSON.stringify(jsendBody(historyBuilding('LTC', { height: 424, tipHeight: 999 }))),
       },
       { status: 503, headers: { 'Retry-After': '5' }, body: JSON.stringify(jsendBody(syncing)) },
       { status: 502, body: '<html><body>Bad Gateway</body></html>' },

@@ -20,12 +20,6 @@ function refusalOf(body) {
   return r && typeof r.code === 'string' ? { code: r.code, message: r.message, data: r.data } : null;
 }
 
-/** The percentage in a message ("… 42.5 % …"), or null: a HISTORY_BUILDING answer says how far it is. */
-function percentIn(message) {
-  const m = /(\d+(?:\.\d+)?)\s*%/.exec(String(message || ''));
-  return m ? m[1] : null;
-}
-
 /** Shows a summary row and its label, or hides both. */
 function showRow(id, text) {
   const dd = $(id);
@@ -118,7 +112,8 @@ function lookupHistory(chain, address, key) {
     if (refusal && refusal.code === 'HISTORY_DISABLED')
       return { text: `This server keeps no transaction history for ${chain}.`, disabled: true };
     if (refusal && refusal.code === 'HISTORY_BUILDING') {
-      const percent = percentIn(refusal.message);
+      // HISTORY_BUILDING's data says how far the build is (docs/api.md).
+      const percent = refusal.data && typeof refusal.data.percent === 'number' ? refusal.data.percent : null;
       const text = percent === null ? `History is being built: ${sentence(refusal.message)}.` : `History is being built (${percent}%).`;
       return { text, wait };
     }
