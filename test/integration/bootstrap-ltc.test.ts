@@ -4,7 +4,8 @@
  * every address equals `scantxoutset` and the totals equal `gettxoutsetinfo`, the UTXO listing (on
  * during the bootstrap, built in shards after the load) says `coinbase` for every loaded output exactly
  * as the node's `gettxout` does; then 10 more blocks and a 3-block reorg are followed and `npm run
- * verify` passes.
+ * verify` passes. Turned on then, history is built from genesis for the bootstrapped index and equals an
+ * independent walk of the node's blocks.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ import { readCoin, readVarInt } from '../../src/chain/snapshot-coin.js';
 import { LTC_HEADER_BYTES } from '../../src/chain/snapshot-format.js';
 import { indexedTip } from '../../harness/index-check.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
-import { waitFor } from '../../harness/indexer-process.js';
+import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
+import { historyMismatches, type Get } from '../support/history-check.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
@@ -125,4 +127,23 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     expect(indexer.output()).toMatch(/rolled back/);
     await expectIndexEqualsNode('after a 3-block reorg');
   }, 600_000);
+
+  it('turned on for the bootstrapped index, history is built from genesis and equals a walk of the blocks', async () => {
+    // The snapshot holds no history: the indexer builds it from the node's blocks, balances served meanwhile.
+    const indexer = await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
+    const api = await lw.world.startApi('[api.tiers.private]\nrate = 1000000\nburst = 1000000\n');
+    const key = lw.world.createKey('history');
+    const get: Get = async (path) => {
+      const res = await fetch(`${api.url}${path}`, { headers: { 'x-api-key': key } });
+      return { status: res.status, text: await res.text() };
+    };
+    const probe = `/api/v1/LTC/address/${manifest.addresses[0]!.address}/transactions`;
+    await waitFor('history to be built', async () => (await get(probe)).status === 200, 120_000, indexer);
+    expect(indexer.output()).toMatch(/building history from block 0 to the tip \d+/);
+    const { wrong, scripts } = await historyMismatches(get, node.cliExact);
+    expect(wrong).toEqual([]);
+    expect(scripts).toBeGreaterThan(20);
+    const verify = runVerifyCli('LTC', lw.world.dataDir);
+    expect(verify.status, verify.out).toBe(0);
+  }, 300_000);
 });

@@ -12,7 +12,6 @@
  * History built later from the node's blocks, SIGKILLed halfway and resumed, equals the walk too, while
  * balances are served and history routes answer 503 HISTORY_BUILDING.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
@@ -21,19 +20,11 @@ import type { Litecoind } from '../../harness/litecoind.js';
 import { mine, mineWithActivity } from '../../harness/regtest-chain.js';
 import { coins, lockOutpoints, scriptOf, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
 import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
-import { coinsText, satsOf, walkHistory, type HistoryTotals } from '../support/history-walk.js';
+import { coinsText, satsOf, walkHistory } from '../support/history-walk.js';
+import { historyMismatches, pageHistory, scripthash, written } from '../support/history-check.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
-
-/** The Electrum scripthash of a script: SHA-256, byte-reversed. */
-const scripthash = (scriptHex: string): string =>
-  createHash('sha256').update(Buffer.from(scriptHex, 'hex')).digest().reverse().toString('hex');
-
-/** The amounts of a summary's raw text: the fields as written (8 decimals), not as JSON.parse rounds them. */
-function written(text: string, field: string): string | undefined {
-  return new RegExp(`"${field}":(-?[0-9.]+)`).exec(text)?.[1];
-}
 
 describe('history totals against a real litecoind', () => {
   let lw: LitecoindWorld;
@@ -58,71 +49,13 @@ describe('history totals against a real litecoind', () => {
     return { status: res.status, text: await res.text() };
   };
 
-  /** Every transaction of a history, paged with `limit`: its txid, height (null: mempool) and amounts, and the tips the pages were at. */
-  async function pageAll(base: string, limit = 3, query = ''): Promise<{ lines: string[]; tips: string[] }> {
-    const lines: string[] = [];
-    const tips = new Set<string>();
-    for (let cursor: string | null = null, n = 0; n < 10_000; n++) {
-      const r = await get(`${base}?limit=${limit}${query}${cursor === null ? '' : `&cursor=${cursor}`}`);
-      const m = /"transactions":(\[.*?\]),"next":(null|"[^"]+"),"blockHeight":\d+,"blockHash":"([0-9a-f]+)"/.exec(r.text);
-      if (r.status !== 200 || !m) return { lines: [`${r.status} ${r.text}`], tips: [] };
-      // Amounts as written: the integers are exact in the text, whatever JSON.parse would round.
-      for (const t of m[1]!.matchAll(
-        /"txid":"([0-9a-f]+)","height":(\d+|null),"receivedSatoshi":(\d+),"received":[0-9.]+,"sentSatoshi":(\d+)/g,
-      ))
-        lines.push(`${t[1]} ${t[2]} ${t[3]} ${t[4]}`);
-      tips.add(m[3]!);
-      if (m[2] === 'null') return { lines, tips: [...tips] };
-      cursor = JSON.parse(m[2]!) as string;
-    }
-    throw new Error(`${base}: no last page`);
-  }
+  const pageAll = (base: string, limit = 3, query = '') => pageHistory(get, base, limit, query);
 
-  /**
-   * Every script the walk saw, by address where it has one and by scripthash always, equals the walk:
-   * its totals, and its transactions paged with limit=3, newest first, all at the walk's tip.
-   */
+  /** Every script the walk saw equals it (history-check.ts); returns how many there were. */
   async function expectTotalsEqualWalk(phase: string): Promise<number> {
-    const walk = await walkHistory(node.cliExact);
-    const wrong: string[] = [];
-    const check = (what: string, text: string, want: HistoryTotals): void => {
-      const got = {
-        txCount: written(text, 'txCount'),
-        receivedSatoshi: written(text, 'receivedSatoshi'),
-        received: written(text, 'received'),
-        sentSatoshi: written(text, 'sentSatoshi'),
-        sent: written(text, 'sent'),
-        balanceSatoshi: written(text, 'balanceSatoshi'),
-        blockHash: /"blockHash":"([0-9a-f]+)"/.exec(text)?.[1],
-      };
-      const expected = {
-        txCount: String(want.txCount),
-        receivedSatoshi: String(want.receivedSats),
-        received: coinsText(want.receivedSats),
-        sentSatoshi: String(want.sentSats),
-        sent: coinsText(want.sentSats),
-        balanceSatoshi: String(want.receivedSats - want.sentSats),
-        blockHash: walk.tipHash,
-      };
-      if (JSON.stringify(got) !== JSON.stringify(expected))
-        wrong.push(`${what}: got ${JSON.stringify(got)}, walk ${JSON.stringify(expected)}`);
-    };
-    for (const s of walk.scripts.values()) {
-      const pages = await pageAll(`/api/v1/LTC/scripthash/${scripthash(s.script)}/transactions`);
-      const want = walk.historyOfScript(s.script).map((e) => `${e.txid} ${e.height} ${e.receivedSats} ${e.sentSats}`);
-      if (JSON.stringify(pages.lines) !== JSON.stringify(want) || pages.tips.join() !== walk.tipHash)
-        wrong.push(
-          `pages of ${s.address ?? s.script.slice(0, 20)}: ${JSON.stringify(pages)}, walk ${JSON.stringify(want)} at ${walk.tipHash}`,
-        );
-      const byHash = await get(`/api/v1/LTC/scripthash/${scripthash(s.script)}`);
-      check(`scripthash of ${s.address ?? s.script.slice(0, 20)}`, byHash.text, s);
-      if (s.address !== null) {
-        const byAddress = await get(`/api/v1/LTC/address/${s.address}`);
-        check(s.address, byAddress.text, s);
-      }
-    }
+    const { wrong, scripts } = await historyMismatches(get, node.cliExact);
     expect(wrong, phase).toEqual([]);
-    return walk.scripts.size;
+    return scripts;
   }
 
   it('catches up with history on while SIGKILLed at random moments; the totals and pages of every script equal the walk', async () => {
