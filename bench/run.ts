@@ -11,6 +11,7 @@ import { runDiskBench } from './disk.js';
 import { runEnginePortsBench } from './engine-ports.js';
 import { runHeavyBench } from './heavy.js';
 import { runHistoryBench } from './history.js';
+import { runHistoryBuildBench } from './history-build.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
@@ -38,6 +39,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
   history: () => runHistoryBench(),
+  'history-build': () => runHistoryBuildBench(),
   xpub: () => runXpubBench(),
   push: () => runPushBench(),
   utxos: () => runUtxosBench(),

@@ -1,0 +1,214 @@
+/**
+ * Benchmark "history-build" (issue 33): turning history on for an index that has none, and history pages
+ * over HTTP.
+ *
+ *   npm run bench -- history-build
+ *
+ * (a) A synthetic chain that leaves ADDRSUM_BENCH_BUILD_UTXOS unspent outputs (default 10,000,000): blocks
+ *     of batch payouts (one input, 20 outputs, every tenth to a hot set of scripts) whose first output the
+ *     next block spends. It is indexed without history in catch-up commits of 10 blocks, then history is
+ *     turned on and built from genesis by the store's build step (history-build.ts) over the same blocks:
+ *     both times side by side in one run, and the build's rate. The node's part (fetching the blocks) is
+ *     not in it: at the tip the build reads them as block sync does.
+ * (b) Pages of 25 of a script with ADDRSUM_BENCH_HISTORY_DEEP transactions (default 1,000,000) through
+ *     the API: GET …/address/{a}/transactions for page 1 and page 1,000 (its cursor from walking the
+ *     pages), one request at a time over a kept-alive connection, p99 of 2,000 each (goal ≤ 5 ms).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ParsedTx } from '../src/chain/block-parser.js';
+import { scriptToAddress } from '../src/chain/address.js';
+import { chainParams } from '../src/chain/params.js';
+import type { BlockToApply } from '../src/store/index-model.js';
+import { chainDbPath } from '../src/store/paths.js';
+import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { trackDir, untrackDir } from './emergency.js';
+import { machineLine, percentile, today, writeSection } from './report.js';
+import { createKey, pinning, startApi, stopChild } from './request.js';
+import { SyntheticChain, p2wpkh, sha } from './synthetic-chain.js';
+
+const GOALS = { pageP99Ms: 5 };
+const BATCH = 10;
+const PAYOUTS_PER_BLOCK = 500;
+const OUTPUTS = 20;
+const HOT_SCRIPTS = 1000;
+const PAGE = 25;
+const PAGE_REQUESTS = 2000;
+
+interface Shape {
+  blocks: number;
+  txs: number;
+  outputs: number;
+  inputs: number;
+  utxos: number;
+}
+
+/**
+ * The payout chain, made again on every call (the same blocks each time, from labels): every payout
+ * spends output 0 of a payout of the block before, so each leaves OUTPUTS − 1 coins unspent.
+ */
+function* payoutChain(utxos: number): Generator<BlockToApply> {
+  const chain = new SyntheticChain('history-build');
+  const miner = p2wpkh('history-build miner');
+  yield chain.block([chain.tx('genesis', [{ script: miner, value: 50e8 }], true)]);
+  let previous: Buffer[] = [];
+  for (let height = 1, left = utxos; left > 0; height++) {
+    const txs: ParsedTx[] = [chain.tx(`cb ${height}`, [{ script: miner, value: 50e8 }], true)];
+    const made: Buffer[] = [];
+    for (let i = 0; i < PAYOUTS_PER_BLOCK && left > 0; i++) {
+      const n = height * PAYOUTS_PER_BLOCK + i;
+      const outputs = Array.from({ length: OUTPUTS }, (_, o) => ({
+        script: o % 10 === 9 ? p2wpkh(`hot ${(n * OUTPUTS + o) % HOT_SCRIPTS}`) : p2wpkh(`fresh ${n} ${o}`),
+        value: 10_000n + BigInt(o),
+      }));
+      const spends = previous[i];
+      const txid = sha(`history-build payout ${n}`);
+      txs.push({ txid, inputs: spends ? [{ prevTxid: spends, vout: 0 }] : [], outputs, coinbase: false, hogEx: false });
+      made.push(txid);
+      left -= spends ? OUTPUTS - 1 : OUTPUTS;
+    }
+    previous = made;
+    yield chain.block(txs);
+  }
+}
+
+/** The chain's counts, and the seconds making its blocks takes (taken out of the timings below). */
+function shapeOf(utxos: number): Shape & { making: number } {
+  const t0 = process.hrtime.bigint();
+  const s = { blocks: 0, txs: 0, outputs: 0, inputs: 0, utxos: 0, making: 0 };
+  for (const b of payoutChain(utxos)) {
+    s.blocks++;
+    if (b.height === 0) continue;
+    for (const tx of b.txs) {
+      s.txs++;
+      s.outputs += tx.outputs.length;
+      s.inputs += tx.inputs.length && !tx.coinbase ? tx.inputs.length : 0;
+    }
+  }
+  s.utxos = s.outputs - s.inputs;
+  s.making = Number(process.hrtime.bigint() - t0) / 1e9;
+  return s;
+}
+
+/** Runs `step` over the chain in batches of BATCH blocks; seconds taken, less `making` (the blocks' own). */
+function timed(utxos: number, making: number, step: (batch: BlockToApply[]) => void): number {
+  const t0 = process.hrtime.bigint();
+  let batch: BlockToApply[] = [];
+  for (const block of payoutChain(utxos)) {
+    batch.push(block);
+    if (batch.length === BATCH) {
+      step(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) step(batch);
+  return Number(process.hrtime.bigint() - t0) / 1e9 - making;
+}
+
+function buildFigures(dir: string, utxos: number, making: number): { plain: number; build: number; historyBytes: number } {
+  const file = path.join(dir, 'build.sqlite');
+  // Undo only for the last blocks, as at catch-up: the build checks its blocks against the index's own.
+  const store = ChainStore.open(file, { chain: 'LTC', network: 'mainnet', undoDepth: 6 });
+  try {
+    const plain = timed(utxos, making, (batch) => store.applyBlocks(batch));
+    store.setHistory(true);
+    const build = timed(utxos, making, (batch) => void store.buildHistory(batch));
+    if (store.historyBuild() !== null) throw new Error('history-build bench: the build did not reach the tip');
+    const row = store.db.prepare("SELECT SUM(pgsize) AS b FROM dbstat WHERE name LIKE 'history%'").get() as { b: number };
+    return { plain, build, historyBytes: row.b };
+  } finally {
+    store.close();
+  }
+}
+
+/** p99 (ms) of GET page 1 and page 1,000 of PAGE through an API over an index whose target has `deep` transactions. */
+async function httpPages(dir: string, deep: number): Promise<{ first: number; thousandth: number }> {
+  const chain = new SyntheticChain('history-build-deep');
+  const target = p2wpkh('history-build deep target');
+  const store = ChainStore.open(chainDbPath(dir, 'LTC'), { chain: 'LTC', network: 'mainnet', undoDepth: 6 });
+  try {
+    store.setHistory(true);
+    store.applyBlocks([chain.block([chain.tx('genesis', [{ script: target, value: 1 }], true)])]);
+    for (let made = 0; made < deep; made += 5000) {
+      const txs = [chain.tx(`cb ${made}`, [{ script: p2wpkh(`miner ${made}`), value: 50e8 }], true)];
+      for (let i = 0; i < 5000 && made + i < deep; i++) txs.push(chain.tx(`pay ${made + i}`, [{ script: target, value: 1000 + i }], false));
+      store.applyBlocks([chain.block(txs)]);
+    }
+    store.setNodeHeight(store.tip()!.height, new Date());
+    store.truncateWal();
+  } finally {
+    store.close();
+  }
+  const api = await startApi(dir, pinning().serverPrefix);
+  try {
+    const base = `${api.url}/api/v1/LTC/address/${scriptToAddress(chainParams('LTC', 'mainnet'), target)}/transactions?limit=${PAGE}`;
+    const headers = { 'x-api-key': createKey(dir) };
+    const get = async (url: string): Promise<{ next: string | null }> => {
+      const res = await fetch(url, { headers });
+      const body = (await res.json()) as { data: { transactions: unknown[]; next: string | null } };
+      if (res.status !== 200 || body.data.transactions.length !== PAGE)
+        throw new Error(`history-build bench: ${res.status} ${JSON.stringify(body)}`);
+      return body.data;
+    };
+    let cursor: string | null = null;
+    for (let p = 1; p < 1000; p++) cursor = (await get(cursor === null ? base : `${base}&cursor=${cursor}`)).next;
+    const p99 = async (url: string): Promise<number> => {
+      const ms: number[] = [];
+      for (let i = 0; i < PAGE_REQUESTS; i++) {
+        const t0 = process.hrtime.bigint();
+        await get(url);
+        ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      return percentile(
+        ms.sort((a, b) => a - b),
+        0.99,
+      );
+    };
+    return { first: await p99(base), thousandth: await p99(`${base}&cursor=${cursor}`) };
+  } finally {
+    await stopChild(api.child);
+  }
+}
+
+export async function runHistoryBuildBench(): Promise<{ goalMet: boolean }> {
+  const utxos = Number(process.env.ADDRSUM_BENCH_BUILD_UTXOS ?? 10_000_000);
+  const deep = Number(process.env.ADDRSUM_BENCH_HISTORY_DEEP ?? 1_000_000);
+  const load1 = loadavg()[0]!;
+  const root = mkdtempSync(path.join(tmpdir(), 'addrsum-bench-history-build-'));
+  trackDir(root);
+  try {
+    const shape = shapeOf(utxos);
+    const built = buildFigures(root, utxos, shape.making);
+    const pages = await httpPages(path.join(root, 'pages'), deep);
+    const n = (x: number) => Math.round(x).toLocaleString('en-US');
+    const rate = (count: number, seconds: number) => `${n(count / seconds)}/s`;
+    const met = pages.first <= GOALS.pageP99Ms && pages.thousandth <= GOALS.pageP99Ms;
+    const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+    writeSection(
+      'history-build',
+      `## history-build — turning history on for an index that has none; history pages over HTTP (issue 33)
+
+Command: \`npm run bench -- history-build\`. (a) A synthetic chain of batch payouts (bench/history-build.ts: one input,
+${OUTPUTS} outputs, every tenth to one of ${n(HOT_SCRIPTS)} hot scripts) indexed without history in commits of ${BATCH} blocks,
+then history turned on and built from genesis by the store's build step over the same blocks; the node's part (fetching
+blocks) is not in it, nor is making the blocks (${shape.making.toFixed(1)} s, timed apart and taken out). (b) An API process over an index whose target address has ${n(deep)} transactions; one GET at a
+time over a kept-alive connection. Run ${today()}, load average ${load1.toFixed(1)} at start; ${machineLine()}.
+
+| measure | figure | goal |
+| --- | ---: | --- |
+| chain: blocks, transactions, outputs, inputs | ${n(shape.blocks)}, ${n(shape.txs)}, ${n(shape.outputs)}, ${n(shape.inputs)} | |
+| UTXOs at the tip | ${n(shape.utxos)} | 10M-UTXO chain |
+| index without history, from genesis | ${built.plain.toFixed(1)} s | |
+| history build over the same blocks | ${built.build.toFixed(1)} s (${(built.plain / built.build).toFixed(2)}× the plain index's speed) | |
+| build rate | ${rate(shape.blocks, built.build)} blocks, ${rate(shape.txs, built.build)} transactions, ${rate(shape.outputs + shape.inputs, built.build)} outputs and inputs | reported |
+| history tables after the build | ${(built.historyBytes / 1e6).toFixed(1)} MB | |
+| GET page 1 of ${PAGE}, p99 of ${n(PAGE_REQUESTS)} | ${pages.first.toFixed(2)} ms | ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.first <= GOALS.pageP99Ms)} |
+| GET page 1,000 of ${PAGE}, same address | ${pages.thousandth.toFixed(2)} ms | ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.thousandth <= GOALS.pageP99Ms)} |`,
+    );
+    return { goalMet: met };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+    untrackDir(root);
+  }
+}
