@@ -15,6 +15,8 @@ export interface ChainStatus {
   nodeSeenAt: Date | null;
   /** The tip block's header time; null for an index written before it was recorded (or just after a rollback). */
   tipTime: Date | null;
+  /** Address history kept, or being built up to a height (status() only; absent: off). */
+  historyState?: { readonly state: 'on' } | { readonly state: 'building'; readonly builtHeight: number };
 }
 
 /** What a script's confirmed history adds up to: received − sent = its balance. */

@@ -33,6 +33,7 @@ import { DEFAULT_LIVE_LIMITS } from '../../src/api/live/limits.js';
 import { afterEach } from 'vitest';
 import { OpenApiValidator } from './openapi-validate.js';
 import type {
+  HistoryBuildProgress,
   HistoryPage,
   HistoryPageRequest,
   UtxoListing,
@@ -119,15 +120,20 @@ export class FakeIndex implements SummarySource {
     walletHistoryPage(req: WalletHistoryRequest): WalletHistoryPage | null;
   } | null = null;
 
+  /** Set: history is being built, this far (the historian is not asked). */
+  historyBuilding: HistoryBuildProgress | null = null;
+
   async historyPage(req: HistoryPageRequest): Promise<HistoryPage | null> {
     const status = this.now();
     if (status === null) return null;
+    if (this.historyBuilding) return { ...status, tipTime: null, page: null, building: this.historyBuilding };
     return { ...status, tipTime: null, page: this.historian?.historyPage(req)?.page ?? null };
   }
 
   async walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null> {
     const status = this.now();
     if (status === null) return null;
+    if (this.historyBuilding) return { ...status, tipTime: null, page: null, building: this.historyBuilding };
     return { ...status, tipTime: null, page: this.historian?.walletHistoryPage(req)?.page ?? null };
   }
 
@@ -145,6 +151,9 @@ export class FakeIndex implements SummarySource {
       nodeHeight: this.nodeHeight,
       nodeSeenAt: this.nodeSeenAt,
       tipTime: this.tipTime,
+      ...(this.historyBuilding
+        ? { historyState: { state: 'building', builtHeight: this.historyBuilding.height } }
+        : this.historian && { historyState: { state: 'on' } }),
     };
   }
 }

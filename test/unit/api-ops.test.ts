@@ -43,6 +43,17 @@ describe('/ready', () => {
     expect(c.problems).toEqual([]);
   });
 
+  it('says per chain whether history is kept, off or being built, and how far', async () => {
+    const { w, c } = world();
+    w.index.LTC.historyBuilding = { height: 12, tipHeight: 100 };
+    const body = (await c.send('GET', '/ready')).body as ReadyBody;
+    expect(body.data.chains.map((r) => [r.chain, r.history, r.historyBuiltHeight])).toEqual([
+      ['BTC', 'off', undefined],
+      ['LTC', 'building', 12],
+    ]);
+    expect(c.problems).toEqual([]);
+  });
+
   it('is 503 NOT_READY when a configured chain lags, is empty or has no index', async () => {
     const { w, c } = world();
     w.index.BTC.nodeHeight = 110;

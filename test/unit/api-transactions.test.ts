@@ -186,6 +186,15 @@ describe('GET …/transactions', () => {
     const a = await get(`/api/v1/ltc/address/${addrA}/transactions`);
     expect([a.status, code(a)]).toEqual([404, 'HISTORY_DISABLED']);
   });
+
+  it('answers 503 HISTORY_BUILDING with how far the build is while history is built for an index that had none', async () => {
+    t.world.index.LTC.historyBuilding = { height: 40, tipHeight: 99 };
+    const a = await get(`/api/v1/ltc/address/${addrA}/transactions?mempool=true`);
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ status: 'error', code: 'HISTORY_BUILDING', data: { builtHeight: 40, tipHeight: 99, percent: 41 } });
+    expect(a.headers['retry-after']).toBe('5');
+    expect(caller.problems).toEqual([]);
+  });
 });
 
 describe('GET …/transactions?mempool=true', () => {

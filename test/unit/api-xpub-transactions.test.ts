@@ -310,6 +310,13 @@ describe('GET /api/v1/{chain}/xpub/{key}/transactions', () => {
     expect((await caller.send('POST', txs(''), { 'x-api-key': key })).status).toBe(405);
   });
 
+  it('answers 503 HISTORY_BUILDING while history is built for an index that had none', async () => {
+    t.world.index.BTC.historyBuilding = { height: -1, tipHeight: 44 };
+    const a = await get(txs(''));
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ status: 'error', code: 'HISTORY_BUILDING', data: { builtHeight: -1, tipHeight: 44, percent: 0 } });
+  });
+
   it('answers 404 HISTORY_DISABLED while the index keeps no history, and the summary has no txCount', async () => {
     t.world.index.BTC.historian = null;
     t.world.index.BTC.viewer = null;

@@ -218,6 +218,15 @@ export const SCHEMAS: Json = {
       indexedHeight: { type: ['integer', 'null'], minimum: 0 },
       indexedHash: { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$', description: "The indexed tip's block hash." },
       mempoolTxs: { type: ['integer', 'null'], minimum: 0, description: "Transactions of the node's mempool the index holds." },
+      history: {
+        enum: ['off', 'building', 'on'],
+        description: 'Address history (chains.<C>.history): kept, being built from the node’s blocks, or off.',
+      },
+      historyBuiltHeight: {
+        type: 'integer',
+        minimum: -1,
+        description: 'While history is being built: the last height built (−1: none yet); the build ends at indexedHeight.',
+      },
       bootstrap: {
         type: 'object',
         additionalProperties: false,

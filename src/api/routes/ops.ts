@@ -40,6 +40,9 @@ export interface ChainReadiness {
   reason?: string;
   /** While a snapshot is being loaded (nothing indexed yet): its phase and coins read of the file's total. */
   bootstrap?: BootstrapProgress;
+  /** Address history: kept, being built (historyBuiltHeight: how far), or off; absent while nothing is indexed. */
+  history?: 'off' | 'building' | 'on';
+  historyBuiltHeight?: number;
 }
 
 function describe(handle: ChainHandle, state: ChainState, mempoolTxs: number | null): ChainReadiness {
@@ -77,6 +80,8 @@ function describe(handle: ChainHandle, state: ChainState, mempoolTxs: number | n
         nodeSeenAgeSeconds: state.ages.nodeSeenAgeSeconds,
         tipTime: s.tipTime ? s.tipTime.toISOString() : null,
         tipAgeSeconds: state.ages.tipAgeSeconds,
+        history: s.historyState?.state ?? ('off' as const),
+        ...(s.historyState?.state === 'building' && { historyBuiltHeight: s.historyState.builtHeight }),
       };
       if (state.kind === 'ready') return row;
       return { ...row, reason: state.kind === 'stale' ? state.reason : `the index is ${state.lag} blocks behind the node` };

@@ -119,6 +119,7 @@ export class ChainReader {
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
+  private readonly readStatus: () => ChainStatus | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
@@ -148,6 +149,16 @@ export class ChainReader {
       req.check?.(ctx);
       if ('key' in req) return { ...status, page: { ...history.page(req), ...ctx } };
       return { ...status, page: { ...history.readMerged(req), ...ctx } };
+    });
+    // One snapshot: the tip and the build's height belong to one commit.
+    this.readStatus = db.transaction((): ChainStatus | null => {
+      const row = this.statusStmt.get()!;
+      const status = this.toStatus(row);
+      if (status === null || row.history === null) return status;
+      if (historyOn(row)) return { ...status, historyState: { state: 'on' } };
+      return Number(row.history) === BUILDING
+        ? { ...status, historyState: { state: 'building', builtHeight: Number(metaStmt.get(BUILT_KEY)) } }
+        : status;
     });
     const union = new HistoryUnion(db);
     // The LEFT JOIN against a one-row subquery keeps the tip when the script has no row.
@@ -314,7 +325,7 @@ export class ChainReader {
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */
   status(): ChainStatus | null {
-    return this.toStatus(this.statusStmt.get()!);
+    return this.readStatus();
   }
 
   private toStatus(row: StatusRow): ChainStatus | null {

@@ -25,6 +25,7 @@ export function historyBuilds(engine: EngineFactory): void {
       const model = new ChainModel();
       for (let i = 0; i < 6; i++) await ix.writer.applyBlocks(extend(rng, model, pool, 4, GEN));
       expect(await ix.writer.historyBuild()).toBeNull();
+      expect((await ix.reader.status())?.historyState).toBeUndefined();
 
       await ix.writer.setHistory(true);
       // Turned off mid-build, the build is forgotten; turned on again, it starts from genesis.
@@ -43,6 +44,7 @@ export function historyBuilds(engine: EngineFactory): void {
         expect(state.tipHeight).toBe(model.tip!.height);
         const page = await ix.reader.historyPage({ key, after: null, limit: 3 });
         expect({ page: page?.page, building: page?.building }).toEqual({ page: null, building: state });
+        expect((await ix.reader.status())?.historyState).toEqual({ state: 'building', builtHeight: state.height });
         const roll = rng.int(20);
         const next = state.height + 1;
         if (roll < 11) {
@@ -72,6 +74,7 @@ export function historyBuilds(engine: EngineFactory): void {
       expect(reorgs).toBeGreaterThan(0);
       expect(refusals).toBeGreaterThan(0);
 
+      expect((await ix.reader.status())?.historyState).toEqual({ state: 'on' });
       const kept: OpenIndex = { ...ix, history: true };
       await expectIndex(kept, model, scripts);
       for (let i = 0; i < 3; i++) {
