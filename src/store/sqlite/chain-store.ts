@@ -261,19 +261,19 @@ export class ChainStore {
   /** The next blocks' history in one transaction (index-history.ts); the step that reaches the tip turns it on. */
   buildHistory(blocks: readonly BlockToApply[]): HistoryBuildProgress | null {
     this.checkFile();
-    const tip = this.currentTip;
-    if (!tip) throw new StoreError('NOT_CONNECTED', 'no history build is under way: the index is empty');
-    const chain = { tip, hashAt: (height: number) => this.stmts.blockHash.get(height), baseHeight: this.baseHeight };
-    this.db
-      .transaction(() => {
-        if (!this.history.buildNext(blocks, chain, this.undoDepth)) return;
-        // Every summary gains its history: the live pushes re-read every subscription. The mempool's
-        // history was not kept while building: the follower reads the mempool again (as after a rollback).
-        this.mempool.clear();
-        this.feed.touchEverything();
-        this.feed.record('block', tip.height);
-      })
-      .immediate();
+    const chain = { tip: this.currentTip, hashAt: (h: number) => this.stmts.blockHash.get(h), baseHeight: this.baseHeight };
+    this.mempool.guard(() =>
+      this.db
+        .transaction(() => {
+          const on = this.history.buildNext(blocks, chain, this.undoDepth);
+          if (on === null) return;
+          // Every summary gains history (push all); the mempool's was not kept: the follower reads it again.
+          this.mempool.clear();
+          this.feed.touchEverything();
+          this.feed.record('block', on);
+        })
+        .immediate(),
+    );
     return this.historyBuild();
   }
 

@@ -15,7 +15,7 @@ import { HistoryStore, type HistoryState } from './history-store.js';
 
 /** What the build checks its blocks against: the index's tip, its own block hashes, its snapshot base. */
 export interface IndexChain {
-  readonly tip: Tip;
+  readonly tip: Tip | null;
   readonly hashAt: (height: number) => Buffer | undefined;
   readonly baseHeight: number | null;
 }
@@ -67,18 +67,20 @@ export class IndexHistory {
   }
 
   /**
-   * Builds the next blocks' history; true when that reached the tip and history is kept from now on.
-   * Throws NOT_CONNECTED when they are not the next blocks of the build on the index's chain.
+   * Builds the next blocks' history; returns the tip's height when that reached it and history is kept
+   * from now on, else null. Throws NOT_CONNECTED when they are not the next blocks of the build on the
+   * index's chain, or no build is under way.
    */
-  buildNext(blocks: readonly BlockToApply[], chain: IndexChain, undoDepth: number): boolean {
+  buildNext(blocks: readonly BlockToApply[], chain: IndexChain, undoDepth: number): number | null {
     const state = this.state === 'building' ? this.build.state() : null;
-    if (!state) throw new StoreError('NOT_CONNECTED', 'no history build is under way');
-    checkLinks(blocks, state, chain);
-    this.build.connect(blocks, chain.tip.height - undoDepth + 1);
-    if (blocks[blocks.length - 1]!.height < chain.tip.height) return false;
+    const tip = chain.tip;
+    if (!state || !tip) throw new StoreError('NOT_CONNECTED', 'no history build is under way');
+    checkLinks(blocks, state, tip, chain);
+    this.build.connect(blocks, tip.height - undoDepth + 1);
+    if (blocks[blocks.length - 1]!.height < tip.height) return null;
     this.build.end();
     this.kept.built();
-    return true;
+    return tip.height;
   }
 
   /** The tip block `height` is being disconnected with `undo`: undoes its history; returns the scripts it touched. */
@@ -95,7 +97,7 @@ export class IndexHistory {
  * The blocks must continue the build on the index's chain: its own block at each height, and below a
  * snapshot's base (where the index has no rows) linked to the build's last block.
  */
-function checkLinks(blocks: readonly BlockToApply[], state: BuildState, { tip, hashAt, baseHeight }: IndexChain): void {
+function checkLinks(blocks: readonly BlockToApply[], state: BuildState, tip: Tip, { hashAt, baseHeight }: IndexChain): void {
   let { height, hash: prev } = state;
   for (const block of blocks) {
     const own = hashAt(block.height);
