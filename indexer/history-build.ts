@@ -13,8 +13,8 @@ import type { LogSink } from '../src/logger.js';
 import { StoreError } from '../src/store/errors.js';
 import type { BlockToApply, HistoryBuildProgress } from '../src/store/index-model.js';
 import type { IndexWriter } from '../src/store/ports.js';
-import { BlockFetcher } from './block-fetcher.js';
-import { ChainChanged, type BlockSource } from './block-source.js';
+import { BlockBatches } from './block-batches.js';
+import type { BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
 import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
@@ -84,35 +84,19 @@ export class HistoryBuilder {
 
   /** Builds `from..to`; false when the chain moved under it (fetch again after block sync reconciled). */
   private async pass(from: number, to: number, signal: AbortSignal): Promise<boolean> {
-    const fetcher = new BlockFetcher(this.source, from, to, this.opts.prefetch);
-    let batch: BlockToApply[] = [];
-    let txs = 0;
-    let started = 0;
+    const opts = { prefetch: this.opts.prefetch, batchTxs: this.batchTxs, commitIntervalMs: this.opts.commitIntervalMs };
+    // The store checks every block against the index's chain: no anchor is needed here.
+    const fetched = new BlockBatches(this.source, from, to, opts);
     try {
-      while (!fetcher.done() && !signal.aborted) {
-        let block: BlockToApply;
-        try {
-          block = await fetcher.next();
-        } catch (err) {
-          if (err instanceof ChainChanged) return false;
-          if (/prun/i.test((err as Error).message)) throw new HistoryBlocksPruned((batch.at(-1)?.height ?? from - 1) + 1);
-          throw err;
-        }
-        if (batch.length === 0) started = performance.now();
-        batch.push(block);
-        txs += block.txs.length;
-        const late = !fetcher.ready() && performance.now() - started >= this.opts.commitIntervalMs;
-        if (txs >= this.batchTxs || fetcher.done() || late) {
-          if (!(await this.commit(batch, txs, to))) return false;
-          from = block.height + 1;
-          batch = [];
-          txs = 0;
-        }
+      for await (const batch of fetched.batches(signal)) {
+        if (batch.blocks.length > 0 && !(await this.commit(batch.blocks, batch.txs, to))) return false;
+        if (batch.moved) return false;
       }
-      return true;
-    } finally {
-      fetcher.stop();
+    } catch (err) {
+      if (/prun/i.test((err as Error).message)) throw new HistoryBlocksPruned(fetched.nextHeight);
+      throw err;
     }
+    return true;
   }
 
   private async commit(batch: readonly BlockToApply[], txs: number, to: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { toDisplayHex } from '../src/chain/hash.js';
-import { BlockFetcher } from './block-fetcher.js';
-import { ChainChanged, type BlockSource } from './block-source.js';
+import { BlockBatches } from './block-batches.js';
+import type { BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
 import { describeProgress, Progress, progressLine } from './progress.js';
 import { Wake } from './wake.js';
@@ -137,44 +137,15 @@ export class Syncer {
   }
 
   private async catchUp(from: number, to: number, signal: AbortSignal): Promise<boolean> {
-    const fetcher = new BlockFetcher(this.source, from, to, this.opts.prefetch);
-    let batch: BlockToApply[] = [];
-    let batchTxs = 0;
-    let batchStarted = 0;
-    try {
-      while (!fetcher.done() && !signal.aborted) {
-        let block: BlockToApply;
-        try {
-          block = await fetcher.next();
-        } catch (err) {
-          if (!(err instanceof ChainChanged)) throw err;
-          await this.commit(batch, batchTxs, to);
-          return true;
-        }
-        // Only this loop moves the tip, and only by committing a batch: an empty batch links to the tip.
-        const linked = batch.length > 0 ? batch[batch.length - 1]!.hash : (await this.store.tip())?.hash;
-        if (linked && !block.prevHash.equals(linked)) {
-          // The node switched branches while we fetched: commit what links, then reconcile again.
-          await this.commit(batch, batchTxs, to);
-          return true;
-        }
-        if (batch.length === 0) batchStarted = performance.now();
-        batch.push(block);
-        batchTxs += block.txs.length;
-        // ready() is often false for a moment even with blocks in flight (their replies not yet read), so
-        // "the next block is late" alone would commit nearly every block; commits are what catch-up pays for.
-        const late = !fetcher.ready() && performance.now() - batchStarted >= this.commitIntervalMs;
-        if (batchTxs >= this.batchTxs || fetcher.done() || late) {
-          await this.commit(batch, batchTxs, to);
-          batch = [];
-          batchTxs = 0;
-        }
-      }
-      await this.commit(batch, batchTxs, to);
-      return false;
-    } finally {
-      fetcher.stop();
+    // Only this loop moves the tip, and only by committing a batch: the first block links to the tip.
+    const anchor = (await this.store.tip())?.hash;
+    const opts = { prefetch: this.opts.prefetch, batchTxs: this.batchTxs, commitIntervalMs: this.commitIntervalMs };
+    for await (const batch of new BlockBatches(this.source, from, to, opts, anchor).batches(signal)) {
+      // A move (the node switched branches while we fetched): commit what links, then reconcile again.
+      await this.commit(batch.blocks, batch.txs, to);
+      if (batch.moved) return true;
     }
+    return false;
   }
 
   private async commit(batch: BlockToApply[], txs: number, nodeHeight: number): Promise<void> {
