@@ -6,11 +6,19 @@
  */
 import { Coins, Sats } from '../chain/amount.js';
 import { toDisplayHex } from '../chain/hash.js';
-import type { HistoryPage } from '../store/index-model.js';
+import type { HistoryItem, HistoryPosition, UnconfirmedItem } from '../store/index-model.js';
 import { encodeHistoryCursor } from './history-cursor.js';
 import type { CursorScope } from './utxo-cursor.js';
 
-type Page = NonNullable<HistoryPage['page']>;
+/** A page as a script's or a wallet's history read answers it (WalletHistoryPage adds each item's parts). */
+interface Page<U extends UnconfirmedItem, I extends HistoryItem> {
+  readonly unconfirmed: readonly U[];
+  readonly items: readonly I[];
+  readonly next: HistoryPosition | null;
+  readonly tipHeight: number;
+  readonly tipHash: Buffer;
+  readonly secret: Buffer;
+}
 
 interface HistoryLine {
   readonly txid: Buffer;
@@ -31,11 +39,18 @@ export function historyItem({ txid, height, received, sent }: HistoryLine): Reco
   };
 }
 
-/** The page's transactions, unconfirmed first, and its `next` cursor (null on the last page). */
-export function historyView(page: Page, scope: CursorScope): { transactions: Record<string, unknown>[]; next: string | null } {
+/**
+ * The page's transactions, unconfirmed first, each written by `write` (a wallet's adds its addresses),
+ * and its `next` cursor (null on the last page).
+ */
+export function historyView<U extends UnconfirmedItem, I extends HistoryItem>(
+  page: Page<U, I>,
+  scope: CursorScope,
+  write: (line: (U & { height: null }) | I) => Record<string, unknown>,
+): { transactions: Record<string, unknown>[]; next: string | null } {
   const tip = { height: page.tipHeight, hash: page.tipHash };
   return {
-    transactions: [...page.unconfirmed.map((u) => historyItem({ ...u, height: null })), ...page.items.map(historyItem)],
+    transactions: [...page.unconfirmed.map((u) => write({ ...u, height: null })), ...page.items.map(write)],
     next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, page.next),
   };
 }

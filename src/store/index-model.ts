@@ -66,11 +66,18 @@ export interface ScriptViews extends ChainStatus {
    * transactions across all the scripts (one touching several of them counts once).
    */
   distinctTxCount?: number;
+  /** Asked for with ViewOptions.groups, while the index keeps history: each group's distinct count, in the groups' order. */
+  groupTxCounts?: number[];
 }
 
 export interface ViewOptions {
   /** Also count the distinct transactions across the scripts (a wallet's txCount): reads every history row of theirs. */
   readonly distinct?: boolean;
+  /**
+   * Several wallets in one read (the live pushes): the distinct count of each group of scripts, a group
+   * given as indices into the key list; a script in several groups is read for each.
+   */
+  readonly groups?: readonly (readonly number[])[];
 }
 
 /** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
@@ -172,6 +179,12 @@ export interface WalletHistoryItem extends HistoryItem {
   readonly parts: readonly HistoryPart[];
 }
 
+/** One mempool transaction of a wallet's merged history: `received` and `sent` are the sums of its parts. */
+export interface WalletUnconfirmedItem extends UnconfirmedItem {
+  /** The wallet's scripts it touched, in key-list order, each once. */
+  readonly parts: readonly HistoryPart[];
+}
+
 export interface HistoryPageRequest {
   /** The script's key (script-key.ts). */
   readonly key: Buffer;
@@ -209,13 +222,18 @@ export interface HistoryPage extends ChainStatus {
   } | null;
 }
 
-/** A page of several scripts' histories merged (a wallet's), confirmed transactions only. */
+/**
+ * A page of several scripts' histories merged (a wallet's), each transaction once: with `mempool` its
+ * unconfirmed transactions first, then the confirmed ones, paged as one script's (HistoryPageRequest).
+ */
 export interface WalletHistoryRequest {
   /** The scripts' keys (script-key.ts); a key given twice counts once, under its first index. */
   readonly keys: readonly Buffer[];
-  /** Only transactions numbered below this (the previous page's `next`); null: from the newest. */
-  readonly before: number | null;
+  /** Only what follows this position (the previous page's `next`); null: from the newest. */
+  readonly after: HistoryPosition | null;
   readonly limit: number;
+  /** Unconfirmed transactions first (they and the confirmed ones read in the one snapshot). */
+  readonly mempool?: boolean;
   /** Runs inside the read transaction before any row is read (the cursor's MAC, binding and tip); throws to refuse. */
   readonly check?: (ctx: ListingContext) => void;
 }
@@ -226,8 +244,10 @@ export interface WalletHistoryPage extends ChainStatus {
   readonly building?: HistoryBuildProgress;
   /** Null while the index keeps no history, or builds it. */
   readonly page: {
+    /** With `mempool`: the page's unconfirmed transactions, listed before `items`; empty otherwise. */
+    readonly unconfirmed: readonly WalletUnconfirmedItem[];
     readonly items: readonly WalletHistoryItem[];
-    readonly next: number | null;
+    readonly next: HistoryPosition | null;
     readonly tipHeight: number;
     readonly tipHash: Buffer;
     readonly secret: Buffer;

@@ -49,7 +49,8 @@ export interface IndexReader {
   views(scripts: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null>;
   /**
    * views() by script key (the first 16 bytes of SHA-256(script), script-key.ts); with `distinct`, also
-   * the distinct transactions across them (a wallet's txCount), in the same snapshot.
+   * the distinct transactions across them (a wallet's txCount), and with `groups` those of each group of
+   * them (several wallets), in the same snapshot.
    */
   keyViews(keys: readonly Uint8Array[], mempool: boolean, opts?: ViewOptions): Promise<ScriptViews | null>;
   status(): Promise<ChainStatus | null>;
@@ -61,7 +62,10 @@ export interface IndexReader {
   utxoPage(req: UtxoPageRequest): Promise<UtxoListing | null>;
   /** One page of a script's history, newest first, in one snapshot; `page` null while no history is kept. */
   historyPage(req: HistoryPageRequest): Promise<HistoryPage | null>;
-  /** One page of several scripts' histories merged, each transaction once, newest first, in one snapshot. */
+  /**
+   * One page of several scripts' histories merged, each transaction once, newest first (with `mempool`
+   * the unconfirmed ones first), in one snapshot; historyPage is the case of one script.
+   */
   walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;

@@ -2,13 +2,15 @@
  * Reads everything the ports answer about an index and compares it, as one object, with what the
  * models predict: tip and hashes, totals, every script's summary and views (by script and by key, with
  * and without the mempool), the mempool's size, the verifier's reports and, with history, every
- * script's pages (with the mempool too: its transactions first, a child before what it spends).
+ * script's pages (with the mempool too: its transactions first, a child before what it spends), and the
+ * pages of all the scripts merged as a wallet's (wallet-pages.ts).
  */
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
 import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
 import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
 import type { MempoolLine, MempoolModel } from './mempool-model.js';
+import { expectedWalletLines, expectedWalletUnconfirmed, walletPageAll } from './wallet-pages.js';
 
 export interface OpenIndex {
   writer: IndexWriter;
@@ -81,7 +83,7 @@ const tipOf = (s: { tipHeight: number; tipHash: string } | null): { height: numb
 const byTxid = <T extends { txid: string }>(lines: readonly T[]): T[] => [...lines].sort((a, b) => a.txid.localeCompare(b.txid));
 
 /** The mempool part of a script's pages: which transactions (by txid), and any listed after a held parent it spends. */
-function mempoolPart(got: readonly Omit<MempoolLine, 'parents'>[], parents: ReadonlyMap<string, readonly string[]>) {
+function mempoolPart<T extends { txid: string }>(got: readonly T[], parents: ReadonlyMap<string, readonly string[]>) {
   const at = new Map(got.map((l, i) => [l.txid, i]));
   const misordered = got.flatMap((l, i) =>
     (parents.get(l.txid) ?? []).filter((p) => (at.get(p) ?? Infinity) < i).map((p) => `${l.txid} after ${p}`),
@@ -132,6 +134,11 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
             }),
           )
         : undefined,
+    walletPages: ix.history && tipHeight >= 0 ? await walletPageAll(ix.reader, scripts, 3, false) : undefined,
+    walletMempoolPages:
+      ix.history && tipHeight >= 0
+        ? await walletPageAll(ix.reader, scripts, 2, true).then((got) => got && { ...got, ...mempoolPart(got.unconfirmed, parents) })
+        : undefined,
   };
 }
 
@@ -177,6 +184,16 @@ export async function expectIndex(
             unconfirmed: byTxid((mempoolLines.get(keyHex(s)) ?? []).map(({ txid, received, sent }) => ({ txid, received, sent }))),
             misordered: [],
           }))
+        : undefined,
+    walletPages: histories && at ? { lines: expectedWalletLines(histories, scripts), tips: [at.hash], unconfirmed: [] } : undefined,
+    walletMempoolPages:
+      histories && at
+        ? {
+            lines: expectedWalletLines(histories, scripts),
+            tips: [at.hash],
+            unconfirmed: expectedWalletUnconfirmed(mempoolLines, scripts),
+            misordered: [],
+          }
         : undefined,
   };
   expect(await observe(ix, scripts, height, mempool)).toEqual(want);

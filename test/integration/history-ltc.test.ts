@@ -20,8 +20,9 @@ import type { Litecoind } from '../../harness/litecoind.js';
 import { mine, mineWithActivity } from '../../harness/regtest-chain.js';
 import { coins, lockOutpoints, scriptOf, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
 import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
-import { coinsText, satsOf, walkHistory } from '../support/history-walk.js';
+import { coinsText, walkHistory } from '../support/history-walk.js';
 import { historyMismatches, pageHistory, scripthash, written } from '../support/history-check.js';
+import { mempoolEffects } from '../support/mempool-oracle.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
@@ -83,38 +84,12 @@ describe('history totals against a real litecoind', () => {
     expect(verify.status, verify.out).toBe(0);
   }, 300_000);
 
-  /**
-   * The node's mempool transactions that touch `script`, in the order given, each with what it pays to the
-   * script and spends of it: outputs from `getrawtransaction`, prevouts from the mempool parent or, for a
-   * confirmed coin, `gettxout … false` (the UTXO set without the mempool's spends).
-   */
+  /** The node's mempool transactions that touch `script`, in the order given, each with what it pays to the script and spends of it. */
   async function mempoolLinesOf(script: string, txids: readonly string[]): Promise<{ txid: string; received: bigint; sent: bigint }[]> {
-    type Out = { value: string; scriptPubKey: { hex: string } };
-    type Tx = { txid: string; vin: { txid?: string; vout?: number }[]; vout: Out[] };
-    const pool = new Set(Object.keys(await node.cliExact<Record<string, unknown>>('getrawmempool', true)));
-    const raw = new Map<string, Tx>();
-    const tx = async (txid: string): Promise<Tx> => {
-      if (!raw.has(txid)) raw.set(txid, await node.cliExact<Tx>('getrawtransaction', txid, true));
-      return raw.get(txid)!;
-    };
-    const lines: { txid: string; received: bigint; sent: bigint }[] = [];
-    for (const txid of txids) {
-      expect(pool.has(txid), `${txid} in the node's mempool`).toBe(true);
-      const t = await tx(txid);
-      let received = 0n;
-      let sent = 0n;
-      for (const o of t.vout) if (o.scriptPubKey.hex === script) received += satsOf(o.value);
-      for (const i of t.vin) {
-        if (i.txid === undefined || i.vout === undefined) continue;
-        const prev = pool.has(i.txid)
-          ? (await tx(i.txid)).vout[i.vout]!
-          : await node.cliExact<Out | null>('gettxout', i.txid, i.vout, false);
-        if (prev === null) throw new Error(`no prevout ${i.txid}:${i.vout}`);
-        if (prev.scriptPubKey.hex === script) sent += satsOf(prev.value);
-      }
-      if (received > 0n || sent > 0n || t.vout.some((o) => o.scriptPubKey.hex === script)) lines.push({ txid, received, sent });
-    }
-    return lines;
+    return (await mempoolEffects(node.cliExact, txids)).flatMap(({ txid, scripts }) => {
+      const e = scripts.get(script);
+      return e ? [{ txid, ...e }] : [];
+    });
   }
 
   it('mempool transactions: unconfirmed received/sent and ?mempool=true pages equal the node', async () => {

@@ -7,7 +7,10 @@
  * a P2PK and a bare multisig output. litecoind 0.21 reads neither tr() nor multipath; vectors cover those.
  * With history kept (issue 33), the wallet's summary txCount/received/sent and its transactions paged
  * with limit=3 equal the node's blocks (test/support/history-walk.ts) merged by hand over its addresses,
- * after the wallet spent from one of its addresses to another and to an outside address.
+ * after the wallet spent from one of its addresses to another and to an outside address. With
+ * transactions in the node's mempool touching the wallet (one paying between two of its addresses, a
+ * child of it), the `?mempool=true` pages (limit 2 and 3, GET and POST) equal the node's mempool
+ * (test/support/mempool-oracle.ts) merged by hand over its addresses, then the confirmed history.
  */
 import { createHash } from 'node:crypto';
 import { BIP32Factory } from 'bip32';
@@ -18,7 +21,9 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { sendSpecialOutputs } from '../../harness/regtest-special.js';
+import { waitFor } from '../../harness/indexer-process.js';
 import { walkHistory } from '../support/history-walk.js';
+import { mempoolEffects } from '../support/mempool-oracle.js';
 
 const bip32 = BIP32Factory(ecc);
 // Two wallets' account keys (tpub: what litecoind 0.21 reads on regtest), from fixed seeds.
@@ -209,6 +214,36 @@ describe('wallet routes against scantxoutset on a real litecoind (issue 26)', ()
       expect(oracle.unspents).toBeGreaterThan(0);
     }
   });
+  /** A page line as the wallet history routes write it: txid, height, sums, and the addresses in derivation order. */
+  interface WalletTx {
+    txid: string;
+    height: number | null;
+    receivedSatoshi: number;
+    sentSatoshi: number;
+    addresses: { path: string; address: string; receivedSatoshi: number; sentSatoshi: number }[];
+  }
+  const lineOf = (t: WalletTx): string =>
+    `${t.txid} ${t.height} ${t.receivedSatoshi} ${t.sentSatoshi} [${t.addresses.map((x) => `${x.path} ${x.address} ${x.receivedSatoshi} ${x.sentSatoshi}`).join(', ')}]`;
+
+  /** Every page of the WPKH wallet's history (GET, or POST with the key in the body), `query` after the range. */
+  async function walletPages(range: number, query: string, post = false): Promise<{ lines: string[]; tips: Set<string> }> {
+    const lines: string[] = [];
+    const tips = new Set<string>();
+    for (let cursor: string | null = null, n = 0; n < 100; n++) {
+      const rest = `${query}${cursor ? `&cursor=${cursor}` : ''}`;
+      const a = post
+        ? await call(`/api/v1/ltc/xpub/transactions?${rest.slice(1)}`, { method: 'POST', body: JSON.stringify({ key: WPKH, range }) })
+        : await call(`/api/v1/ltc/xpub/${encodeURIComponent(WPKH)}/transactions?range=${range}${rest}`);
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      const page = a.body.data as { transactions: WalletTx[]; next: string | null; blockHash: string };
+      lines.push(...page.transactions.map(lineOf));
+      tips.add(page.blockHash);
+      cursor = page.next;
+      if (cursor === null) return { lines, tips };
+    }
+    throw new Error('no last page');
+  }
+
   it('with history: the wallet summary and its pages (limit=3) equal the node’s blocks merged over its addresses', async () => {
     const range = 200;
     const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', WPKH);
@@ -265,33 +300,110 @@ describe('wallet routes against scantxoutset on a real litecoind (issue 26)', ()
       walk.tipHash,
     ]);
 
-    const lines: string[] = [];
-    const tips = new Set<string>();
-    for (let cursor: string | null = null, n = 0; n < 100; n++) {
-      const a = await call(
-        `/api/v1/ltc/xpub/${encodeURIComponent(WPKH)}/transactions?range=${range}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
-      );
-      expect(a.status, JSON.stringify(a.body)).toBe(200);
-      const page = a.body.data as {
-        transactions: {
-          txid: string;
-          height: number;
-          receivedSatoshi: number;
-          sentSatoshi: number;
-          addresses: { path: string; address: string; receivedSatoshi: number; sentSatoshi: number }[];
-        }[];
-        next: string | null;
-        blockHash: string;
-      };
-      for (const t of page.transactions)
-        lines.push(
-          `${t.txid} ${t.height} ${t.receivedSatoshi} ${t.sentSatoshi} [${t.addresses.map((x) => `${x.path} ${x.address} ${x.receivedSatoshi} ${x.sentSatoshi}`).join(', ')}]`,
-        );
-      tips.add(page.blockHash);
-      cursor = page.next;
-      if (cursor === null) break;
-    }
+    const { lines, tips } = await walletPages(range, '&limit=3');
     expect(lines).toEqual(want);
     expect([...tips]).toEqual([walk.tipHash]);
   });
+
+  it('with history and the mempool: ?mempool=true pages (limit 2 and 3) equal the node’s mempool merged over the wallet, then its blocks', async () => {
+    const range = 200;
+    const { descriptor } = await node.cli<{ descriptor: string }>('getdescriptorinfo', WPKH);
+    const addresses = await node.cli<string[]>('deriveaddresses', descriptor, [0, range - 1]);
+    const scripts = new Map<string, number>();
+    for (const [i, address] of addresses.entries())
+      scripts.set((await node.cli<{ scriptPubKey: string }>('validateaddress', address)).scriptPubKey, i);
+    const outside = await node.cli<string>('getnewaddress');
+    const coinOf = async (index: number) => {
+      const scan = await node.cliExact<{ unspents: { txid: string; vout: number; scriptPubKey: string; amount: string }[] }>(
+        'scantxoutset',
+        'start',
+        [`addr(${addresses[index]!})`],
+      );
+      return scan.unspents.sort((a, b) => sats(b.amount) - sats(a.amount))[0]!;
+    };
+    const send = async (inputs: { txid: string; vout: number; scriptPubKey: string; amount: string; index: number }[], outputs: object) => {
+      const raw = await node.cli<string>(
+        'createrawtransaction',
+        inputs.map(({ txid, vout }) => ({ txid, vout })),
+        outputs,
+      );
+      const signed = await node.cli<{ hex: string; complete: boolean }>(
+        'signrawtransactionwithkey',
+        raw,
+        inputs.map((i) => ROOT.derive(0).derive(i.index).toWIF()),
+        inputs.map(({ txid, vout, scriptPubKey, amount }) => ({ txid, vout, scriptPubKey, amount })),
+      );
+      expect(signed.complete).toBe(true);
+      return node.cli<string>('sendrawtransaction', signed.hex);
+    };
+    /** Waits until the wallet's mempool part lists `n` transactions: each is learned before the next is sent. */
+    const held = (n: number) =>
+      waitFor(
+        `the index to hold ${n} of the wallet's mempool transactions`,
+        async () => {
+          const a = await call(`/api/v1/ltc/xpub/${encodeURIComponent(WPKH)}/transactions?range=${range}&mempool=true&limit=10`);
+          return a.status === 200 && (a.body.data.transactions as WalletTx[]).filter((t) => t.height === null).length === n;
+        },
+        60_000,
+        lw.world.indexer,
+      );
+
+    // Confirmed coins of its own for this case: 1.0 on 0/5, 0.01 on 0/6.
+    await node.cli('sendtoaddress', addresses[5]!, '1.0');
+    await node.cli('sendtoaddress', addresses[6]!, '0.01');
+    await node.cli('generatetoaddress', 1, outside);
+    await lw.world.waitForTip();
+
+    const sent: string[] = [];
+    // 0/5 pays 0/7 (between two of the wallet's addresses) and outside.
+    const c5 = { ...(await coinOf(5)), index: 5 };
+    sent.push(await send([c5], [{ [addresses[7]!]: '0.6' }, { [outside]: '0.3999' }]));
+    await held(1);
+    // The node's wallet pays 0/8 (in from outside).
+    sent.push(await node.cli<string>('sendtoaddress', addresses[8]!, '0.2'));
+    await held(2);
+    // A child of the first (0/7's new coin) with 0/6's confirmed coin: pays 0/9 and outside.
+    const c6 = { ...(await coinOf(6)), index: 6 };
+    const child = { txid: sent[0]!, vout: 0, scriptPubKey: [...scripts].find(([, i]) => i === 7)![0], amount: '0.6', index: 7 };
+    sent.push(await send([child, c6], [{ [addresses[9]!]: '0.3' }, { [outside]: '0.3099' }]));
+    await held(3);
+
+    // The oracle: the node's mempool, newest first, merged over the wallet's addresses by hand; then its blocks.
+    const unconfirmed = (await mempoolEffects(node.cliExact, [...sent].reverse())).flatMap(({ txid, scripts: touched }) => {
+      const parts = [...touched]
+        .flatMap(([script, e]) => (scripts.has(script) ? [{ i: scripts.get(script)!, ...e }] : []))
+        .sort((a, b) => a.i - b.i);
+      if (parts.length === 0) return [];
+      const [received, sent] = parts.reduce(([r, s], p) => [r + p.received, s + p.sent], [0n, 0n]);
+      const named = parts.map((p) => `0/${p.i} ${addresses[p.i]} ${p.received} ${p.sent}`);
+      return [`${txid} null ${received} ${sent} [${named.join(', ')}]`];
+    });
+    expect(unconfirmed).toHaveLength(3);
+    expect(unconfirmed[0]).toMatch(/\[0\/6 \S+ 0 1000000, 0\/7 \S+ 0 60000000, 0\/9 \S+ 30000000 0\]$/);
+    expect(unconfirmed[2]).toMatch(/\[0\/5 \S+ 0 100000000, 0\/7 \S+ 60000000 0\]$/);
+    const walk = await walkHistory(node.cliExact);
+    const confirmed = (await walletPages(range, '&limit=1000')).lines;
+    const byTx = new Map<string, { height: number; position: number; received: bigint; sent: bigint; parts: string[] }>();
+    addresses.forEach((address, i) => {
+      for (const e of walk.historyOf(address)) {
+        const t = byTx.get(e.txid) ?? { height: e.height, position: e.position, received: 0n, sent: 0n, parts: [] };
+        [t.received, t.sent] = [t.received + e.receivedSats, t.sent + e.sentSats];
+        t.parts.push(`0/${i} ${address} ${e.receivedSats} ${e.sentSats}`);
+        byTx.set(e.txid, t);
+      }
+    });
+    const merged = [...byTx.entries()]
+      .sort(([, a], [, b]) => b.height - a.height || b.position - a.position)
+      .map(([txid, t]) => `${txid} ${t.height} ${t.received} ${t.sent} [${t.parts.join(', ')}]`);
+    expect(confirmed).toEqual(merged);
+    for (const [limit, post] of [
+      [2, false],
+      [3, false],
+      [2, true],
+    ] as const) {
+      const { lines, tips } = await walletPages(range, `&mempool=true&limit=${limit}`, post);
+      expect(lines, `limit ${limit}${post ? ' POST' : ''}`).toEqual([...unconfirmed, ...merged]);
+      expect([...tips]).toEqual([walk.tipHash]);
+    }
+  }, 180_000);
 });

@@ -288,7 +288,7 @@ describe('GET /api/v1/{chain}/xpub/{key}/transactions', () => {
       [txs('&cursor=abc'), 400, 'INVALID_CURSOR'],
       [txs('&limit=0'), 400, 'INVALID_LIMIT'],
       [txs('&limit=1001'), 400, 'INVALID_LIMIT'],
-      [txs('&mempool=true'), 400, 'BAD_REQUEST'],
+      [txs('&mempool=yes'), 400, 'BAD_REQUEST'],
       [`/api/v1/btc/xpub/${ZPUB}/transactions?range=0`, 400, 'BAD_RANGE'],
       [
         `/api/v1/btc/xpub/xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi/transactions`,
@@ -345,7 +345,7 @@ describe('GET /api/v1/{chain}/xpub/{key}/transactions', () => {
       ['', '{"key":', 'INVALID_JSON'],
       ['?range=1', body, 'BAD_RANGE'],
       ['', JSON.stringify({ key: ZPUB, gap: 20 }), 'BAD_REQUEST'],
-      ['?mempool=true', body, 'BAD_REQUEST'],
+      ['?mempool=maybe', body, 'BAD_REQUEST'],
       ['?limit=0', body, 'INVALID_LIMIT'],
       [
         '?range=1&range=2',

@@ -1,9 +1,9 @@
 /**
  * The summary a subscriber is pushed: exactly the `data` of the GET route's body for what it watches
  * (an address: address-view.ts summaryBody; a scripthash: scripthashBody; a wallet: wallet-view.ts
- * walletBody without details), for many subscriptions in one snapshot of the index. Also the
- * fingerprint that says whether it really changed: the amounts only, so a block that leaves a watch
- * untouched pushes nothing for it.
+ * walletBody without details, with history its distinct txCount), for many subscriptions in one snapshot
+ * of the index. Also the fingerprint that says whether it really changed: the figures only, so a block
+ * that leaves a watch untouched pushes nothing for it.
  */
 import type { Sats } from '../../chain/amount.js';
 import type { ChainCode } from '../../chain/params.js';
@@ -64,15 +64,30 @@ function printOf(view: ScriptView): string {
   return `${view.balanceSats}|${view.utxoCount}${h}${u ? `|${u.balanceSats}|${u.utxoCount}|${u.txCount}${gross}` : ''}`;
 }
 
-/** A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for). */
-function summaryOf(chain: ChainCode, handle: ChainHandle, w: Watch, read: ScriptView[], views: ScriptViews): Summary {
+/**
+ * A watch's summary from its scripts' views (read with mempool; dropped again when it was not asked for);
+ * `txCount`: a wallet's distinct count, read with the views while history is kept.
+ */
+function summaryOf(
+  chain: ChainCode,
+  handle: ChainHandle,
+  w: Watch,
+  read: ScriptView[],
+  views: ScriptViews,
+  txCount: number | undefined,
+): Summary {
   const items = w.mempool ? read : read.map(({ unconfirmed: _, ...confirmed }) => confirmed);
   const { tipHeight, tipHash } = views;
   if (w.kind === 'wallet') {
     const answer = { range: w.range, descriptors: w.descriptors, funded: false };
-    const data = (walletBody(chain, handle, answer, w.scripts, { ...views, items }) as { data: Record<string, unknown> }).data;
+    const { groupTxCounts: _, ...status } = views;
+    const data = (
+      walletBody(chain, handle, answer, w.scripts, { ...status, items, distinctTxCount: txCount }) as { data: Record<string, unknown> }
+    ).data;
     const u = data.unconfirmed as { balanceSatoshi: Sats; utxoCount: number; receivedSatoshi?: Sats; sentSatoshi?: Sats } | undefined;
-    const print = `${(data.balanceSatoshi as Sats).sats}|${data.utxoCount as number}|${data.fundedAddresses as number}`;
+    // The history's figures too: a transaction that paid and spent alike changes them, not the balance.
+    const history = data.txCount === undefined ? '' : `|h${data.txCount as number}|${(data.receivedSatoshi as Sats).sats}`;
+    const print = `${(data.balanceSatoshi as Sats).sats}|${data.utxoCount as number}|${data.fundedAddresses as number}${history}`;
     const gross = u?.receivedSatoshi ? `|${u.receivedSatoshi.sats}|${u.sentSatoshi!.sats}` : '';
     return { data, fingerprint: u ? `${print}|${u.balanceSatoshi.sats}|${u.utxoCount}${gross}` : print };
   }
@@ -96,13 +111,17 @@ export async function readSummaries(deps: AppDeps, chain: ChainCode, watches: re
   const slot = new Map<string, number>();
   for (const w of watches) for (const k of w.keys) if (!slot.has(k)) slot.set(k, slot.size);
   const keys = [...slot.keys()].map((k) => Buffer.from(k, 'latin1'));
-  const views = await readIndex(chain, handle, (source) => source.keyViews(keys, true));
+  // Each wallet's distinct txCount, as its GET answer has it (read while history is kept, ignored otherwise).
+  const wallets = watches.flatMap((w, i) => (w.kind === 'wallet' ? [i] : []));
+  const groups = wallets.map((i) => watches[i]!.keys.map((k) => slot.get(k)!));
+  const views = await readIndex(chain, handle, (source) => source.keyViews(keys, true, groups.length > 0 ? { groups } : {}));
   if (views === null) throw syncing(chain, null, null);
   const judged = judge(views, deps.settings, (deps.clock ?? { now: Date.now }).now(), handle.params);
   if (judged.kind === 'stale') throw unavailable(chain, judged.reason);
   if (judged.kind === 'syncing') throw syncing(chain, views.tipHeight, views.nodeHeight);
-  return watches.map((w) => {
+  const txCounts = new Map(wallets.map((w, g) => [w, views.groupTxCounts?.[g]]));
+  return watches.map((w, i) => {
     const read = w.keys.map((k) => views.items[slot.get(k)!]!);
-    return summaryOf(chain, handle, w, read, views);
+    return summaryOf(chain, handle, w, read, views, txCounts.get(i));
   });
 }

@@ -12,6 +12,15 @@ import { errorSchema, pathItem, successSchema, type Json } from './build.js';
 import { WALLET_PAGE_PARAMS } from './utxo-paths.js';
 import { WALLET_BODY } from './wallet-paths.js';
 
+/** `?mempool=`: what comes first is `whose` mempool transactions (the script's, the wallet's). */
+const mempoolParam = (whose: string): Json => ({
+  name: 'mempool',
+  in: 'query',
+  required: false,
+  description: `true (or 1): ${whose} mempool transactions first (height null, the latest the index learned of first, a child before its parent), then the confirmed ones. Paging stays in one order while the mempool changes: a transaction that arrives after the first page is not listed by the later ones, one that leaves is not listed again. Anything but true/false/1/0: 400 BAD_REQUEST.`,
+  schema: { enum: ['true', 'false', '1', '0'] },
+});
+
 const PAGE_QUERY: Json[] = [
   {
     name: 'limit',
@@ -28,15 +37,10 @@ const PAGE_QUERY: Json[] = [
       'The `next` of the previous page, unchanged (with the same mempool flag: another is CURSOR_FOREIGN). It is bound to this history and to the block it was taken at: after a new block, 409 CURSOR_STALE (start again).',
     schema: { type: 'string' },
   },
-  {
-    name: 'mempool',
-    in: 'query',
-    required: false,
-    description:
-      "true (or 1): the script's mempool transactions first (height null, the latest the index learned of first), then the confirmed ones. Paging stays in one order while the mempool changes: a transaction that arrives after the first page is not listed by the later ones, one that leaves is not listed again. Anything but true/false/1/0: 400 BAD_REQUEST.",
-    schema: { enum: ['true', 'false', '1', '0'] },
-  },
 ];
+
+const SCRIPT_QUERY = [...PAGE_QUERY, mempoolParam("the script's")];
+const WALLET_QUERY = [...PAGE_QUERY, mempoolParam("the wallet's")];
 
 const HISTORY_TEXT: PagedText = {
   page: 'One page, newest first (with mempool=true the unconfirmed transactions first; then height descending, then position in the block descending), true at blockHeight.',
@@ -70,7 +74,7 @@ export function addressTransactionsPathItem(): Json {
       operationId: 'getAddressTransactions',
       description:
         'Needs history kept (chains.<C>.history). Checks, in order: method, chain, key, limits, address, limit, cursor, mempool, index state. Keyset paging: every page costs the same at any depth. The mempool part and the confirmed part are read in one snapshot.',
-      parameters: [CHAIN_PATH_PARAM, ADDRESS_PARAM, ...PAGE_QUERY],
+      parameters: [CHAIN_PATH_PARAM, ADDRESS_PARAM, ...SCRIPT_QUERY],
       responses: responses('AddressTransactionsSuccess', [...PAGE_CODES, ...ADDRESS_CODES]),
     },
     [{ ApiKey: [] }, {}],
@@ -84,7 +88,7 @@ export function scripthashTransactionsPathItem(): Json {
     {
       operationId: 'getScripthashTransactions',
       description: 'The address history for a script named by its Electrum scripthash, with `scripthash` in place of `address`.',
-      parameters: [CHAIN_PATH_PARAM, HASH_PARAM, ...PAGE_QUERY],
+      parameters: [CHAIN_PATH_PARAM, HASH_PARAM, ...SCRIPT_QUERY],
       responses: responses('ScripthashTransactionsSuccess', [...PAGE_CODES, 'INVALID_SCRIPTHASH']),
     },
     [{ ApiKey: [] }, {}],
@@ -94,14 +98,15 @@ export function scripthashTransactionsPathItem(): Json {
 export function xpubTransactionsPathItem(): Json {
   return pathItem(
     'wallet',
-    'Confirmed transactions of a wallet, newest first, page by page',
+    'Transactions of a wallet, newest first (mempool ones first when asked for), page by page',
     {
       operationId: 'getWalletTransactions',
       description:
         'Needs history kept (chains.<C>.history). Every script derived from the key or descriptor (indices 0 … range-1 of every branch, as the wallet summary), ' +
         'their histories merged newest first, each transaction once: its amounts summed over the wallet’s scripts it touched, and `addresses` naming those ' +
-        'scripts in derivation order with their own amounts. The cursor is bound to the wallet and range. Takes the wallet summary’s tokens plus the page’s.',
-      parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS, ...PAGE_QUERY],
+        'scripts in derivation order with their own amounts; with mempool=true the wallet’s mempool transactions first, merged the same way, read in one ' +
+        'snapshot with the confirmed part. The cursor is bound to the wallet, range and mempool flag. Takes the wallet summary’s tokens plus the page’s.',
+      parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS, ...WALLET_QUERY],
       responses: responses('WalletTransactionsSuccess', [...PAGE_CODES, ...WALLET_ERROR_CODES], ['WALLETS_BUSY']),
     },
     [{ ApiKey: [] }, {}],
@@ -112,10 +117,10 @@ export function xpubTransactionsPathItem(): Json {
 export function xpubTransactionsPostPathItem(): Json {
   return postOnlyPathItem('wallet', {
     operationId: 'postWalletTransactions',
-    summary: 'Confirmed transactions of a wallet, the key in the body',
+    summary: 'Transactions of a wallet, the key in the body',
     description:
-      'As GET /api/v1/{chain}/xpub/{key}/transactions, with the key (and optionally the range) in a JSON body; `limit` and `cursor` stay in the query.',
-    parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS.slice(1), ...PAGE_QUERY],
+      'As GET /api/v1/{chain}/xpub/{key}/transactions, with the key (and optionally the range) in a JSON body; `limit`, `cursor` and `mempool` stay in the query.',
+    parameters: [CHAIN_PATH_PARAM, ...WALLET_PAGE_PARAMS.slice(1), ...WALLET_QUERY],
     requestBody: WALLET_BODY,
     responses: responses(
       'WalletTransactionsSuccess',
@@ -148,7 +153,6 @@ const WALLET_TX_ITEM: Json = {
   required: [...TX_REQUIRED, 'addresses'],
   properties: {
     ...TX_FIELDS,
-    height: { type: 'integer', minimum: 0, description: 'The block that confirmed it.' },
     addresses: {
       type: 'array',
       minItems: 1,

@@ -18,7 +18,7 @@ import { mempoolRequested } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
-import { historyView } from '../history-view.js';
+import { historyItem, historyView } from '../history-view.js';
 import { checkAnswering, readIndex, RETRY_503_SECONDS } from '../index-read.js';
 import type { HistoryBuildProgress } from '../../store/index-model.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -96,7 +96,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
     data: {
       chain,
       ...named,
-      ...historyView(page, scope),
+      ...historyView(page, scope, historyItem),
       blockHeight: page.tipHeight,
       blockHash: toDisplayHex(page.tipHash),
     },

@@ -1,41 +1,49 @@
 /**
- * GET/HEAD /api/v1/{chain}/xpub/{key}/transactions (`?range=`, `?limit=`, `&cursor=`), and its POST form
- * POST /api/v1/{chain}/xpub/transactions {"key": "…", "range": N} (`?limit=`, `&cursor=`): one page of the
- * confirmed history of every script derived from an extended key or descriptor (indices 0 … range-1 of
- * every branch, as the wallet summary), merged newest first (height descending, then position in the
- * block descending), each transaction once: its amounts summed over the wallet's scripts it touched, and
- * `addresses` naming those scripts in derivation order, each with its own amounts. Needs history kept:
- * 404 HISTORY_DISABLED otherwise, 503 HISTORY_BUILDING while it is built; `?mempool=true`: 400 (not yet).
+ * GET/HEAD /api/v1/{chain}/xpub/{key}/transactions (`?range=`, `?limit=`, `&cursor=`, `&mempool=`), and
+ * its POST form POST /api/v1/{chain}/xpub/transactions {"key": "…", "range": N} (the rest in the query):
+ * one page of the history of every script derived from an extended key or descriptor (indices 0 …
+ * range-1 of every branch, as the wallet summary), merged newest first (height descending, then position
+ * in the block descending), each transaction once: its amounts summed over the wallet's scripts it
+ * touched, and `addresses` naming those scripts in derivation order, each with its own amounts. With
+ * `?mempool=true` the wallet's mempool transactions come first (`height: null`), in the per-script
+ * route's order. Needs history kept: 404 HISTORY_DISABLED otherwise, 503 HISTORY_BUILDING while it is built.
  *
  * Checks, pricing and derivation as every wallet page (wallet-paged-route.ts; the page's tokens as the
  * per-script history's), the query as every history route's (transactions.ts), then one read: history's
- * state, the cursor's MAC, binding (the wallet's fingerprint and range) and tip, and the entries, in one
- * snapshot. A page reads at most ⌈limit / 64⌉ + 2 history rows per derived script at any depth
+ * state, the cursor's MAC, binding (the wallet's fingerprint, range and mempool flag) and tip, and the
+ * entries, mempool ones included, in one snapshot. A page reads at most ⌈limit / 64⌉ + 2 history rows per derived script at any depth
  * (src/store/sqlite/history-page.ts), then one txid row and one block row per transaction.
  */
 import type { Express, Response } from 'express';
 import { Coins, Sats } from '../../chain/amount.js';
 import { scriptToAddress } from '../../chain/address.js';
 import { toDisplayHex } from '../../chain/hash.js';
-import type { WalletHistoryItem } from '../../store/index-model.js';
+import type { HistoryPart } from '../../store/index-model.js';
 import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import type { DerivedWallet } from '../derivation-job.js';
-import { encodeHistoryCursor } from '../history-cursor.js';
 import { checkAnswering, readIndex } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
 import { checkCursor, type CursorScope } from '../utxo-cursor.js';
-import { historyItem } from '../history-view.js';
-import { ApiError } from '../errors.js';
+import { historyItem, historyView } from '../history-view.js';
 import { historyBuilding, historyOff, parseHistoryQuery, TXS_PER_TOKEN, type HistoryQuery } from './transactions.js';
 import { mountWalletPagedRoute, walletScopeId, type WalletPage } from './wallet-paged-route.js';
 
 export const XPUB_TXS_ROUTE = '/api/v1/:chain/xpub/*key/transactions';
 export const XPUB_TXS_POST_ROUTE = '/api/v1/:chain/xpub/transactions';
 
-function walletItem(p: WalletPage<HistoryQuery>, derived: DerivedWallet, i: WalletHistoryItem): Record<string, unknown> {
+/** A transaction of the wallet's page (`height` null: unconfirmed) with what it did to each of the wallet's scripts. */
+interface WalletLine {
+  readonly txid: Buffer;
+  readonly height: number | null;
+  readonly received: bigint;
+  readonly sent: bigint;
+  readonly parts: readonly HistoryPart[];
+}
+
+function walletItem(p: WalletPage<HistoryQuery>, derived: DerivedWallet, i: WalletLine): Record<string, unknown> {
   return {
     ...historyItem(i),
     addresses: i.parts.map((part) => {
@@ -54,8 +62,8 @@ function walletItem(p: WalletPage<HistoryQuery>, derived: DerivedWallet, i: Wall
 
 async function answer(deps: AppDeps, p: WalletPage<HistoryQuery>, res: Response): Promise<void> {
   const { chain, handle, wallet, derived, query } = p;
-  if (query.mempool) throw new ApiError('BAD_REQUEST', 'mempool=true is not served on wallet transactions yet: confirmed history only');
-  const scope: CursorScope = { chain, network: handle.params.network, kind: 'wallet-history', id: walletScopeId(wallet), mempool: false };
+  const { mempool } = query;
+  const scope: CursorScope = { chain, network: handle.params.network, kind: 'wallet-history', id: walletScopeId(wallet), mempool };
   const read = await readIndex(chain, handle, async (source) => {
     if (!source.walletHistoryPage) {
       const status = await source.status();
@@ -63,9 +71,9 @@ async function answer(deps: AppDeps, p: WalletPage<HistoryQuery>, res: Response)
     }
     return source.walletHistoryPage({
       keys: derived.keys,
-      // The scope's mempool flag is false: a cursor that verifies is one of confirmed positions.
-      before: query.cursor?.after.phase === 'confirmed' ? query.cursor.after.txNum : null,
+      after: query.cursor?.after ?? null,
       limit: query.limit,
+      mempool,
       check: (ctx) => {
         if (query.cursor) checkCursor(query.cursor, ctx.secret, scope, { height: ctx.tipHeight, hash: ctx.tipHash });
       },
@@ -75,15 +83,13 @@ async function answer(deps: AppDeps, p: WalletPage<HistoryQuery>, res: Response)
   const page = read.page;
   if (read.building) throw historyBuilding(chain, read.building);
   if (!page) throw historyOff(chain);
-  const tip = { height: page.tipHeight, hash: page.tipHash };
   res.setHeader('Cache-Control', 'no-store');
   sendJson(res, 200, {
     status: 'success',
     data: {
       chain,
       range: wallet.range,
-      transactions: page.items.map((i) => walletItem(p, derived, i)),
-      next: page.next === null ? null : encodeHistoryCursor(page.secret, scope, tip, { phase: 'confirmed', txNum: page.next }),
+      ...historyView(page, scope, (line) => walletItem(p, derived, line)),
       blockHeight: page.tipHeight,
       blockHash: toDisplayHex(page.tipHash),
     },

@@ -114,7 +114,7 @@ export class ChainReader {
     keys: Buffer[],
     mempool: boolean,
     stmts: BalanceStatements,
-    distinct: boolean,
+    opts: ViewOptions,
   ) => ScriptViews | null | typeof UNSAFE;
   /** What each commit of the indexer touched (change-feed.ts): the API's live pushes tail it. */
   readonly feed: FeedReader;
@@ -147,8 +147,7 @@ export class ChainReader {
       }
       const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: metaStmt.get(HISTORY_SECRET_KEY)! };
       req.check?.(ctx);
-      if ('key' in req) return { ...status, page: { ...history.page(req), ...ctx } };
-      return { ...status, page: { ...history.readMerged(req), ...ctx } };
+      return { ...status, page: { ...('key' in req ? history.scriptPage(req) : history.page(req)), ...ctx } };
     });
     // One snapshot: the tip and the build's height belong to one commit.
     this.readStatus = db.transaction((): ChainStatus | null => {
@@ -191,7 +190,7 @@ export class ChainReader {
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
     this.readViews = db.transaction(
-      (keys: Buffer[], mempool: boolean, stmts: BalanceStatements, distinct: boolean): ScriptViews | null | typeof UNSAFE => {
+      (keys: Buffer[], mempool: boolean, stmts: BalanceStatements, opts: ViewOptions): ScriptViews | null | typeof UNSAFE => {
         const statusRow = this.statusStmt.get()!;
         const status = this.toStatus(statusRow);
         if (status === null) return null;
@@ -206,10 +205,17 @@ export class ChainReader {
         const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
         if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_received) || unsafe(r.m_sent))) return UNSAFE;
         const views: ScriptViews = { ...status, items: rows.map((row) => toView(row, mempool, history)) };
-        if (history && distinct)
+        if (history && opts.distinct === true)
           views.distinctTxCount = union.count(
             keys,
             rows.map((r) => r.h_data),
+          );
+        if (history && opts.groups)
+          views.groupTxCounts = opts.groups.map((g) =>
+            union.count(
+              g.map((i) => keys[i]!),
+              g.map((i) => rows[i]!.h_data),
+            ),
           );
         return views;
       },
@@ -249,9 +255,9 @@ export class ChainReader {
   }
 
   /** One snapshot of many scripts, read again exactly when a balance passed what a number holds. */
-  private viewsOf(keys: Buffer[], mempool: boolean, distinct = false): ScriptViews | null {
-    const views = this.readViews(keys, mempool, this.fast, distinct);
-    return views === UNSAFE ? (this.readViews(keys, mempool, this.exact, distinct) as ScriptViews | null) : views;
+  private viewsOf(keys: Buffer[], mempool: boolean, opts: ViewOptions = {}): ScriptViews | null {
+    const views = this.readViews(keys, mempool, this.fast, opts);
+    return views === UNSAFE ? (this.readViews(keys, mempool, this.exact, opts) as ScriptViews | null) : views;
   }
 
   /** The tip changes once per block, requests come far more often: keep the last hex spelling. */
@@ -275,14 +281,15 @@ export class ChainReader {
 
   /**
    * views() by script key (script-key.ts) rather than by script: for callers that know only a hash of
-   * the script, as an Electrum scripthash is. Same read, same snapshot rules. With `distinct` (while
-   * history is kept), the distinct transactions across the scripts too, in the same read (history-union.ts).
+   * the script, as an Electrum scripthash is. Same read, same snapshot rules. With `distinct` or `groups`
+   * (while history is kept), the distinct transactions across the scripts or each group of them too, in
+   * the same read (history-union.ts).
    */
   keyViews(keys: readonly Uint8Array[], mempool: boolean, opts: ViewOptions = {}): ScriptViews | null {
     return this.viewsOf(
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
-      opts.distinct === true,
+      opts,
     );
   }
 

@@ -6,23 +6,25 @@
  * ⌈limit / HEAD_ENTRIES⌉ + 2 rows per script at any depth, and then one txid row and one block row per item.
  *
  * Several scripts: each script's newest limit + 1 entries below the cursor hold every entry of the merged
- * page's limit + 1 newest transactions (a transaction's rank within one script is never above its rank in
- * the merge), so the merge of those lists, each transaction once with a part per script, is exact.
+ * page's limit + 1 newest transactions, so their merge (../history-merge.ts) is exact. One script is the
+ * case of one key.
  *
- * With the mempool, the script's unconfirmed transactions (mempool_history, mempool-store.ts) come first,
- * newest (highest seq) first, then the confirmed ones: one key range of one table, then the above.
+ * With the mempool, the scripts' unconfirmed transactions (mempool_history, mempool-store.ts) come first,
+ * newest (highest seq) first, merged the same way by seq, then the confirmed ones: per script one key
+ * range of one table, then the above.
  */
 import type Database from 'better-sqlite3';
 import { decodeChunk, decodeHead, type HistoryEntry } from '../history-chunk.js';
 import type {
   HistoryItem,
   HistoryPageRequest,
-  HistoryPart,
   HistoryPosition,
   UnconfirmedItem,
   WalletHistoryItem,
   WalletHistoryRequest,
+  WalletUnconfirmedItem,
 } from '../index-model.js';
+import { distinctKeys, mergeNewest, type MergedEntry, type RankedList } from '../history-merge.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { StoreError } from '../errors.js';
@@ -34,6 +36,8 @@ interface MempoolRow {
   received: number;
   sent: number;
 }
+
+type Keys = ReturnType<typeof distinctKeys>;
 
 export class HistoryPager {
   private readonly head: Database.Statement<[Buffer], Buffer>;
@@ -61,65 +65,67 @@ export class HistoryPager {
     );
   }
 
+  /** Inside the caller's read transaction: one script's page, the wallet page of its one key without parts. */
+  scriptPage(req: HistoryPageRequest): { unconfirmed: UnconfirmedItem[]; items: HistoryItem[]; next: HistoryPosition | null } {
+    const { unconfirmed, items, next } = this.page({ ...req, keys: [req.key] });
+    return {
+      unconfirmed: unconfirmed.map(({ parts: _, ...u }) => u),
+      items: items.map(({ parts: _, ...i }) => i),
+      next,
+    };
+  }
+
   /**
    * Inside the caller's read transaction: with `mempool`, the unconfirmed part from `after` (or the top)
    * and, when it ends on this page, the confirmed part from its top; otherwise the confirmed part alone.
    * A page full of unconfirmed transactions names its last one as `next` while anything follows it.
    */
-  page(req: HistoryPageRequest): { unconfirmed: UnconfirmedItem[]; items: HistoryItem[]; next: HistoryPosition | null } {
+  page(req: WalletHistoryRequest): { unconfirmed: WalletUnconfirmedItem[]; items: WalletHistoryItem[]; next: HistoryPosition | null } {
+    const keys = distinctKeys(req.keys);
     const after = req.after;
     if (!req.mempool || after?.phase === 'confirmed') {
-      const confirmed = this.read(req.key, after?.phase === 'confirmed' ? after.txNum : null, req.limit);
+      const confirmed = this.confirmed(keys, after?.phase === 'confirmed' ? after.txNum : null, req.limit);
       return { unconfirmed: [], ...confirmed };
     }
-    const rows = this.mempool.all(req.key, after === null ? Number.MAX_SAFE_INTEGER : after.seq, req.limit + 1);
-    const unconfirmed = rows
-      .slice(0, req.limit)
-      .map((r) => ({ seq: r.seq, txid: r.txid, received: BigInt(r.received), sent: BigInt(r.sent) }));
+    const merged = this.unconfirmed(keys, after === null ? Number.MAX_SAFE_INTEGER : after.seq, req.limit + 1);
+    const unconfirmed = merged.slice(0, req.limit);
     const last: HistoryPosition | null =
       unconfirmed.length > 0 ? { phase: 'mempool', seq: unconfirmed[unconfirmed.length - 1]!.seq } : null;
-    if (rows.length > req.limit) return { unconfirmed, items: [], next: last };
+    if (merged.length > req.limit) return { unconfirmed, items: [], next: last };
     const room = req.limit - unconfirmed.length;
-    if (room === 0) return { unconfirmed, items: [], next: this.read(req.key, null, 1).items.length > 0 ? last : null };
-    return { unconfirmed, ...this.read(req.key, null, room) };
+    if (room === 0) return { unconfirmed, items: [], next: this.confirmed(keys, null, 1).items.length > 0 ? last : null };
+    return { unconfirmed, ...this.confirmed(keys, null, room) };
   }
 
-  /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`. */
-  private read(key: Buffer, beforeTx: number | null, limit: number): { items: HistoryItem[]; next: HistoryPosition | null } {
-    const { items, next } = this.readMerged({ keys: [key], before: beforeTx, limit });
-    return { items: items.map(({ parts: _, ...item }) => item), next: next === null ? null : { phase: 'confirmed', txNum: next } };
+  /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */
+  private unconfirmed(keys: Keys, belowSeq: number, want: number): WalletUnconfirmedItem[] {
+    const txids = new Map<number, Buffer>();
+    const lists: RankedList[] = keys.map(({ script, key }) => ({
+      script,
+      entries: this.mempool.all(key, belowSeq, want).map((r) => {
+        txids.set(r.seq, r.txid);
+        return { rank: r.seq, received: BigInt(r.received), sent: BigInt(r.sent) };
+      }),
+    }));
+    return mergeNewest(lists, want).map((m) => ({
+      seq: m.rank,
+      txid: txids.get(m.rank)!,
+      received: m.received,
+      sent: m.sent,
+      parts: m.parts,
+    }));
   }
 
-  /** Inside the caller's read transaction: the scripts' histories merged by transaction number, descending. */
-  readMerged(req: WalletHistoryRequest): { items: WalletHistoryItem[]; next: number | null } {
-    const want = req.limit + 1;
-    const seen = new Set<string>();
-    const lists: { script: number; entries: HistoryEntry[]; at: number }[] = [];
-    req.keys.forEach((key, script) => {
-      const hex = key.toString('hex');
-      if (seen.has(hex)) return;
-      seen.add(hex);
-      const entries = this.newest(key, req.before, want);
-      if (entries.length > 0) lists.push({ script, entries, at: 0 });
-    });
-    // The k-way merge: the largest head among the lists, taken from every list that holds it.
-    const merged: { txNum: number; parts: HistoryPart[] }[] = [];
-    while (merged.length < want) {
-      let top = -1;
-      for (const l of lists) if (l.at < l.entries.length) top = Math.max(top, l.entries[l.at]!.txNum);
-      if (top < 0) break;
-      const parts: HistoryPart[] = [];
-      for (const l of lists) {
-        const e = l.entries[l.at];
-        if (e?.txNum !== top) continue;
-        parts.push({ script: l.script, received: e.received, sent: e.sent });
-        l.at++;
-      }
-      merged.push({ txNum: top, parts });
-    }
-    const more = merged.length > req.limit;
-    const items = merged.slice(0, req.limit).map((m) => this.item(m.txNum, m.parts));
-    return { items, next: more ? items[items.length - 1]!.txNum : null };
+  /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`, merged. */
+  private confirmed(keys: Keys, beforeTx: number | null, limit: number): { items: WalletHistoryItem[]; next: HistoryPosition | null } {
+    const want = limit + 1;
+    const lists: RankedList[] = keys.map(({ script, key }) => ({
+      script,
+      entries: this.newest(key, beforeTx, want).map((e) => ({ rank: e.txNum, received: e.received, sent: e.sent })),
+    }));
+    const merged = mergeNewest(lists, want);
+    const items = merged.slice(0, limit).map((m) => this.item(m));
+    return { items, next: merged.length > limit ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
   }
 
   /** The script's newest `want` entries numbered below `before` (null: from the newest), newest first. */
@@ -140,14 +146,12 @@ export class HistoryPager {
     return found;
   }
 
-  private item(txNum: number, parts: HistoryPart[]): WalletHistoryItem {
+  private item({ rank: txNum, parts, received, sent }: MergedEntry): WalletHistoryItem {
     const row = this.txids.get(Math.floor(txNum / TXIDS_PER_ROW));
     const at = (txNum % TXIDS_PER_ROW) * TXID_BYTES;
     const block = this.block.get(txNum);
     if (!row || row.length < at + TXID_BYTES || !block)
       throw new StoreError('INCONSISTENT', `history names transaction ${txNum}, which the index does not hold`);
-    let [received, sent] = [0n, 0n];
-    for (const p of parts) [received, sent] = [received + p.received, sent + p.sent];
     return {
       txNum,
       txid: Buffer.from(row.subarray(at, at + TXID_BYTES)),
