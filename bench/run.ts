@@ -11,7 +11,7 @@ import { runDiskBench } from './disk.js';
 import { runEnginePortsBench } from './engine-ports.js';
 import { runHeavyBench } from './heavy.js';
 import { runHistoryBench } from './history.js';
-import { runHistoryBuildBench } from './history-build.js';
+import { runHistoryBuildBench, runHistoryPagesBench } from './history-build.js';
 import { runNodeBench } from './node.js';
 import { runMempoolFollowBench } from './mempool-follow.js';
 import { runParseBench } from './parse.js';
@@ -39,7 +39,8 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'mempool-follow': () => runMempoolFollowBench(),
   scale: () => runScaleBench(),
   history: () => runHistoryBench(),
-  'history-build': () => runHistoryBuildBench(),
+  'history-build': () => Promise.resolve(runHistoryBuildBench()),
+  'history-pages': () => runHistoryPagesBench(),
   xpub: () => runXpubBench(),
   push: () => runPushBench(),
   utxos: () => runUtxosBench(),
