@@ -13,7 +13,7 @@
  * newest (highest seq) first, then the confirmed ones: one key range of one table, then the above.
  */
 import type Database from 'better-sqlite3';
-import { decodeChunk, decodeHead, type HistoryEntry } from '../history-chunk.js';
+import { decodeChunk, decodeHead, historyKey, type HistoryEntry } from '../history-chunk.js';
 import type {
   HistoryItem,
   HistoryPageRequest,
@@ -95,7 +95,9 @@ export class HistoryPager {
     const want = req.limit + 1;
     const seen = new Set<string>();
     const lists: { script: number; entries: HistoryEntry[]; at: number }[] = [];
-    req.keys.forEach((key, script) => {
+    req.keys.forEach((scriptKey, script) => {
+      // Two scripts whose history keys collide share one history (history-chunk.ts): read it once.
+      const key = historyKey(scriptKey);
       const hex = key.toString('hex');
       if (seen.has(hex)) return;
       seen.add(hex);
@@ -122,7 +124,7 @@ export class HistoryPager {
     return { items, next: more ? items[items.length - 1]!.txNum : null };
   }
 
-  /** The script's newest `want` entries numbered below `before` (null: from the newest), newest first. */
+  /** The newest `want` entries of history key `key` numbered below `before` (null: from the newest), newest first. */
   private newest(key: Buffer, before: number | null, want: number): HistoryEntry[] {
     const below = before ?? Number.MAX_SAFE_INTEGER;
     const found: HistoryEntry[] = [];
