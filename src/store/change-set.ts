@@ -78,11 +78,17 @@ export class DeltaCollector {
     this.amount += value;
   }
 
-  /** The non-zero changes in key order, and their scripts in the order first touched. */
-  result(): { deltas: ScriptDelta[]; touched: Buffer[] } {
+  /**
+   * The non-zero changes in key order, and their scripts in the order first touched; with `unchanged`,
+   * followed by the scripts whose coins came and went (history's scripts: every coin it records passes here).
+   */
+  result(unchanged = false): { deltas: ScriptDelta[]; touched: Buffer[] } {
     const changed = new Map<string, ScriptDelta>();
-    for (const [id, d] of this.byScript) if (d.balance !== 0n || d.count !== 0) changed.set(id, d);
-    return { touched: [...changed.values()].map((d) => d.key), deltas: inIdOrder(changed) };
+    const same: Buffer[] = [];
+    for (const [id, d] of this.byScript)
+      if (d.balance !== 0n || d.count !== 0) changed.set(id, d);
+      else if (unchanged) same.push(d.key);
+    return { touched: [...[...changed.values()].map((d) => d.key), ...same], deltas: inIdOrder(changed) };
   }
 }
 

@@ -21,7 +21,7 @@
  */
 import { toDisplayHex } from '../chain/hash.js';
 import { isUnspendable } from '../chain/script.js';
-import { DeltaCollector, inIdOrder, withScripts, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
+import { DeltaCollector, inIdOrder, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
 import { StoreError } from './errors.js';
 import type { BlockToApply, Tip } from './index-model.js';
 import { HistoryCollector } from './history-change.js';
@@ -171,7 +171,8 @@ class Batch {
   }
 
   result(): Omit<ChangeSet, 'undo' | 'tip'> {
-    const { deltas, touched } = this.deltas.result();
+    // A script whose coins came and went within the batch has no delta, but its history changed.
+    const { deltas, touched } = this.deltas.result(this.history !== null);
     const set = {
       created: inIdOrder(this.pending),
       spent: this.spent,
@@ -180,11 +181,7 @@ class Batch {
       utxos: this.deltas.utxos,
       amount: this.deltas.amount,
     };
-    if (!this.history) return set;
-    const history = this.history.result();
-    // A script whose coins came and went within the batch has no delta, but its history changed.
-    const scripts = history.blocks.flatMap((b) => b.entries.map((e) => e.scriptKey));
-    return { ...set, touched: withScripts(touched, scripts), history };
+    return this.history ? { ...set, history: this.history.result() } : set;
   }
 
   private spend(id: string, outpoint: Buffer, height: number): void {

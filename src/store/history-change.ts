@@ -9,12 +9,14 @@
  * A coinbase that overwrites an unspent coin of the same outpoint (BIP30, BTC 91842/91880) removes the
  * old coin as a spend would, so it is recorded as spent by that coinbase.
  */
+import { HISTORY_KEY_BYTES } from './history-chunk.js';
 import type { UndoCoin as Coin } from './undo.js';
 
 export interface HistoryEntryChange {
+  /** The script's key (the first of them, for two whose history keys collide: history-chunk.ts). */
   readonly scriptKey: Buffer;
-  /** The script key's latin1 string (change-set.ts ids), computed once for every map it keys. */
-  readonly scriptId: string;
+  /** The latin1 string of its history key (history-chunk.ts historyKey), computed once for every map it keys. */
+  readonly historyId: string;
   readonly txNum: number;
   readonly received: bigint;
   readonly sent: bigint;
@@ -29,7 +31,7 @@ export interface HistoryBlockChange {
   readonly firstTx: number;
   /** Every transaction of the block, in block order (position = number − firstTx). */
   readonly txids: readonly Buffer[];
-  /** Ascending by transaction number; within one, by the script's first touch. */
+  /** Ascending by transaction number; within one, by the script's first touch, one per history key. */
   readonly entries: readonly HistoryEntryChange[];
 }
 
@@ -39,14 +41,8 @@ export interface HistoryChange {
   readonly nextTx: number;
 }
 
-interface Pending {
-  key: Buffer;
-  id: string;
-  received: bigint;
-  sent: bigint;
-  funded: number;
-  spent: number;
-}
+/** An entry while its transaction is being read: its figures still grow. */
+type Pending = { -readonly [K in keyof HistoryEntryChange]: HistoryEntryChange[K] };
 
 /** Collects one batch's entries; the caller says where each block and transaction starts. */
 export class HistoryCollector {
@@ -88,20 +84,17 @@ export class HistoryCollector {
   }
 
   private pending(key: Buffer): Pending {
-    const id = key.toString('latin1');
+    const id = key.toString('latin1', 0, HISTORY_KEY_BYTES);
     let p = this.tx.get(id);
     if (!p) {
-      p = { key, id, received: 0n, sent: 0n, funded: 0, spent: 0 };
+      p = { scriptKey: key, historyId: id, txNum: this.txNum, received: 0n, sent: 0n, funded: 0, spent: 0 };
       this.tx.set(id, p);
     }
     return p;
   }
 
   private flush(): void {
-    for (const p of this.tx.values()) {
-      const { key, id, received, sent, funded, spent } = p;
-      this.entries.push({ scriptKey: key, scriptId: id, txNum: this.txNum, received, sent, funded, spent });
-    }
+    for (const p of this.tx.values()) this.entries.push(p);
     this.tx.clear();
   }
 }

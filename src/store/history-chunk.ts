@@ -9,24 +9,43 @@
  * entries (decoded per summary: at most HEAD_ENTRIES of them).
  *
  * Sized for Bitcoin mainnet's ~1.6 billion scripts and ~6 billion entries (docs/history-size.md), where a
- * byte per script costs 1.6 GB: no format byte (meta history_format says it), no stored totals while a
- * script has no sealed chunk (most have a handful of entries), and the commonest entries, one output
- * received or one coin spent, cost a tag-carrying number and one amount. Transactions are named by their
- * number in the whole chain (Fulcrum's idea: a few bytes where a txid is 32). LEB128 varints:
+ * byte per script costs 1.6 GB: rows are keyed by the first HISTORY_KEY_BYTES of the script key, no format
+ * byte (meta history_format says it), nothing before the entries while a script has no sealed chunk (most
+ * have a handful of entries), and the commonest entries, one output received or one coin spent, cost a
+ * tag-carrying number and one amount. Transactions are named by their number in the whole chain
+ * (Fulcrum's idea: a few bytes where a txid is 32). LEB128 varints:
  *
- *   head  : sealedTxCount | [sealedReceived | sealedSent | sealedFunded | sealedSpent, when sealedTxCount > 0] | entries…
+ *   head  : [SEALED (the byte 3) | sealedTxCount | sealedReceived | sealedSent | sealedFunded | sealedSpent,
+ *            when it has sealed chunks] | entries…
  *   chunk : entries…
  *   entry : (txNum − previous txNum, the first absolute) × 4 + tag, then
  *           tag 0: received            (one output received, nothing spent)
  *           tag 1: sent                (one coin spent, nothing received)
  *           tag 2: funded | spent | received | sent
  *
+ * No entry's first number is 3 (tag 3 is none of them), so the byte SEALED cannot be mistaken for one.
+ * Format 1 (migrations/0008) keyed rows by the whole script key and began every head with sealedTxCount.
+ *
  * Amounts are bigints: a lifetime sum may pass 2^53 (src/chain/amount.ts).
  */
 
 export const HEAD_ENTRIES = 64;
 /** The layout's version, kept in meta history_format. */
-export const HISTORY_FORMAT = 1;
+export const HISTORY_FORMAT = 2;
+/**
+ * Bytes of the script key that key history rows: 96 bits. An accidental collision among 1.7 billion
+ * scripts has probability ≈ n²/2⁹⁷ (about 10⁻¹¹); a birthday search (~2⁴⁸ hashes) finds two scripts that
+ * collide, both the searcher's own, and then those two share one history (the union of both). Aiming at
+ * someone else's script is still a second preimage, 2⁹⁶ work (script-key.ts says the same of 16 bytes).
+ */
+export const HISTORY_KEY_BYTES = 12;
+/** The first byte of a head with sealed chunks. */
+const SEALED = 3;
+
+/** The key of a script's history rows: a view of the script key's first HISTORY_KEY_BYTES. */
+export function historyKey(scriptKey: Buffer): Buffer {
+  return scriptKey.subarray(0, HISTORY_KEY_BYTES);
+}
 
 export interface HistoryEntry {
   readonly txNum: number;
@@ -73,15 +92,39 @@ const TAG_RECEIVED = 0;
 const TAG_SENT = 1;
 const TAG_BOTH = 2;
 
-class Writer {
-  private readonly bytes: number[] = [];
+/**
+ * Bytes of a row being written, grown in place: appending entries to a head encodes only them. The bytes
+ * before `length` never change once written, so a view of them stays what it was (an undo image).
+ */
+export class RowWriter {
+  private buf: Buffer;
+  private len = 0;
+
+  /** `start`: the row's bytes so far, copied. */
+  constructor(start?: Uint8Array) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, 2 * (start?.length ?? 0)));
+    if (start) {
+      this.buf.set(start);
+      this.len = start.length;
+    }
+  }
+
+  get length(): number {
+    return this.len;
+  }
+
+  /** A view of the bytes written so far (see above: later appends do not change it). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.len);
+  }
 
   number(n: number): void {
+    this.room(8);
     while (n >= 0x80) {
-      this.bytes.push((n % 0x80) | 0x80);
+      this.buf[this.len++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
     }
-    this.bytes.push(n);
+    this.buf[this.len++] = n;
   }
 
   /** Past 2^53 in bigint arithmetic; below, as a number (the common case costs no BigInt work). */
@@ -89,36 +132,45 @@ class Writer {
     if (v < 0n) throw new RangeError(`a history amount is never negative: ${v}`);
     if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return this.number(Number(v));
     while (v >= 0x80n) {
-      this.bytes.push(Number(v & 0x7fn) | 0x80);
+      this.room(1);
+      this.buf[this.len++] = Number(v & 0x7fn) | 0x80;
       v >>= 7n;
     }
-    this.bytes.push(Number(v));
+    this.room(1);
+    this.buf[this.len++] = Number(v);
   }
 
-  /** `prev`: the txNum of the entry these follow (0 at the start of a row). */
+  /** One entry after the entry numbered `prev` (0 at the start of a row). */
+  entry(e: HistoryEntry, prev: number): void {
+    if (e.txNum < prev) throw new RangeError(`history entries out of order: ${e.txNum} after ${prev}`);
+    const delta = (e.txNum - prev) * 4;
+    if (e.funded === 1 && e.spent === 0 && e.sent === 0n) {
+      this.number(delta + TAG_RECEIVED);
+      this.amount(e.received);
+    } else if (e.funded === 0 && e.spent === 1 && e.received === 0n) {
+      this.number(delta + TAG_SENT);
+      this.amount(e.sent);
+    } else {
+      this.number(delta + TAG_BOTH);
+      this.number(e.funded);
+      this.number(e.spent);
+      this.amount(e.received);
+      this.amount(e.sent);
+    }
+  }
+
   entries(entries: readonly HistoryEntry[], prev = 0): void {
     for (const e of entries) {
-      if (e.txNum < prev) throw new RangeError(`history entries out of order: ${e.txNum} after ${prev}`);
-      const delta = (e.txNum - prev) * 4;
-      if (e.funded === 1 && e.spent === 0 && e.sent === 0n) {
-        this.number(delta + TAG_RECEIVED);
-        this.amount(e.received);
-      } else if (e.funded === 0 && e.spent === 1 && e.received === 0n) {
-        this.number(delta + TAG_SENT);
-        this.amount(e.sent);
-      } else {
-        this.number(delta + TAG_BOTH);
-        this.number(e.funded);
-        this.number(e.spent);
-        this.amount(e.received);
-        this.amount(e.sent);
-      }
+      this.entry(e, prev);
       prev = e.txNum;
     }
   }
 
-  done(): Buffer {
-    return Buffer.from(this.bytes);
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.len + n));
+    this.buf.copy(grown, 0, 0, this.len);
+    this.buf = grown;
   }
 }
 
@@ -129,6 +181,13 @@ class Reader {
 
   get more(): boolean {
     return this.pos < this.buf.length;
+  }
+
+  /** At a head's start: steps over the byte SEALED when it is there. */
+  sealed(): boolean {
+    if (this.buf[this.pos] !== SEALED) return false;
+    this.pos++;
+    return true;
   }
 
   private byte(): number {
@@ -201,24 +260,31 @@ class Reader {
 }
 
 export function encodeHead(head: HistoryHead): Buffer {
-  const w = new Writer();
+  const w = new RowWriter();
   const t = head.sealed;
-  w.number(t.txCount);
   if (t.txCount > 0) {
+    w.number(SEALED);
+    w.number(t.txCount);
     w.amount(t.received);
     w.amount(t.sent);
     w.number(t.funded);
     w.number(t.spent);
   }
   w.entries(head.entries);
-  return w.done();
+  return w.bytes();
 }
 
 export function decodeHead(buf: Uint8Array): HistoryHead {
   const r = new Reader(buf);
-  const txCount = r.number();
-  const sealed = txCount === 0 ? NO_HISTORY : { txCount, received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() };
+  const sealed = r.sealed()
+    ? { txCount: r.number(), received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() }
+    : NO_HISTORY;
   return { sealed, entries: r.entries() };
+}
+
+/** A head of format 1 in this format: the same entries and totals (history-store.ts's old undo records). */
+export function headFromFormat1(buf: Uint8Array): Buffer {
+  return buf[0] === 0 ? Buffer.from(buf.subarray(1)) : Buffer.concat([Buffer.from([SEALED]), buf]);
 }
 
 /**
@@ -228,11 +294,9 @@ export function decodeHead(buf: Uint8Array): HistoryHead {
  */
 export function headTotals(buf: Uint8Array): HistoryTotals {
   const r = new Reader(buf);
-  const sealedCount = r.number();
-  const sealed =
-    sealedCount === 0
-      ? NO_HISTORY
-      : { txCount: sealedCount, received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() };
+  const sealed = r.sealed()
+    ? { txCount: r.number(), received: r.amount(), sent: r.amount(), funded: r.number(), spent: r.number() }
+    : NO_HISTORY;
   let [txCount, received, sent, funded, spent] = [sealed.txCount, 0, 0, sealed.funded, sealed.spent];
   while (r.more) {
     const tag = r.number() % 4;
@@ -258,7 +322,7 @@ export function headTotals(buf: Uint8Array): HistoryTotals {
 /** Where a head stands for appending to it: how many entries it holds and the newest one's txNum (0: none). */
 export function scanHead(buf: Uint8Array): { count: number; last: number } {
   const r = new Reader(buf);
-  if (r.number() > 0) for (let i = 0; i < 4; i++) r.skip();
+  if (r.sealed()) for (let i = 0; i < 5; i++) r.skip();
   let count = 0;
   let last = 0;
   while (r.more) {
@@ -273,15 +337,15 @@ export function scanHead(buf: Uint8Array): { count: number; last: number } {
 
 /** The bytes of `entries` appended to a row whose newest entry has txNum `after`. */
 export function encodeEntries(entries: readonly HistoryEntry[], after: number): Buffer {
-  const w = new Writer();
+  const w = new RowWriter();
   w.entries(entries, after);
-  return w.done();
+  return w.bytes();
 }
 
 export function encodeChunk(entries: readonly HistoryEntry[]): Buffer {
-  const w = new Writer();
+  const w = new RowWriter();
   w.entries(entries);
-  return w.done();
+  return w.bytes();
 }
 
 export function decodeChunk(buf: Uint8Array): HistoryEntry[] {

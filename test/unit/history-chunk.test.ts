@@ -7,7 +7,9 @@ import {
   encodeChunk,
   encodeEntries,
   encodeHead,
+  headFromFormat1,
   headTotals,
+  RowWriter,
   scanHead,
   type HistoryEntry,
 } from '../../src/store/history-chunk.js';
@@ -58,8 +60,33 @@ describe('history rows', () => {
     ]);
     // 4,000,000 + tag: 4 bytes, 150,000: 3 bytes; 28 + tag: 1 byte, 3 bytes; 4 + tag, 2, 1, 5, 7: 5 bytes
     expect(chunk.length).toBe(7 + 4 + 5);
-    // A script without sealed chunks stores no totals: one byte before its entries.
-    expect(encodeHead({ sealed: NO_HISTORY, entries: [] }).length).toBe(1);
+    // A script without sealed chunks stores nothing before its entries; one with them, the byte 3 first.
+    expect(encodeHead({ sealed: NO_HISTORY, entries: [] }).length).toBe(0);
+    const sealed = { txCount: 64, received: 5n, sent: 0n, funded: 64, spent: 0 };
+    expect([...encodeHead({ sealed, entries: [] })]).toEqual([3, 64, 5, 0, 64, 0]);
+  });
+
+  it('reads a head of format 1 (a leading sealed count, 0 when none) as the same head', () => {
+    fc.assert(
+      fc.property(entries, fc.boolean(), (list, withSealed) => {
+        const sealed = withSealed ? { txCount: 70, received: 9n, sent: 4n, funded: 70, spent: 3 } : NO_HISTORY;
+        const head = encodeHead({ sealed, entries: list });
+        const format1 = withSealed
+          ? Buffer.from([70, 9, 4, 70, 3, ...encodeChunk(list)])
+          : Buffer.concat([Buffer.from([0]), encodeChunk(list)]);
+        expect(headFromFormat1(format1)).toEqual(head);
+      }),
+    );
+  });
+
+  it('a view of a row being written keeps its bytes while the row grows', () => {
+    const e = (txNum: number): HistoryEntry => ({ txNum, received: 1000n, sent: 0n, funded: 1, spent: 0 });
+    const row = new RowWriter(encodeChunk([e(1)]));
+    const before = row.bytes();
+    const copy = Buffer.from(before);
+    for (let n = 2; n < 200; n++) row.entry(e(n), n - 1);
+    expect(before).toEqual(copy);
+    expect(decodeChunk(row.bytes())).toEqual(Array.from({ length: 199 }, (_, i) => e(i + 1)));
   });
 
   it('refuses entries out of order, negative amounts, unknown tags and truncated rows', () => {

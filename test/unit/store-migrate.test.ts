@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database, { SQLITE_PACKAGE } from '../../src/store/sqlite/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { headTotals } from '../../src/store/history-chunk.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { HistoryStore } from '../../src/store/sqlite/history-store.js';
 import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/sqlite/migrate.js';
 import { ChainBuilder, p2wpkh, spendTx } from '../support/blocks.js';
@@ -108,6 +110,53 @@ describe('migrations', () => {
       }
     } finally {
       store.close();
+    }
+  });
+
+  it('0008 rekeys history of format 1 in place, and a rollback still reads the undo records written before it', () => {
+    for (const m of listMigrations().filter((m) => m.version <= 7))
+      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
+    const path = join(dir, 'v7.sqlite');
+    const raw = new Database(path);
+    expect(migrate(raw, dir)).toEqual({ from: 0, to: 7 });
+    const meta = raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+    for (const [key, value] of [
+      ['chain', 'LTC'],
+      ['network', 'regtest'],
+      ['history', 1],
+      ['history_format', 1],
+      ['history_next_tx', 3],
+    ] as const)
+      meta.run(key, value);
+    const row = raw.prepare('INSERT INTO history (script_key, chunk, data) VALUES (?, ?, ?)');
+    const [a, b] = [Buffer.alloc(16, 0xa1), Buffer.alloc(16, 0xb2)];
+    // Format 1 heads: a sealed count (0: none) first. a: one entry, tx 2 receiving 5 (2·4 + tag 0, 5);
+    // b: a sealed chunk of tx 0 (1 received 9) and an entry, tx 1 spending 9 (1·4 + tag 1, 9).
+    row.run(a, 0, Buffer.from([0, 8, 5]));
+    row.run(b, 0, Buffer.from([1, 9, 0, 1, 0, 5, 9]));
+    row.run(b, 1, Buffer.from([0, 9]));
+    // Block 2 (tx 2) paid a, which had no head before it: its undo record, of format 1, says so.
+    raw.prepare('INSERT INTO history_blocks (first_tx, height) VALUES (0, 0), (1, 1), (2, 2)').run();
+    raw.prepare('INSERT INTO history_undo (height, data) VALUES (2, ?)').run(Buffer.concat([Buffer.from([1]), a, Buffer.from([0])]));
+    raw.close();
+
+    const db = new Database(path);
+    try {
+      expect(migrate(db, MIGRATIONS_DIR)).toEqual({ from: 7, to: SCHEMA_VERSION });
+      const rows = db.prepare('SELECT hex(script_key) AS k, chunk, hex(data) AS d FROM history ORDER BY script_key, chunk').all();
+      expect(rows).toEqual([
+        { k: 'A1'.repeat(12), chunk: 0, d: '0805' },
+        { k: 'B2'.repeat(12), chunk: 0, d: '0301090001000509' },
+        { k: 'B2'.repeat(12), chunk: 1, d: '0009' },
+      ]);
+      expect(db.prepare("SELECT value FROM meta WHERE key = 'history_format'").pluck().get()).toBe(2);
+      const store = new HistoryStore(db);
+      expect(db.transaction(() => store.rollback(2))()).toEqual([a]);
+      expect(db.prepare('SELECT COUNT(*) FROM history WHERE chunk = 0').pluck().get()).toBe(1);
+      const totals = headTotals(db.prepare('SELECT data FROM history WHERE chunk = 0').pluck().get() as Buffer);
+      expect(totals).toEqual({ txCount: 2, received: 9n, sent: 9n, funded: 1, spent: 1 });
+    } finally {
+      db.close();
     }
   });
 

@@ -28,7 +28,7 @@ import { BUILT_KEY } from './history-build.js';
 import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
 import { HistoryUnion } from './history-union.js';
-import { headTotals } from '../history-chunk.js';
+import { HISTORY_KEY_BYTES, headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
 import type {
   BootstrapProgress,
@@ -98,8 +98,8 @@ const META = (key: string): string => `(SELECT value FROM meta WHERE key = '${ke
 const STATUS_COLUMNS =
   `${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META('node_height')} AS node_height, ` +
   `${META('node_seen_at')} AS node_seen_at, ${META('tip_time')} AS tip_time, ${META(HISTORY_KEY)} AS history`;
-/** The history head of the script `q.k`: an empty table costs one failed seek while history is off. */
-const HISTORY_JOIN = 'LEFT JOIN history AS h ON h.script_key = q.k AND h.chunk = 0';
+/** The history head of the script `q.k` (history-chunk.ts historyKey): an empty table costs one failed seek while history is off. */
+const HISTORY_JOIN = `LEFT JOIN history AS h ON h.script_key = substr(q.k, 1, ${HISTORY_KEY_BYTES}) AND h.chunk = 0`;
 
 export class ChainReader {
   /** The one-address read, as numbers; summaryExactStmt reads bigints when a number cannot hold the balance. */

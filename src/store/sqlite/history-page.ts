@@ -14,7 +14,7 @@
  * range of one table, then the above.
  */
 import type Database from 'better-sqlite3';
-import { decodeChunk, decodeHead, type HistoryEntry } from '../history-chunk.js';
+import { decodeChunk, decodeHead, historyKey, type HistoryEntry } from '../history-chunk.js';
 import type {
   HistoryItem,
   HistoryPageRequest,
@@ -119,16 +119,20 @@ export class HistoryPager {
   /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`, merged. */
   private confirmed(keys: Keys, beforeTx: number | null, limit: number): { items: WalletHistoryItem[]; next: HistoryPosition | null } {
     const want = limit + 1;
-    const lists: RankedList[] = keys.map(({ script, key }) => ({
-      script,
-      entries: this.newest(key, beforeTx, want).map((e) => ({ rank: e.txNum, received: e.received, sent: e.sent })),
-    }));
+    // Two scripts whose history keys collide share one history (history-chunk.ts): it is read once.
+    const read = new Set<string>();
+    const lists: RankedList[] = keys.flatMap(({ script, key }) => {
+      const at = historyKey(key);
+      if (read.has(at.toString('latin1'))) return [];
+      read.add(at.toString('latin1'));
+      return [{ script, entries: this.newest(at, beforeTx, want).map((e) => ({ rank: e.txNum, received: e.received, sent: e.sent })) }];
+    });
     const merged = mergeNewest(lists, want);
     const items = merged.slice(0, limit).map((m) => this.item(m));
     return { items, next: merged.length > limit ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
   }
 
-  /** The script's newest `want` entries numbered below `before` (null: from the newest), newest first. */
+  /** The newest `want` entries of history key `key` numbered below `before` (null: from the newest), newest first. */
   private newest(key: Buffer, before: number | null, want: number): HistoryEntry[] {
     const below = before ?? Number.MAX_SAFE_INTEGER;
     const found: HistoryEntry[] = [];

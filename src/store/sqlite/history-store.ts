@@ -6,26 +6,33 @@
  * it changed (history_undo), and every chunk it sealed is keyed above its first transaction number. So
  * a rollback puts the images back and deletes those chunks, whatever the block held.
  *
- *   history_undo.data : u8 1 | repeated (script_key[16] | varint n | n bytes of head), n = 0: no head before
+ *   history_undo.data : u8 2 | repeated (script_key[16] | varint n | n bytes of head), n = 0: no head before
+ *                       (u8 1: the same with heads of format 1, read as format 2's: migrations/0008)
+ *
+ * The whole script key, not its history key: a rollback names the scripts it touched to the change feed.
+ *
+ * The heads the last commits wrote stay in memory (history-head-cache.ts), so a busy script's head is
+ * read from the table only when it has left that cache.
  */
 import { randomBytes } from 'node:crypto';
 import {
   HEAD_ENTRIES,
   HISTORY_FORMAT,
-  NO_HISTORY,
+  RowWriter,
   decodeHead,
   encodeChunk,
-  encodeEntries,
   encodeHead,
+  headFromFormat1,
+  historyKey,
   plus,
   scanHead,
-  type HistoryEntry,
 } from '../history-chunk.js';
 import type { HistoryChange } from '../history-change.js';
 import { StoreError } from '../errors.js';
 import { SCRIPT_KEY_BYTES } from '../script-key.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
+import { HistoryHeadCache, type CachedHead } from './history-head-cache.js';
 import { CHUNK } from './statements.js';
 
 /** meta key: 1 while the index keeps history for every block, 2 while it is being built (history-build.ts). */
@@ -42,25 +49,24 @@ export const HISTORY_SECRET_KEY = 'history_secret';
 export const NEXT_TX_KEY = 'history_next_tx';
 /** 126 txids (4,032 bytes) and their record header fill one 4 KiB page: 64 would leave half of each page empty. */
 export const TXIDS_PER_ROW = 126;
-const IMAGES_FORMAT = 1;
+const IMAGES_FORMAT = 2;
+/** Undo records written before migrations/0008: heads of format 1. */
+const IMAGES_FORMAT_1 = 1;
 
-/**
- * A head being appended to, kept as bytes: appending encodes only the new entries (a busy script's head
- * holds up to HEAD_ENTRIES, which a decode and re-encode per block would all pay for).
- */
+/** A head being appended to within one commit. */
 interface Head {
+  /** Its history key, and the script key it was reached by (the change feed's name for it). */
   readonly key: Buffer;
-  /** The row's bytes so far (null: the script had no head), then entries not yet encoded onto them. */
-  stored: Buffer | null;
-  /** The txNum of the newest entry in `stored` (0: none), which the next entry's delta counts from. */
-  storedLast: number;
-  pending: HistoryEntry[];
-  /** Entries in the head, stored and pending. */
+  readonly script: Buffer;
+  /** Its bytes (null: the script had no head yet). */
+  row: RowWriter | null;
+  /** The txNum of its newest entry (0: none), which the next entry's delta counts from. */
+  last: number;
+  /** Its entries. */
   count: number;
+  /** The height of the last block that took its before-image (−1: none). */
+  imaged: number;
 }
-
-/** A head with no sealed chunk and no entry. */
-const EMPTY_HEAD = encodeHead({ sealed: NO_HISTORY, entries: [] });
 
 export class HistoryStore {
   private readonly headGet;
@@ -82,6 +88,7 @@ export class HistoryStore {
   private readonly undoPrune;
   private readonly metaGet;
   private readonly metaSet;
+  private readonly cache = new HistoryHeadCache();
 
   constructor(private readonly db: Db) {
     this.headGet = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk = 0').pluck();
@@ -127,6 +134,7 @@ export class HistoryStore {
    * with no block yet), or built from genesis first ('building').
    */
   start(state: 'on' | 'building'): void {
+    this.cache.forget();
     this.metaSet.run(HISTORY_KEY, STATE_CODES[state]);
     this.metaSet.run(FORMAT_KEY, HISTORY_FORMAT);
     this.metaSet.run(HISTORY_SECRET_KEY, randomBytes(32));
@@ -140,6 +148,7 @@ export class HistoryStore {
 
   /** Stops keeping history and forgets it, the mempool's part too (mempool-store.ts), inside the caller's transaction. */
   drop(): void {
+    this.cache.forget();
     for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo', 'mempool_history'])
       this.db.prepare(`DELETE FROM ${table}`).run();
     this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY);
@@ -147,31 +156,39 @@ export class HistoryStore {
 
   /** Writes a batch's history; blocks at or above `undoFrom` keep the before-images of the heads they change. */
   commit(change: HistoryChange, undoFrom: number): void {
+    this.cache.settle(this.nextTx());
     const heads = this.loadHeads(change);
     for (const block of change.blocks) {
       // Every real block has a coinbase; a block of no transaction (test chains) numbers none and needs no row.
       if (block.txids.length > 0) this.blockPut.run(block.firstTx, block.height);
       this.appendTxids(block.firstTx, block.txids);
-      const images = block.height >= undoFrom ? new Map<string, Buffer | null>() : null;
+      const images: Head[] | null = block.height >= undoFrom ? [] : null;
+      const before: (Buffer | null)[] = [];
       for (const entry of block.entries) {
-        const id = entry.scriptId;
-        const head = heads.get(id)!;
-        if (images && !images.has(id)) images.set(id, bytesOf(head));
-        const { txNum, received, sent, funded, spent } = entry;
-        head.pending.push({ txNum, received, sent, funded, spent });
+        const head = heads.get(entry.historyId)!;
+        if (images && head.imaged !== block.height) {
+          // A view: the bytes before the row's end never change, and sealing starts a new row.
+          head.imaged = block.height;
+          images.push(head);
+          before.push(head.row && head.row.bytes());
+        }
+        head.row ??= new RowWriter();
+        head.row.entry(entry, head.last);
+        head.last = entry.txNum;
         if (++head.count >= HEAD_ENTRIES) {
-          const full = decodeHead(bytesOf(head)!);
-          this.headPut.run(head.key, txNum + 1, encodeChunk(full.entries));
-          head.stored = encodeHead({ sealed: plus(full.sealed, full.entries), entries: [] });
-          head.storedLast = 0;
+          const full = decodeHead(head.row.bytes());
+          this.headPut.run(head.key, entry.txNum + 1, encodeChunk(full.entries));
+          head.row = new RowWriter(encodeHead({ sealed: plus(full.sealed, full.entries), entries: [] }));
+          head.last = 0;
           head.count = 0;
         }
       }
-      if (images) this.undoPut.run(block.height, encodeImages(heads, images));
+      if (images) this.undoPut.run(block.height, encodeImages(images, before));
     }
-    this.writeHeads([...heads.values()]);
+    const written = this.writeHeads(heads);
     this.undoPrune.run(undoFrom - 1);
     this.metaSet.run(NEXT_TX_KEY, change.nextTx);
+    this.cache.stage(change.nextTx, written);
   }
 
   /**
@@ -179,6 +196,8 @@ export class HistoryStore {
    * it changed. Throws StoreError INCONSISTENT or NO_UNDO.
    */
   rollback(height: number): Buffer[] {
+    // The heads may change under the cache, and this transaction may yet roll back: start again empty.
+    this.cache.forget();
     const last = this.blockLast.get();
     if (!last || last.height < height) {
       // The block numbered no transaction, so it changed no history.
@@ -190,8 +209,9 @@ export class HistoryStore {
     const data = this.undoGet.get(height);
     if (!data) throw new StoreError('NO_UNDO', `no history undo data for block ${height}`);
     const touched: Buffer[] = [];
-    for (const [key, image] of decodeImages(data)) {
-      touched.push(Buffer.from(key));
+    for (const [script, image] of decodeImages(data)) {
+      touched.push(Buffer.from(script));
+      const key = historyKey(script);
       // Chunks sealed by this block end at or after its first transaction: their keys are above it.
       this.chunksAbove.run(key, last.first_tx);
       if (image) this.headPut.run(key, 0, image);
@@ -204,32 +224,56 @@ export class HistoryStore {
     return touched;
   }
 
-  /** The heads of every script the change touches, CHUNK to a statement. */
+  /** The heads of every script the change touches: from the cache, else from the table, CHUNK to a statement. */
   private loadHeads(change: HistoryChange): Map<string, Head> {
     const heads = new Map<string, Head>();
+    const unread: Head[] = [];
     for (const block of change.blocks)
-      for (const e of block.entries)
-        if (!heads.has(e.scriptId)) heads.set(e.scriptId, { key: e.scriptKey, stored: null, storedLast: 0, pending: [], count: 0 });
+      for (const e of block.entries) {
+        if (heads.has(e.historyId)) continue;
+        const cached = this.cache.get(e.historyId);
+        const head: Head = cached
+          ? {
+              key: historyKey(e.scriptKey),
+              script: e.scriptKey,
+              row: new RowWriter(cached.bytes),
+              last: cached.last,
+              count: cached.count,
+              imaged: -1,
+            }
+          : { key: historyKey(e.scriptKey), script: e.scriptKey, row: null, last: 0, count: 0, imaged: -1 };
+        heads.set(e.historyId, head);
+        if (!cached) unread.push(head);
+      }
     const found = (key: Buffer, data: Buffer): void => {
       const head = heads.get(key.toString('latin1'))!;
       const { count, last } = scanHead(data);
-      Object.assign(head, { stored: data, storedLast: last, count });
+      Object.assign(head, { row: new RowWriter(data), last, count });
     };
-    const keys = [...heads.values()].map((h) => h.key);
     let i = 0;
-    for (; i + CHUNK <= keys.length; i += CHUNK)
-      for (const row of this.headsGet.all(...keys.slice(i, i + CHUNK))) found(row.script_key, row.data);
-    for (; i < keys.length; i++) {
-      const data = this.headGet.get(keys[i]!);
-      if (data) found(keys[i]!, data);
+    for (; i + CHUNK <= unread.length; i += CHUNK)
+      for (const row of this.headsGet.all(...unread.slice(i, i + CHUNK).map((h) => h.key))) found(row.script_key, row.data);
+    for (; i < unread.length; i++) {
+      const data = this.headGet.get(unread[i]!.key);
+      if (data) found(unread[i]!.key, data);
     }
     return heads;
   }
 
-  private writeHeads(heads: readonly Head[]): void {
+  /** Writes every head, CHUNK to a statement; returns them as the table now holds them. */
+  private writeHeads(heads: ReadonlyMap<string, Head>): Map<string, CachedHead> {
+    const written = new Map<string, CachedHead>();
+    for (const [id, h] of heads) written.set(id, { bytes: h.row!.bytes(), count: h.count, last: h.last });
+    const keys = [...heads.values()].map((h) => h.key);
+    const rows = [...written.values()];
     let i = 0;
-    for (; i + CHUNK <= heads.length; i += CHUNK) this.headsPut.run(...heads.slice(i, i + CHUNK).flatMap((h) => [h.key, bytesOf(h)!]));
-    for (; i < heads.length; i++) this.headPut.run(heads[i]!.key, 0, bytesOf(heads[i]!)!);
+    for (; i + CHUNK <= rows.length; i += CHUNK) {
+      const params: Buffer[] = [];
+      for (let j = i; j < i + CHUNK; j++) params.push(keys[j]!, rows[j]!.bytes);
+      this.headsPut.run(...params);
+    }
+    for (; i < rows.length; i++) this.headPut.run(keys[i]!, 0, rows[i]!.bytes);
+    return written;
   }
 
   private appendTxids(firstTx: number, txids: readonly Buffer[]): void {
@@ -256,26 +300,21 @@ export class HistoryStore {
   }
 }
 
-/** The head's bytes now (its pending entries encoded onto them); null for a script with no head. */
-function bytesOf(head: Head): Buffer | null {
-  if (head.pending.length === 0) return head.stored;
-  head.stored = Buffer.concat([head.stored ?? EMPTY_HEAD, encodeEntries(head.pending, head.storedLast)]);
-  head.storedLast = head.pending[head.pending.length - 1]!.txNum;
-  head.pending = [];
-  return head.stored;
-}
-
-function encodeImages(heads: ReadonlyMap<string, Head>, images: ReadonlyMap<string, Buffer | null>): Buffer {
+/** Each head with its bytes `before[i]` as the block found them (null: no head yet). */
+function encodeImages(heads: readonly Head[], before: readonly (Buffer | null)[]): Buffer {
   const parts: Buffer[] = [Buffer.from([IMAGES_FORMAT])];
-  for (const [id, image] of images) {
-    parts.push(heads.get(id)!.key, varint(image?.length ?? 0));
+  heads.forEach((head, i) => {
+    const image = before[i]!;
+    parts.push(head.script, varint(image?.length ?? 0));
     if (image) parts.push(image);
-  }
+  });
   return Buffer.concat(parts);
 }
 
 function* decodeImages(data: Buffer): Generator<[Buffer, Buffer | null]> {
-  if (data[0] !== IMAGES_FORMAT) throw new StoreError('INCONSISTENT', `history undo record of unknown format ${data[0]}`);
+  const format = data[0];
+  if (format !== IMAGES_FORMAT && format !== IMAGES_FORMAT_1)
+    throw new StoreError('INCONSISTENT', `history undo record of unknown format ${format}`);
   let pos = 1;
   while (pos < data.length) {
     const key = data.subarray(pos, pos + SCRIPT_KEY_BYTES);
@@ -288,7 +327,8 @@ function* decodeImages(data: Buffer): Generator<[Buffer, Buffer | null]> {
       if (b < 0x80) break;
       scale *= 0x80;
     }
-    yield [key, n === 0 ? null : data.subarray(pos, pos + n)];
+    const image = n === 0 ? null : data.subarray(pos, pos + n);
+    yield [key, image && format === IMAGES_FORMAT_1 ? headFromFormat1(image) : image];
     pos += n;
   }
 }

@@ -5,7 +5,7 @@
  * chunks: a cost in proportion to the scripts' whole history, however small the answer.
  */
 import type Database from 'better-sqlite3';
-import { decodeChunk, decodeHead } from '../history-chunk.js';
+import { decodeChunk, decodeHead, historyKey } from '../history-chunk.js';
 import type { Db } from './db.js';
 
 export class HistoryUnion {
@@ -17,19 +17,20 @@ export class HistoryUnion {
 
   /**
    * Inside the caller's read transaction: `heads[i]` is the head row of `keys[i]` (null: no history).
-   * A key given twice counts once.
+   * A key given twice counts once, and so do two whose history keys collide (history-chunk.ts).
    */
   count(keys: readonly Buffer[], heads: readonly (Buffer | null | undefined)[]): number {
     const seen = new Set<string>();
     const txs = new Set<number>();
     keys.forEach((key, i) => {
       const head = heads[i];
-      const hex = key.toString('hex');
+      const hex = historyKey(key).toString('hex');
       if (!head || seen.has(hex)) return;
       seen.add(hex);
       const decoded = decodeHead(head);
       for (const e of decoded.entries) txs.add(e.txNum);
-      if (decoded.sealed.txCount > 0) for (const chunk of this.sealed.iterate(key)) for (const e of decodeChunk(chunk)) txs.add(e.txNum);
+      if (decoded.sealed.txCount > 0)
+        for (const chunk of this.sealed.iterate(historyKey(key))) for (const e of decodeChunk(chunk)) txs.add(e.txNum);
     });
     return txs.size;
   }

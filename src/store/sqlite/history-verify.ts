@@ -7,7 +7,7 @@
  *     every sealed chunk's key is 1 + its newest number;
  *   - one history_blocks row per indexed block.
  */
-import { NO_HISTORY, decodeChunk, decodeHead, plus, type HistoryEntry, type HistoryTotals } from '../history-chunk.js';
+import { NO_HISTORY, decodeChunk, decodeHead, historyKey, plus, type HistoryEntry, type HistoryTotals } from '../history-chunk.js';
 
 const big = (_: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
 import type { Db } from './db.js';
@@ -42,16 +42,20 @@ export function verifyHistory(db: Db): string[] {
       .safeIntegers(true)
       .iterate();
     let s = scripts.next();
+    // History rows are keyed by the scripts' history keys (a prefix: the same order); scripts sharing one
+    // (history-chunk.ts) share a history, which holds their coins together.
     const check = (key: Buffer, totals: HistoryTotals, entries: HistoryEntry[]): void => {
       const hex = key.toString('hex');
-      while (!s.done && Buffer.compare(s.value.script_key, key) < 0) {
+      while (!s.done && Buffer.compare(historyKey(s.value.script_key), key) < 0) {
         note(`script ${s.value.script_key.toString('hex')} holds coins but has no history`);
         s = scripts.next();
       }
-      const held = !s.done && s.value.script_key.equals(key) ? s.value : null;
-      if (held) s = scripts.next();
-      const balance = held?.balance ?? 0n;
-      const count = Number(held?.utxo_count ?? 0n);
+      let balance = 0n;
+      let count = 0;
+      for (; !s.done && historyKey(s.value.script_key).equals(key); s = scripts.next()) {
+        balance += s.value.balance;
+        count += Number(s.value.utxo_count);
+      }
       if (totals.received - totals.sent !== balance)
         note(`script ${hex}: received ${totals.received} − sent ${totals.sent} is not its balance ${balance}`);
       if (totals.funded - totals.spent !== count)
