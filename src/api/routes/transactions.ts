@@ -15,7 +15,8 @@
 import type { Express, Request, Response } from 'express';
 import { toDisplayHex } from '../../chain/hash.js';
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps, IndexStatus } from '../deps.js';
+import type { ChainCode } from '../../chain/params.js';
 import { ApiError } from '../errors.js';
 import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
 import { historyItem, historyView } from '../history-view.js';
@@ -49,6 +50,23 @@ export function historyBuilding(chain: string, { height, tipHeight }: HistoryBui
     { builtHeight: height, tipHeight, percent },
     { 'Retry-After': RETRY_503_SECONDS },
   );
+}
+
+/**
+ * The page a history read answers with, after the index state's checks; 503 while history is built,
+ * 404 while it is off. Every history route serves its page through here.
+ */
+export function servedPage<P>(
+  deps: AppDeps,
+  chain: ChainCode,
+  read: (IndexStatus & { readonly building?: HistoryBuildProgress; readonly page: P | null }) | null,
+  res: Response,
+): P {
+  checkAnswering(deps, chain, read, res);
+  if (read.building) throw historyBuilding(chain, read.building);
+  if (!read.page) throw historyOff(chain);
+  res.setHeader('Cache-Control', 'no-store');
+  return read.page;
 }
 
 export interface HistoryQuery {
@@ -86,11 +104,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, kind: 'address
       },
     });
   });
-  checkAnswering(deps, chain, read, res);
-  const page = read.page;
-  if (read.building) throw historyBuilding(chain, read.building);
-  if (!page) throw historyOff(chain);
-  res.setHeader('Cache-Control', 'no-store');
+  const page = servedPage(deps, chain, read, res);
   sendJson(res, 200, {
     status: 'success',
     data: {

@@ -22,13 +22,13 @@ import type { HistoryPart } from '../../store/index-model.js';
 import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import type { DerivedWallet } from '../derivation-job.js';
-import { checkAnswering, readIndex } from '../index-read.js';
+import { readIndex } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
 import type { RateLimiter } from '../token-bucket.js';
 import { checkCursor, type CursorScope } from '../utxo-cursor.js';
 import { historyItem, historyView } from '../history-view.js';
-import { historyBuilding, historyOff, parseHistoryQuery, TXS_PER_TOKEN, type HistoryQuery } from './transactions.js';
+import { parseHistoryQuery, servedPage, TXS_PER_TOKEN, type HistoryQuery } from './transactions.js';
 import { mountWalletPagedRoute, walletScopeId, type WalletPage } from './wallet-paged-route.js';
 
 export const XPUB_TXS_ROUTE = '/api/v1/:chain/xpub/*key/transactions';
@@ -79,11 +79,7 @@ async function answer(deps: AppDeps, p: WalletPage<HistoryQuery>, res: Response)
       },
     });
   });
-  checkAnswering(deps, chain, read, res);
-  const page = read.page;
-  if (read.building) throw historyBuilding(chain, read.building);
-  if (!page) throw historyOff(chain);
-  res.setHeader('Cache-Control', 'no-store');
+  const page = servedPage(deps, chain, read, res);
   sendJson(res, 200, {
     status: 'success',
     data: {
