@@ -12,6 +12,7 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { NodeClient } from '../../indexer/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
+import { waitFor } from '../../harness/indexer-process.js';
 import { freePort } from '../../harness/ports.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
@@ -65,10 +66,19 @@ describe('indexer metrics', () => {
       expect(totals.utxos).toBeGreaterThan(0);
       expect(await value(metrics, 'addrsum_indexer_utxos')).toBe(totals.utxos);
       expect(await value(metrics, 'addrsum_indexer_scripts')).toBe(totals.scripts);
-      const db = (await value(metrics, 'addrsum_indexer_db_bytes'))!;
-      const wal = (await value(metrics, 'addrsum_indexer_wal_bytes'))!;
-      expect(db).toBe(statSync(file).size);
-      expect(wal).toBe(statSync(`${file}-wal`).size);
+      // The checkpoint thread may move bytes from the WAL into the file between a scrape and a stat, so
+      // wait for one reading in which the gauges and the files agree.
+      let db = 0;
+      let wal = 0;
+      await waitFor(
+        'the size gauges to equal the files',
+        async () => {
+          db = (await value(metrics, 'addrsum_indexer_db_bytes'))!;
+          wal = (await value(metrics, 'addrsum_indexer_wal_bytes'))!;
+          return db === statSync(file).size && wal === statSync(`${file}-wal`).size;
+        },
+        10_000,
+      );
       // 120 blocks are in one or the other (the WAL until a checkpoint copies them).
       expect(db + wal).toBeGreaterThan(64 * 1024);
       expect(await value(metrics, 'addrsum_indexer_mempool_transactions')).toBe(store.mempool.size);
