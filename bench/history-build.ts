@@ -13,9 +13,10 @@
  *     not in it: at the tip the build reads them as block sync does.
  * (b) Pages of 25 of a script with ADDRSUM_BENCH_HISTORY_DEEP transactions (default 1,000,000) through
  *     the API: GET …/address/{a}/transactions for page 1 and page 1,000 (its cursor from walking the
- *     pages), one request at a time over a kept-alive connection, p99 of 2,000 each (goal ≤ 5 ms).
+ *     pages), one request at a time over a kept-alive connection after a warm-up, p99 of 2,000 each (goal ≤ 5 ms).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ParsedTx } from '../src/chain/block-parser.js';
@@ -24,6 +25,7 @@ import { chainParams } from '../src/chain/params.js';
 import type { BlockToApply } from '../src/store/index-model.js';
 import { chainDbPath } from '../src/store/paths.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
+import { timedRequest } from './bench-api.js';
 import { trackDir, untrackDir } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
 import { createKey, pinning, startApi, stopChild } from './request.js';
@@ -36,6 +38,8 @@ const OUTPUTS = 20;
 const HOT_SCRIPTS = 1000;
 const PAGE = 25;
 const PAGE_REQUESTS = 2000;
+/** Requests before the timed ones, alternating the two pages: JIT and caches settle (the walk to page 1,000 comes first too). */
+const WARMUP = 1000;
 
 /** A P2WPKH script of its own for output `n`: a counter in the program (a hash per output would cost more than indexing it). */
 function fresh(n: number): Buffer {
@@ -133,8 +137,13 @@ function buildFigures(dir: string, utxos: number, making: number): { plain: numb
   }
 }
 
-/** p99 (ms) of GET page 1 and page 1,000 of PAGE through an API over an index whose target has `deep` transactions. */
-async function httpPages(dir: string, deep: number): Promise<{ first: number; thousandth: number }> {
+interface Latency {
+  p50: number;
+  p99: number;
+}
+
+/** p50 and p99 (ms) of GET page 1 and page 1,000 of PAGE through an API over an index whose target has `deep` transactions. */
+async function httpPages(dir: string, deep: number): Promise<{ first: Latency; thousandth: Latency }> {
   const chain = new SyntheticChain('history-build-deep');
   const target = p2wpkh('history-build deep target');
   const store = ChainStore.open(chainDbPath(dir, 'LTC'), { chain: 'LTC', network: 'mainnet', undoDepth: 6 });
@@ -152,32 +161,30 @@ async function httpPages(dir: string, deep: number): Promise<{ first: number; th
     store.close();
   }
   const api = await startApi(dir, pinning().serverPrefix);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const base = `${api.url}/api/v1/LTC/address/${scriptToAddress(chainParams('LTC', 'mainnet'), target)}/transactions?limit=${PAGE}`;
+    const { port } = new URL(api.url);
+    const base = `/api/v1/LTC/address/${scriptToAddress(chainParams('LTC', 'mainnet'), target)}/transactions?limit=${PAGE}`;
     const headers = { 'x-api-key': createKey(dir) };
-    const get = async (url: string): Promise<{ next: string | null }> => {
-      const res = await fetch(url, { headers });
-      const body = (await res.json()) as { data: { transactions: unknown[]; next: string | null } };
-      if (res.status !== 200 || body.data.transactions.length !== PAGE)
-        throw new Error(`history-build bench: ${res.status} ${JSON.stringify(body)}`);
-      return body.data;
+    const get = async (url: string): Promise<{ next: string | null; ms: number }> => {
+      const res = await timedRequest(agent, '127.0.0.1', port, url, headers);
+      const body = JSON.parse(res.text) as { data: { transactions: unknown[]; next: string | null } };
+      if (res.status !== 200 || body.data.transactions.length !== PAGE) throw new Error(`history-build bench: ${res.status} ${res.text}`);
+      return { next: body.data.next, ms: res.ms };
     };
     let cursor: string | null = null;
     for (let p = 1; p < 1000; p++) cursor = (await get(cursor === null ? base : `${base}&cursor=${cursor}`)).next;
-    const p99 = async (url: string): Promise<number> => {
+    const deepPage = `${base}&cursor=${cursor}`;
+    for (let i = 0; i < WARMUP; i++) await get(i % 2 === 0 ? base : deepPage);
+    const timed = async (url: string): Promise<Latency> => {
       const ms: number[] = [];
-      for (let i = 0; i < PAGE_REQUESTS; i++) {
-        const t0 = process.hrtime.bigint();
-        await get(url);
-        ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-      return percentile(
-        ms.sort((a, b) => a - b),
-        0.99,
-      );
+      for (let i = 0; i < PAGE_REQUESTS; i++) ms.push((await get(url)).ms);
+      ms.sort((a, b) => a - b);
+      return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
     };
-    return { first: await p99(base), thousandth: await p99(`${base}&cursor=${cursor}`) };
+    return { first: await timed(base), thousandth: await timed(deepPage) };
   } finally {
+    agent.destroy();
     await stopChild(api.child);
   }
 }
@@ -228,21 +235,22 @@ export async function runHistoryPagesBench(): Promise<{ goalMet: boolean }> {
   trackDir(root);
   try {
     const pages = await httpPages(root, deep);
-    const met = pages.first <= GOALS.pageP99Ms && pages.thousandth <= GOALS.pageP99Ms;
+    const met = pages.first.p99 <= GOALS.pageP99Ms && pages.thousandth.p99 <= GOALS.pageP99Ms;
     const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
     writeSection(
       'history-pages',
       `## history-pages — history pages over HTTP at any depth (issue 33)
 
 Command: \`npm run bench -- history-pages\`. An API process over an index whose target address has ${n(deep)} transactions;
-GET …/address/{a}/transactions?limit=${PAGE}, one request at a time over a kept-alive connection, ${n(PAGE_REQUESTS)} each
-for page 1 and for page 1,000 (its cursor from walking the pages). Run ${today()}, load average ${load1.toFixed(1)} at
-start; ${machineLine()}.
+GET …/address/{a}/transactions?limit=${PAGE}, one request at a time over a kept-alive node:http connection (the time
+from sending to the end of the body, client included), ${n(PAGE_REQUESTS)} each for page 1 and for page 1,000 (its cursor
+from walking the pages), after ${n(WARMUP)} warm-up requests alternating the two. The API process and this one are pinned
+to a core each. Run ${today()}, load average ${load1.toFixed(1)} at start; ${machineLine()}.
 
-| measure | p99 | goal |
-| --- | ---: | --- |
-| GET page 1 of ${PAGE} | ${pages.first.toFixed(2)} ms | ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.first <= GOALS.pageP99Ms)} |
-| GET page 1,000 of ${PAGE}, same address | ${pages.thousandth.toFixed(2)} ms | ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.thousandth <= GOALS.pageP99Ms)} |`,
+| measure | p50 | p99 | goal |
+| --- | ---: | ---: | --- |
+| GET page 1 of ${PAGE} | ${pages.first.p50.toFixed(2)} ms | ${pages.first.p99.toFixed(2)} ms | p99 ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.first.p99 <= GOALS.pageP99Ms)} |
+| GET page 1,000 of ${PAGE}, same address | ${pages.thousandth.p50.toFixed(2)} ms | ${pages.thousandth.p99.toFixed(2)} ms | p99 ≤ ${GOALS.pageP99Ms} ms ${verdict(pages.thousandth.p99 <= GOALS.pageP99Ms)} |`,
     );
     return { goalMet: met };
   } finally {

@@ -13,7 +13,7 @@
  *
  * Pure: decode() only checks the shape; check() needs the secret and the tip the page is read at.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { ApiError } from './errors.js';
 import type { UtxoPosition } from '../store/index-model.js';
 
@@ -54,7 +54,16 @@ export function scopeDigest(scope: CursorScope): Buffer {
   return createHash('sha256').update(text).digest().subarray(0, SCOPE_BYTES);
 }
 
-export const mac = (secret: Buffer, signed: Buffer): Buffer => createHmac('sha256', secret).update(signed).digest().subarray(0, MAC_BYTES);
+/**
+ * The index's cursor secret as a key object, made once: createHmac with raw bytes makes one per call,
+ * which was a tenth of a history page's time. A different secret (another index, a rotated one) replaces it.
+ */
+let macKey: { secret: Buffer; key: KeyObject } | null = null;
+
+export function mac(secret: Buffer, signed: Buffer): Buffer {
+  if (!macKey?.secret.equals(secret)) macKey = { secret: Buffer.from(secret), key: createSecretKey(secret) };
+  return createHmac('sha256', macKey.key).update(signed).digest().subarray(0, MAC_BYTES);
+}
 
 export function encodeCursor(secret: Buffer, scope: CursorScope, tip: { height: number; hash: Buffer }, position: UtxoPosition): string {
   const op = position.outpoint;

@@ -128,7 +128,7 @@ export class HistoryPager {
       return [{ script, entries: this.newest(at, beforeTx, want).map((e) => ({ rank: e.txNum, received: e.received, sent: e.sent })) }];
     });
     const merged = mergeNewest(lists, want);
-    const items = merged.slice(0, limit).map((m) => this.item(m));
+    const items = this.items(merged.slice(0, limit));
     return { items, next: merged.length > limit ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
   }
 
@@ -150,20 +150,30 @@ export class HistoryPager {
     return found;
   }
 
-  private item({ rank: txNum, parts, received, sent }: MergedEntry): WalletHistoryItem {
-    const row = this.txids.get(Math.floor(txNum / TXIDS_PER_ROW));
-    const at = (txNum % TXIDS_PER_ROW) * TXID_BYTES;
-    const block = this.block.get(txNum);
-    if (!row || row.length < at + TXID_BYTES || !block)
-      throw new StoreError('INCONSISTENT', `history names transaction ${txNum}, which the index does not hold`);
-    return {
-      txNum,
-      txid: Buffer.from(row.subarray(at, at + TXID_BYTES)),
-      height: block.height,
-      position: txNum - block.first_tx,
-      received,
-      sent,
-      parts,
-    };
+  /**
+   * The entries' txids, heights and positions; `entries` come newest first, so each one's txid row and
+   * block are read once per page: a block holds a range of numbers, and the block found for one entry
+   * also holds every lower number down to its first.
+   */
+  private items(entries: readonly MergedEntry[]): WalletHistoryItem[] {
+    let row: { grp: number; txids: Buffer | undefined } | null = null;
+    let block: { first_tx: number; height: number } | undefined;
+    return entries.map(({ rank: txNum, parts, received, sent }) => {
+      const grp = Math.floor(txNum / TXIDS_PER_ROW);
+      if (row?.grp !== grp) row = { grp, txids: this.txids.get(grp) };
+      if (!block || txNum < block.first_tx) block = this.block.get(txNum);
+      const at = (txNum % TXIDS_PER_ROW) * TXID_BYTES;
+      if (!row.txids || row.txids.length < at + TXID_BYTES || !block)
+        throw new StoreError('INCONSISTENT', `history names transaction ${txNum}, which the index does not hold`);
+      return {
+        txNum,
+        txid: Buffer.from(row.txids.subarray(at, at + TXID_BYTES)),
+        height: block.height,
+        position: txNum - block.first_tx,
+        received,
+        sent,
+        parts,
+      };
+    });
   }
 }
