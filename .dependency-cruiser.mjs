@@ -8,13 +8,14 @@
  *   src/wallet/                pure (descriptors, BIP32 derivation): the base and src/chain
  *   src/store/                 the base and src/chain: the ports and their vocabulary (the keys' in
  *                              src/store/keys/); the SQLite engine lives in src/store/sqlite/, the only
- *                              folder of the product that loads the driver
+ *                              folder of the product that loads its driver, and the PostgreSQL engine in
+ *                              src/store/postgres/ (node-postgres only in its pg-pool.ts, eslint.config.js)
  *   src/keys/                  the addrsum-keys command: the above
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
  *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
  *
  * Behind the ports: in src/api only wiring.ts, in indexer/ only main.ts (each opens the index) import
- * src/store/sqlite/, and the CLIs import only its engine.ts.
+ * an engine's folder (src/store/sqlite/, src/store/postgres/), and the CLIs import only its engine.ts.
  *
  * No file of src/ or indexer/ imports tests, the harness, benchmarks or scripts, and no import circle.
  */
@@ -64,7 +65,7 @@ export default {
         'which opens the index, imports the SQLite engine; a second engine then changes one file',
       severity: 'error',
       from: { path: '^indexer/', pathNot: '^indexer/main\\.ts$' },
-      to: { path: '^src/store/sqlite/' },
+      to: { path: '^src/store/(sqlite|postgres)/' },
     },
     {
       name: 'clis-through-the-engine',
@@ -73,15 +74,15 @@ export default {
         'only engine.ts, which opens them',
       severity: 'error',
       from: { path: '^src/(store/verify-cli|keys/cli)\\.ts$' },
-      to: { path: '^src/store/sqlite/', pathNot: '^src/store/sqlite/engine\\.ts$' },
+      to: { path: '^src/store/(sqlite|postgres)/', pathNot: '^src/store/(sqlite|postgres)/engine\\.ts$' },
     },
     layer(
       'api-through-ports',
       // Another engine (PostgreSQL) must be a change to the wiring, not to every route: the routes, the live
       // hub and the status page see only the ports and their vocabulary.
-      'src/api reads the index through the ports (src/store/ports.ts); only its composition root, src/api/wiring.ts, knows the SQLite engine',
+      'src/api reads the index through the ports (src/store/ports.ts); only its composition root, src/api/wiring.ts, knows the engines',
       '^src/api/(?!wiring\\.ts$)',
-      '^src/store/sqlite/',
+      '^src/store/(sqlite|postgres)/',
     ),
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
     layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),

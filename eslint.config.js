@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const BETTER_SQLITE3 = {
+  name: 'better-sqlite3',
+  message: 'import it from src/store/sqlite/sqlite-driver.ts (the safe major for this Node)',
+  allowTypeImports: true,
+};
+const PG = { name: 'pg', message: 'open connections with src/store/postgres/pg-pool.ts (bounded waits)', allowTypeImports: true };
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', '.cache/**'] },
   js.configs.recommended,
@@ -40,23 +47,20 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'indexer/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
+  // One place loads the SQLite driver, in the major that is safe on the running Node; one place opens
+  // PostgreSQL connections in the product, with the bounds every caller relies on (timeouts, pool size).
   {
-    // One place loads the SQLite driver, in the major that is safe on the running Node.
     files: ['**/*.ts'],
-    ignores: ['src/store/sqlite/sqlite-driver.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: 'better-sqlite3',
-              message: 'import it from src/store/sqlite/sqlite-driver.ts (the safe major for this Node)',
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
-    },
+    ignores: ['src/**', 'indexer/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3] }] },
+  },
+  {
+    files: ['src/**/*.ts', 'indexer/**/*.ts'],
+    ignores: ['src/store/sqlite/sqlite-driver.ts', 'src/store/postgres/pg-pool.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3, PG] }] },
+  },
+  {
+    files: ['src/store/postgres/pg-pool.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3] }] },
   },
 );

@@ -37,6 +37,7 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
 /** Applied in this order, so a later binding of the same key wins (per-chain metrics port over the shared one). */
 export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_DATA_DIR', path: ['dataDir'], kind: 'text' },
+  { name: 'ADDRSUM_KEYS_URL', path: ['keysUrl'], kind: 'text' },
   { name: 'ADDRSUM_LOG_LEVEL', path: ['logLevel'], kind: 'text' },
   { name: 'ADDRSUM_LOG_FORMAT', path: ['logFormat'], kind: 'text' },
   { name: 'ADDRSUM_HOST', path: ['api', 'host'], kind: 'text' },

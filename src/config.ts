@@ -63,6 +63,19 @@ const redisUrl = z.string({ error: 'expected a redis:// or rediss:// URL' }).ref
   { error: 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' },
 );
 
+// node-postgres's connection strings: postgres:// or postgresql://, with a host (a socket folder goes in ?host=).
+const postgresUrl = z.string({ error: 'expected a postgres:// URL' }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && (url.hostname !== '' || url.searchParams.has('host'));
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected a postgres:// URL, e.g. postgres://addrsum:secret@10.0.0.5:5432/addrsum' },
+);
+
 const zmqEndpoint = z
   .string({ error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' })
   .regex(/^(tcp:\/\/[^\s:]+:\d{1,5}|ipc:\/\/\S+)$/, { error: 'expected a ZMQ endpoint such as tcp://127.0.0.1:28332' });
@@ -122,6 +135,8 @@ type ChainConfigSchema = ReturnType<typeof chainConfig>;
 export const configSchema = z.strictObject({
   /** Directory of btc.sqlite, ltc.sqlite and keys.sqlite (relative paths: from the working directory). */
   dataDir: text('a directory path'),
+  /** PostgreSQL holding the API keys, shared by every API machine naming it; unset = keys.sqlite in dataDir. Secret. */
+  keysUrl: postgresUrl.optional(),
   /** pino log level. */
   logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }),
   /**
@@ -228,7 +243,7 @@ export type ChainConfig = Config['chains'][ChainCode];
 export type TierLimits = Config['api']['tiers']['default'];
 
 /** Settings whose values must never appear in output (they can carry passwords). */
-const SECRET_KEYS = new Set(['rpcUrl', 'redisUrl']);
+const SECRET_KEYS = new Set(['rpcUrl', 'redisUrl', 'keysUrl']);
 
 /** Every environment variable the code reads (for docs and the docker-compose check). */
 export const ENV_VARIABLES: readonly string[] = Object.freeze(['ADDRSUM_CONFIG', ...new Set(ENV_BINDINGS.map((b) => b.name))]);

@@ -17,6 +17,7 @@ newProgram({
   description: 'Serve address summaries over HTTP from the chain indexes (read-only)',
   settings: [
     'dataDir',
+    'keysUrl',
     'logLevel',
     'logFormat',
     'api.',

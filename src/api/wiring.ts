@@ -27,6 +27,8 @@ import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { ownCommand } from '../command-hint.js';
 import { perTurn } from './per-turn.js';
 import { openSqliteReader, type SqliteIndexReader } from '../store/sqlite/engine.js';
+import { openPostgresKeyMirror } from '../store/postgres/engine.js';
+import { redactUrl } from '../redact.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/sqlite/file-header.js';
 import { walMismatch } from '../store/sqlite/wal-match.js';
@@ -70,7 +72,7 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
     chains.set(chain, handle.value);
   }
 
-  const keys = keyChecker(keysDbPath(config), log);
+  const keys = keyChecker(config, log);
   closers.push(keys.close);
   const metrics = createApiMetrics({ defaultMetrics: true });
   const limits = createLimiter(config.api, logger, metrics.registry);
@@ -181,8 +183,14 @@ function servedChain(file: string, chain: ChainCode, params: ChainParams, clock:
   return { value: handle, close: () => reader.close() };
 }
 
-/** The keys database, reloaded when it changes; a database that cannot be read answers KEYS_UNAVAILABLE, not 401. */
-function keyChecker(keysFile: string, log: Logger): Closable<KeyVerifier> & { unreadable(): boolean } {
+/** The keys held in memory, from the store the configuration names: keys.sqlite, or PostgreSQL (keysUrl). */
+interface HeldKeys extends KeyVerifier {
+  readonly unreadable: boolean;
+  close(): void | Promise<void>;
+}
+
+/** keys.sqlite, reloaded when the file changes. */
+function keysFile(keysFile: string, log: Logger): HeldKeys {
   const keys = new KeyCache(
     keysFile,
     {
@@ -197,6 +205,21 @@ function keyChecker(keysFile: string, log: Logger): Closable<KeyVerifier> & { un
     },
   );
   if (!existsSync(keysFile)) log.warn({ file: keysFile }, `no keys database yet; create a key with: ${ownCommand('keys', 'create')}`);
+  return keys;
+}
+
+/** Keys in PostgreSQL, reloaded when any machine changes them. */
+function keysDatabase(url: string, log: Logger): HeldKeys {
+  const where = redactUrl(url);
+  return openPostgresKeyMirror(url, {
+    onError: (err) => log.warn({ keysUrl: where, err: err instanceof Error ? err.message : String(err) }, 'cannot read the keys database'),
+    onLoad: (count, why) => log.info({ keysUrl: where, keys: count, why }, 'keys loaded'),
+  });
+}
+
+/** The configured keys; a store that cannot be read answers KEYS_UNAVAILABLE, not 401. */
+function keyChecker(config: Config, log: Logger): Closable<KeyVerifier> & { unreadable(): boolean } {
+  const keys = config.keysUrl === undefined ? keysFile(keysDbPath(config), log) : keysDatabase(config.keysUrl, log);
   const verifier: KeyVerifier = {
     verify: (presented) => {
       const check = keys.verify(presented);
@@ -206,5 +229,5 @@ function keyChecker(keysFile: string, log: Logger): Closable<KeyVerifier> & { un
       return check;
     },
   };
-  return { value: verifier, close: () => keys.close(), unreadable: () => keys.unreadable };
+  return { value: verifier, close: () => void keys.close(), unreadable: () => keys.unreadable };
 }

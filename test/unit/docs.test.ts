@@ -43,7 +43,8 @@ function exportedMetrics(): Set<string> {
 
 /** `addrsum_…` words; one ending in `_` (as in `addrsum_api_process_*`) stands for a family. */
 function mentionedMetrics(doc: string): string[] {
-  return [...new Set([...doc.matchAll(/\baddrsum_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))];
+  // A name followed by a dot is a PostgreSQL table in one of our schemas (`addrsum_keys.state`), not a metric.
+  return [...new Set([...doc.matchAll(/\baddrsum_[a-z0-9_]+(?![a-z0-9_.])/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))];
 }
 
 /** `ADDRSUM_…` words; `ADDRSUM_<C>_…` stands for each chain's variable. */

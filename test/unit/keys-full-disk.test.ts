@@ -33,6 +33,6 @@ it('keys create on a full disk says so in one line and exits 1', async () => {
   expect(run.threw).toBeUndefined();
   expect(run.code).toBe(1);
   expect(run.stdout).toBe('');
-  expect(run.stderr).toMatch(/^error: cannot write .*keys\.sqlite: the disk is full \((SQLITE_FULL|ENOSPC)\)/);
+  expect(run.stderr).toMatch(/^error: cannot use .*keys\.sqlite: the disk is full \((SQLITE_FULL|ENOSPC)\)/);
   expect(String(run.stderr).trimEnd().split('\n')).toHaveLength(1);
 }, 60_000);

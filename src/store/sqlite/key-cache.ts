@@ -13,33 +13,16 @@
  * An overwrite in place (`cp other.sqlite keys.sqlite`) keeps the inode, and the copy's change counter
  * can equal ours: so once a second the file's bytes are hashed too (it holds one small row per key), and
  * a different hash reopens the file (SQLite's own page cache trusts the counter, so a reload would not do).
- *
- * Lookup is by SHA-256 digest (a value the caller cannot steer without a preimage), then the stored and
- * computed digests are compared with crypto.timingSafeEqual, so no step's timing depends on how much
- * of a real key was guessed.
+ * The check itself is ../keys/key-table.ts.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { truncationProblem } from './file-header.js';
 import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.js';
 import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
-import { isWellFormedKey, keyDigest } from '../keys/key-format.js';
+import { isWellFormedKey } from '../keys/key-format.js';
+import { KeyTable, type KeyRow } from '../keys/key-table.js';
 import type { KeyCheck, KeyVerifier } from '../keys/key-verifier.js';
-import { isTier, type Tier } from '../keys/tier.js';
-
-interface CachedKey {
-  readonly id: string;
-  readonly tier: Tier;
-  readonly digest: Buffer;
-  readonly revoked: boolean;
-}
-
-interface Row {
-  id: string;
-  digest: Buffer;
-  tier: string;
-  revoked_at: string | null;
-}
 
 export interface KeyCacheEvents {
   /** The file could not be opened or read; every key counts as unknown until it can. */
@@ -64,7 +47,7 @@ export class KeyCache implements KeyVerifier {
   private readonly header = Buffer.alloc(4);
   private opened: FileIdentity | null = null;
   private version = -1;
-  private keys = new Map<string, CachedKey>();
+  private keys = KeyTable.EMPTY;
   private failed: { at: number; file: FileIdentity } | null = null;
   private truncationCheckedAt = 0;
   /** SHA-256 of the file's bytes when it was loaded (null while using data_version: WAL mode). */
@@ -88,11 +71,7 @@ export class KeyCache implements KeyVerifier {
   verify(presented: string): KeyCheck {
     if (!isWellFormedKey(presented)) return { ok: false, reason: 'malformed' };
     this.check();
-    const digest = keyDigest(presented);
-    const found = this.keys.get(digest.toString('base64'));
-    if (!found || !timingSafeEqual(found.digest, digest)) return { ok: false, reason: 'unknown' };
-    if (found.revoked) return { ok: false, reason: 'revoked' };
-    return { ok: true, id: found.id, tier: found.tier };
+    return this.keys.check(presented);
   }
 
   /**
@@ -146,7 +125,7 @@ export class KeyCache implements KeyVerifier {
       // No file (not created yet, or moved away): no key is valid. Keep nothing of a file that is gone.
       if (this.db !== null || this.keys.size > 0) {
         this.close();
-        this.keys = new Map();
+        this.keys = KeyTable.EMPTY;
       }
       this.failed = null;
       return;
@@ -183,7 +162,7 @@ export class KeyCache implements KeyVerifier {
     } catch (err) {
       // Unreadable (half-written by the CLI, not an addrsum keys file): no key is valid until it reads.
       this.close();
-      this.keys = new Map();
+      this.keys = KeyTable.EMPTY;
       this.failed = { at: this.now(), file: current };
       this.events.onError?.(err);
     }
@@ -194,18 +173,14 @@ export class KeyCache implements KeyVerifier {
     // Version and rows from one read transaction (its shared lock keeps writers out): a commit between
     // them would otherwise leave rows older than the version we record, and that change would never be loaded.
     const { version, rows, hash } = db.transaction(() => {
-      const rows = db.prepare<[], Row>('SELECT id, digest, tier, revoked_at FROM api_keys').all();
+      const rows = db.prepare<[], KeyRow>('SELECT id, digest, tier, revoked_at FROM api_keys').all();
       if (this.fd !== null && readSync(this.fd, this.header, 0, 2, READ_VERSION_AT) === 2 && this.header[0] === WAL_VERSION) {
         closeSync(this.fd);
         this.fd = null;
       }
       return { version: this.currentVersion(), rows, hash: this.fd === null ? null : this.fileHash() };
     })();
-    const keys = new Map<string, CachedKey>();
-    for (const row of rows) {
-      if (!isTier(row.tier)) throw new Error(`keys.sqlite: key ${row.id} has an unknown tier`);
-      keys.set(row.digest.toString('base64'), { id: row.id, tier: row.tier, digest: row.digest, revoked: row.revoked_at !== null });
-    }
+    const keys = new KeyTable(rows, 'keys.sqlite');
     this.keys = keys;
     this.version = version;
     this.contentHash = hash;
