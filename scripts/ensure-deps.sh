@@ -2,8 +2,9 @@
 # Installs what `npm test` (`ensure-deps.sh`, or `ensure-deps.sh test`) or `npm run demo`
 # (`ensure-deps.sh demo`) needs on a bare machine. Both: the npm packages and Debian's litecoind. Tests
 # also: redis-server (shared limits), prometheus (promtool, for the alert rules), docker-compose (Compose
-# v1's parser, for docker-compose.yml), python3 (Bitcoin Core's snapshot reader) and chromium (the status
-# page's browser tests, driven by playwright-core; no browser is ever downloaded). Packages come from
+# v1's parser, for docker-compose.yml), python3 (Bitcoin Core's snapshot reader), chromium (the status
+# page's browser tests, driven by playwright-core; no browser is ever downloaded) and postgresql (the
+# server binaries that harness/postgres.ts runs; no cluster of the package's own). Packages come from
 # apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
 purpose="${1:-test}"
@@ -21,9 +22,8 @@ if [ ! -x node_modules/.bin/vitest ] || [ "$(cat "$stamp" 2>/dev/null)" != "$loc
 fi
 
 apt_updated=no
-# ensure_command COMMAND PACKAGE: installs PACKAGE when COMMAND is missing.
-ensure_command() {
-  command -v "$1" >/dev/null 2>&1 && return 0
+# install_package WHAT PACKAGE: installs PACKAGE (for WHAT) with apt-get when root, else stops with the command.
+install_package() {
   if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "ensure-deps: $1 is missing; install it with: sudo apt-get install -y --no-install-recommends $2" >&2
     exit 1
@@ -38,6 +38,11 @@ ensure_command() {
   apt-get install -y -qq --no-install-recommends "$2" >&2
 }
 
+# ensure_command COMMAND PACKAGE: installs PACKAGE when COMMAND is missing.
+ensure_command() {
+  command -v "$1" >/dev/null 2>&1 || install_package "$1" "$2"
+}
+
 ensure_command litecoind litecoind
 [ "$purpose" = demo ] && exit 0
 ensure_command redis-server redis-server
@@ -45,3 +50,19 @@ ensure_command promtool prometheus
 ensure_command docker-compose docker-compose
 ensure_command python3 python3
 ensure_command chromium chromium
+
+# PostgreSQL's server binaries (initdb, postgres, pg_basebackup), for harness/postgres.ts: tests start
+# throwaway clusters on free loopback ports. Debian keeps them off PATH, in /usr/lib/postgresql/<major>/bin.
+# Installing the package would also create and start a cluster on 5432: createcluster.conf says not to.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ]; then
+    conf=/etc/postgresql-common/createcluster.conf
+    mkdir -p "$(dirname "$conf")"
+    if grep -qsE '^[#[:space:]]*create_main_cluster' "$conf"; then
+      sed -ri 's/^[#[:space:]]*create_main_cluster.*/create_main_cluster = false/' "$conf"
+    else
+      echo 'create_main_cluster = false' >> "$conf"
+    fi
+  fi
+  install_package "PostgreSQL's initdb (/usr/lib/postgresql/<major>/bin)" postgresql
+fi
