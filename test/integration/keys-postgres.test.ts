@@ -59,8 +59,9 @@ async function apiMachine(keysUrl: string): Promise<ApiProcess> {
 
 async function lookup(api: ApiProcess, key: string): Promise<{ status: number; code?: string; balanceSatoshi?: number }> {
   const res = await fetch(`${api.url}/api/v1/LTC/address/${ADDRESS}`, { headers: { 'x-api-key': key } });
-  const body = (await res.json()) as { code?: string; data?: { balanceSatoshi?: number } };
-  return { status: res.status, code: body.code, balanceSatoshi: body.data?.balanceSatoshi };
+  // JSend: a 4xx says its code in data, a 5xx beside it.
+  const body = (await res.json()) as { code?: string; data?: { code?: string; balanceSatoshi?: number } };
+  return { status: res.status, code: body.code ?? body.data?.code, balanceSatoshi: body.data?.balanceSatoshi };
 }
 
 describe('API keys in PostgreSQL', () => {
