@@ -43,7 +43,9 @@ export type StoreErrorCode =
   /** Writer: the path no longer names the file this process opened (deleted, renamed over, restored). */
   | 'REPLACED'
   /** The `-wal` beside the file was written on another file (an index restored beside a stale WAL, wal-match.ts). */
-  | 'WAL_MISMATCH';
+  | 'WAL_MISMATCH'
+  /** A feature this engine does not offer yet (the message names it). */
+  | 'UNSUPPORTED';
 
 export class StoreError extends CodedError<StoreErrorCode> {}
 

@@ -55,3 +55,37 @@ export function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return state ? `${message} (SQLSTATE ${state})` : message;
 }
+
+/** A client that runs statements: a pool, or one connection taken from it. */
+export type Queryable = Pick<PoolClient, 'query'>;
+
+/**
+ * Runs `body` in one transaction on `client` (BEGIN … COMMIT; ROLLBACK when it throws, so a refusal
+ * writes nothing). `snapshot`: REPEATABLE READ READ ONLY, every statement of `body` reading the one
+ * snapshot of its first.
+ */
+export async function inTransaction<T>(client: Queryable, body: () => Promise<T>, mode: 'write' | 'snapshot' = 'write'): Promise<T> {
+  await client.query(mode === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+  try {
+    const result = await body();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Runs `body` in one transaction on a connection of `pool`, given back afterwards. */
+export async function withTransaction<T>(
+  pool: Pool,
+  body: (client: PoolClient) => Promise<T>,
+  mode: 'write' | 'snapshot' = 'write',
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await inTransaction(client, () => body(client), mode);
+  } finally {
+    client.release();
+  }
+}

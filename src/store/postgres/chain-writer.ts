@@ -1,0 +1,258 @@
+/**
+ * The write path of a chain's index in PostgreSQL (the indexer's), in the schema chain-schema.ts names:
+ *
+ * | table   | key        | value                                   | invariant                                                  |
+ * |---------|------------|-----------------------------------------|------------------------------------------------------------|
+ * | utxos   | outpoint   | script_key (16B), value, height         | exactly Core's UTXO set at the tip (no unspendables, no genesis coinbase) |
+ * | scripts | script_key | balance, utxo_count                     | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
+ * | blocks  | height     | hash, prev_hash, coinbase_txid          | rows 0..tip, each prev_hash = hash of height − 1            |
+ * | undo    | height     | undo record (../undo.ts)                | only heights in (tip − undoDepth, tip]                      |
+ * | changes | seq        | kind, tip, touched scripts              | one row per commit that moves the tip; the newest FEED_KEEP |
+ * | state   | one row    | chain, network, tip, tip_time, node seen, totals | tip = last blocks row; totals = those of `scripts` |
+ *
+ * The same semantics as the SQLite engine (../sqlite/chain-store.ts): a batch's coins, aggregates, undo
+ * rows and pruning, blocks rows, feed row, node seen and new tip are written in ONE transaction, and the
+ * tip held in memory moves only after it commits; a refusal rolls back and writes nothing. One writer per
+ * index: it holds a session advisory lock on its own connection, on which it also does every write.
+ * Not yet on PostgreSQL (issue 34): snapshots, the UTXO listing, history, the mempool view.
+ */
+import { toDisplayHex } from '../../chain/hash.js';
+import type { ParsedTx } from '../../chain/block-parser.js';
+import type { ChainCode, NetworkName } from '../../chain/params.js';
+import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
+import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
+import { StoreError } from '../errors.js';
+import type { BlockToApply, NodeSeen, Tip, Totals } from '../index-model.js';
+import type { IndexWriter, MempoolWriter } from '../ports.js';
+import { decodeUndo, encodeUndo } from '../undo.js';
+import { chainSchema, migratePgChain } from './chain-schema.js';
+import { createdAgain, recordChange, resolveCoins, restoredAgain, writeChangeSet } from './change-write.js';
+import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
+
+export const DEFAULT_UNDO_DEPTH = 288;
+
+export interface PgWriterOptions {
+  chain: ChainCode;
+  network: NetworkName;
+  /** Blocks whose undo data is kept (the deepest reorg that can be followed). Default 288. */
+  undoDepth?: number;
+}
+
+/** A feature of the port this engine does not offer yet: said, never silently skipped. */
+export function unsupported(feature: string): StoreError {
+  return new StoreError('UNSUPPORTED', `${feature} is not yet on PostgreSQL (issue 34): use the SQLite engine for it`);
+}
+
+interface StateRow {
+  tip_height: number | null;
+  tip_hash: Buffer | null;
+  utxo_count: string;
+  utxo_amount: string;
+  script_count: string;
+}
+
+export class PgIndexWriter implements IndexWriter {
+  readonly mempool: MempoolWriter = emptyMempool();
+  private closed = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    /** The connection holding the writer lock; every statement of the writer runs on it. */
+    private readonly client: PoolClient,
+    private readonly schema: string,
+    readonly chain: ChainCode,
+    readonly network: NetworkName,
+    readonly undoDepth: number,
+    private currentTip: Tip | null,
+    private currentTotals: Totals,
+  ) {}
+
+  /**
+   * Opens (creating and migrating the schema if needed) a chain's index for writing. Throws StoreError
+   * LOCKED when another writer holds it, CHAIN_MISMATCH for another network's schema, SCHEMA_TOO_NEW.
+   */
+  static async open(url: string, opts: PgWriterOptions): Promise<PgIndexWriter> {
+    const undoDepth = opts.undoDepth ?? DEFAULT_UNDO_DEPTH;
+    if (!Number.isSafeInteger(undoDepth) || undoDepth < 0) throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
+    const schema = chainSchema(opts.chain);
+    const pool = openPool(url, { max: 1, name: `addrsum-indexer-${opts.chain.toLowerCase()}` });
+    let client: PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`${schema}.writer`]);
+      if (!rows[0]?.ok)
+        throw new StoreError('LOCKED', `another indexer is writing the ${opts.chain} index (schema ${schema}) in this database: stop it first`);
+      await migratePgChain(client, schema, opts);
+      const state = (await client.query<StateRow>(`SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`))
+        .rows[0]!;
+      const tip = state.tip_height === null || state.tip_hash === null ? null : { height: state.tip_height, hash: state.tip_hash };
+      const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
+      return new PgIndexWriter(pool, client, schema, opts.chain, opts.network, undoDepth, tip, totals);
+    } catch (err) {
+      // Destroyed, not returned: the session (and any lock it took) ends with it.
+      client?.release(true);
+      await pool.end();
+      throw err;
+    }
+  }
+
+  tip(): Promise<Tip | null> {
+    return Promise.resolve(this.currentTip && { height: this.currentTip.height, hash: Buffer.from(this.currentTip.hash) });
+  }
+
+  async hashAt(height: number): Promise<Buffer | null> {
+    const { rows } = await this.client.query<{ hash: Buffer }>(`SELECT hash FROM ${this.schema}.blocks WHERE height = $1`, [height]);
+    return rows[0]?.hash ?? null;
+  }
+
+  totals(): Promise<Totals> {
+    return Promise.resolve({ ...this.currentTotals });
+  }
+
+  base(): Promise<number | null> {
+    return Promise.resolve(null);
+  }
+
+  /**
+   * Connects a run of consecutive blocks in ONE transaction; the coins they need come from ONE query.
+   * Throws StoreError NOT_CONNECTED, MISSING_UTXO or INCONSISTENT with nothing written.
+   */
+  async applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void> {
+    if (blocks.length === 0) return;
+    this.checkOpen();
+    checkExtends(this.currentTip, blocks);
+    const last = blocks[blocks.length - 1]!;
+    // Undo is kept for heights (tip − undoDepth, tip] after this batch.
+    const undoFrom = last.height - this.undoDepth + 1;
+    const plan = planBatch(blocks);
+    const { client, schema } = this;
+    const totals = await inTransaction(client, async () => {
+      const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom);
+      const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain);
+      await client.query(
+        `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,
+        [blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.prevHash), blocks.map((b) => coinbaseTxid(b.txs))],
+      );
+      if (set.undo.length > 0)
+        await client.query(`INSERT INTO ${schema}.undo (height, data) SELECT * FROM unnest($1::integer[], $2::bytea[])`, [
+          set.undo.map((u) => u.height),
+          set.undo.map((u) => encodeUndo(u.undo)),
+        ]);
+      await client.query(`DELETE FROM ${schema}.undo WHERE height < $1`, [undoFrom]);
+      await this.writeTip(set.tip, after, last.time ?? null);
+      if (node) await this.writeNodeSeen(node);
+      await recordChange(client, schema, 'block', last.height, set.touched);
+      return after;
+    });
+    this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
+    this.currentTotals = totals;
+  }
+
+  /** Disconnects the tip block in ONE transaction from its undo record; returns the new tip. */
+  async rollbackTip(): Promise<Tip | null> {
+    this.checkOpen();
+    const tip = this.currentTip;
+    if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
+    const { client, schema } = this;
+    const { newTip, totals } = await inTransaction(client, async () => {
+      const { rows } = await client.query<{ data: Buffer }>(`SELECT data FROM ${schema}.undo WHERE height = $1`, [tip.height]);
+      if (!rows[0])
+        throw new StoreError(
+          'NO_UNDO',
+          `no undo data for block ${tip.height} (${toDisplayHex(tip.hash)}): only the last ${this.undoDepth} blocks can be rolled back`,
+        );
+      const undo = decodeUndo(rows[0].data);
+      const prevHash = tip.height > 0 ? await this.hashAt(tip.height - 1) : null;
+      if (tip.height > 0 && !prevHash) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
+      const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
+      const set = disconnectBlock(tip.height, undo, await resolveCoins(client, schema, outpointsToRestore(undo)), below);
+      const after = await writeChangeSet(client, schema, set, this.currentTotals, restoredAgain(tip.height));
+      await client.query(`DELETE FROM ${schema}.undo WHERE height = $1`, [tip.height]);
+      await client.query(`DELETE FROM ${schema}.blocks WHERE height = $1`, [tip.height]);
+      // The blocks table keeps no header times: unknown until the next block is applied.
+      await this.writeTip(below, after, null);
+      await recordChange(client, schema, 'disconnect', below?.height ?? null, set.touched);
+      return { newTip: below, totals: after };
+    });
+    this.currentTip = newTip;
+    this.currentTotals = totals;
+    return this.tip();
+  }
+
+  /** What the node reported and when (the API's lag and freshness checks). */
+  async setNodeHeight(height: number, at: Date): Promise<void> {
+    this.checkOpen();
+    await this.writeNodeSeen({ height, at });
+  }
+
+  loadSnapshot(): Promise<never> {
+    return Promise.reject(unsupported('loading a UTXO snapshot (bootstrap)'));
+  }
+
+  /** No snapshot load can be pending: this engine loads none yet. */
+  refusePendingBootstrap(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  setUtxoList(on: boolean): Promise<void> {
+    return on ? Promise.reject(unsupported('the UTXO listing (ADDRSUM_UTXO_LIST)')) : Promise.resolve();
+  }
+
+  setHistory(on: boolean): Promise<void> {
+    return on ? Promise.reject(unsupported('address history (ADDRSUM_HISTORY)')) : Promise.resolve();
+  }
+
+  historyBuild(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
+  buildHistory(): Promise<never> {
+    return Promise.reject(unsupported('building address history'));
+  }
+
+  /** Nothing to fold or warm: the server keeps its own log and cache. */
+  settle(): Promise<{ folded: boolean; warm: null }> {
+    return Promise.resolve({ folded: false, warm: null });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Destroying the connection ends its session, which releases the writer lock.
+    this.client.release(true);
+    await this.pool.end();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`the ${this.chain} index writer is closed`);
+  }
+
+  private async writeTip(tip: Tip | null, totals: Totals, time: number | null): Promise<void> {
+    await this.client.query(
+      `UPDATE ${this.schema}.state SET tip_height = $1, tip_hash = $2, tip_time = $3, utxo_count = $4, utxo_amount = $5, script_count = $6`,
+      [tip?.height ?? null, tip?.hash ?? null, time, totals.utxos, totals.amount.toString(), totals.scripts],
+    );
+  }
+
+  private async writeNodeSeen(node: NodeSeen): Promise<void> {
+    await this.client.query(`UPDATE ${this.schema}.state SET node_height = $1, node_seen_at = $2`, [node.height, node.at.getTime()]);
+  }
+}
+
+function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
+  const first = txs[0];
+  return first?.coinbase === true ? first.txid : null;
+}
+
+/** The mempool view this engine does not keep yet: empty, and refusing to take transactions. */
+function emptyMempool(): MempoolWriter {
+  return {
+    size: () => Promise.resolve(0),
+    clears: () => 0,
+    has: () => Promise.resolve(false),
+    txids: () => Promise.resolve([]),
+    add: () => Promise.reject(unsupported('the mempool view (adding transactions)')),
+    remove: () => Promise.reject(unsupported('the mempool view (removing transactions)')),
+    clear: () => Promise.resolve(),
+  };
+}

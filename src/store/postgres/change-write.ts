@@ -1,0 +1,138 @@
+/**
+ * The PostgreSQL engine's side of a change set (../change-set.ts), inside the writer's one transaction:
+ * resolving the coins its computation needs with ONE query, and writing what it computed with one
+ * multi-row statement per table (unnest of arrays), whatever the number of rows.
+ *
+ * node-postgres hands bigint columns back as decimal text: amounts are read as BigInt(text), exactly,
+ * and bound as text too (a JS bigint is not a parameter type it knows).
+ */
+import type { ChangeSet, Coin, ScriptDelta } from '../change-set.js';
+import { StoreError } from '../errors.js';
+import type { ChangeKind, Totals } from '../index-model.js';
+import { formatOutpoint } from '../outpoint.js';
+import type { Queryable } from './pg-pool.js';
+
+/** Feed rows kept, and scripts listed per row (beyond: null, "every script"), as the SQLite engine's. */
+export const FEED_KEEP = 1000;
+export const FEED_MAX_SCRIPTS = 1000;
+
+export const KIND_CODES: Record<ChangeKind, number> = { block: 1, disconnect: 2, mempool: 3 };
+
+interface CoinRow {
+  outpoint: Buffer;
+  script_key: Buffer;
+  value: string;
+  height: number;
+}
+
+/** The coins the index holds at `outpoints` (by id), in one query; an outpoint with no row is absent. */
+export async function resolveCoins(client: Queryable, schema: string, outpoints: ReadonlyMap<string, Buffer>): Promise<Map<string, Coin>> {
+  const coins = new Map<string, Coin>();
+  if (outpoints.size === 0) return coins;
+  const { rows } = await client.query<CoinRow>(
+    `SELECT outpoint, script_key, value::text AS value, height FROM ${schema}.utxos WHERE outpoint = ANY($1::bytea[])`,
+    [[...outpoints.values()]],
+  );
+  for (const r of rows)
+    coins.set(r.outpoint.toString('latin1'), { outpoint: r.outpoint, scriptKey: r.script_key, value: BigInt(r.value), height: r.height });
+  return coins;
+}
+
+/**
+ * Writes a change set: removes its spent coins, adds its new ones, applies its aggregate deltas. Returns
+ * the totals after it. A new coin at an outpoint still unspent throws INCONSISTENT with `conflict`'s message.
+ */
+export async function writeChangeSet(
+  client: Queryable,
+  schema: string,
+  set: ChangeSet,
+  before: Totals,
+  conflict: (coin: Coin) => string,
+): Promise<Totals> {
+  if (set.spent.length > 0)
+    await client.query(`DELETE FROM ${schema}.utxos WHERE outpoint = ANY($1::bytea[])`, [set.spent.map((c) => c.outpoint)]);
+  await insertCoins(client, schema, set.created, conflict);
+  const scripts = await writeDeltas(client, schema, set.deltas, before.scripts);
+  return { utxos: before.utxos + set.utxos, amount: before.amount + set.amount, scripts };
+}
+
+async function insertCoins(client: Queryable, schema: string, coins: readonly Coin[], conflict: (coin: Coin) => string): Promise<void> {
+  if (coins.length === 0) return;
+  const { rows } = await client.query<{ outpoint: Buffer }>(
+    `INSERT INTO ${schema}.utxos (outpoint, script_key, value, height) ` +
+      'SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bigint[], $4::integer[]) ON CONFLICT (outpoint) DO NOTHING RETURNING outpoint',
+    [coins.map((c) => c.outpoint), coins.map((c) => c.scriptKey), coins.map((c) => c.value.toString()), coins.map((c) => c.height)],
+  );
+  if (rows.length === coins.length) return;
+  // The first coin in the given order that was not inserted: the one to name (the caller rolls back).
+  const inserted = new Set(rows.map((r) => r.outpoint.toString('latin1')));
+  const first = coins.find((c) => !inserted.has(c.outpoint.toString('latin1')))!;
+  throw new StoreError('INCONSISTENT', conflict(first));
+}
+
+interface ScriptRow {
+  script_key: Buffer;
+  balance: string;
+  utxo_count: string;
+  inserted: boolean;
+}
+
+/**
+ * Adds the deltas to the aggregate rows in one upsert (a missing row starts at the delta), then deletes
+ * the rows left with no UTXO. Returns the script count after. A negative count or balance, or a balance
+ * without UTXOs, means the index is inconsistent.
+ */
+async function writeDeltas(client: Queryable, schema: string, deltas: readonly ScriptDelta[], before: number): Promise<number> {
+  if (deltas.length === 0) return before;
+  const { rows } = await client.query<ScriptRow>(
+    `INSERT INTO ${schema}.scripts AS s (script_key, balance, utxo_count) ` +
+      'SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[]) ON CONFLICT (script_key) DO UPDATE ' +
+      'SET balance = s.balance + excluded.balance, utxo_count = s.utxo_count + excluded.utxo_count ' +
+      'RETURNING s.script_key, s.balance::text AS balance, s.utxo_count::text AS utxo_count, (s.xmax = 0) AS inserted',
+    [deltas.map((d) => d.key), deltas.map((d) => d.balance.toString()), deltas.map((d) => d.count)],
+  );
+  let scripts = before;
+  const emptied: Buffer[] = [];
+  for (const row of rows) {
+    const balance = BigInt(row.balance);
+    const count = BigInt(row.utxo_count);
+    if (count < 0n || balance < 0n || (count === 0n && balance !== 0n))
+      throw new StoreError('INCONSISTENT', `aggregate of script ${row.script_key.toString('hex')} would become balance ${balance} with ${count} UTXOs`);
+    if (row.inserted) scripts++;
+    if (count === 0n) {
+      emptied.push(row.script_key);
+      scripts--;
+    }
+  }
+  if (emptied.length > 0) await client.query(`DELETE FROM ${schema}.scripts WHERE script_key = ANY($1::bytea[])`, [emptied]);
+  return scripts;
+}
+
+/** One feed row naming `touched` (null past FEED_MAX_SCRIPTS), and the pruning of the rows that left the window. */
+export async function recordChange(
+  client: Queryable,
+  schema: string,
+  kind: ChangeKind,
+  tipHeight: number | null,
+  touched: readonly Buffer[],
+): Promise<void> {
+  const scripts = touched.length > FEED_MAX_SCRIPTS ? null : Buffer.concat(touched);
+  // One writer per index: MAX + 1 is gapless and in commit order.
+  const { rows } = await client.query<{ seq: string }>(
+    `INSERT INTO ${schema}.changes (seq, kind, tip_height, scripts) ` +
+      `SELECT COALESCE(MAX(seq), 0) + 1, $1, $2, $3 FROM ${schema}.changes RETURNING seq::text AS seq`,
+    [KIND_CODES[kind], tipHeight, scripts],
+  );
+  const seq = Number(rows[0]!.seq);
+  if (seq > FEED_KEEP) await client.query(`DELETE FROM ${schema}.changes WHERE seq <= $1`, [seq - FEED_KEEP]);
+}
+
+/** Connecting: a new coin at an outpoint the index holds unspent (Core's logic_error for a non-coinbase overwrite). */
+export const createdAgain = (coin: Coin): string =>
+  `${formatOutpoint(coin.outpoint)} created at height ${coin.height} is already unspent in the index`;
+
+/** Disconnecting block `height`: a coin to restore at an outpoint the index holds unspent. */
+export const restoredAgain =
+  (height: number) =>
+  (coin: Coin): string =>
+    `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`;
