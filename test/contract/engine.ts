@@ -35,7 +35,19 @@ export interface ChildEngineModule {
   openWriter(location: string, opts: WriterOptions): Promise<IndexWriter>;
 }
 
+/** What an engine offers beyond the core (blocks, UTXOs, aggregates, undo, the change feed); a case needing more is not run. */
+export interface EngineFeatures {
+  readonly history: boolean;
+  readonly mempool: boolean;
+  readonly utxoList: boolean;
+  readonly snapshot: boolean;
+}
+
+export const ALL_FEATURES: EngineFeatures = { history: true, mempool: true, utxoList: true, snapshot: true };
+
 export interface EngineFactory {
+  /** Absent: every feature (ALL_FEATURES). */
+  readonly features?: EngineFeatures;
   /** A fresh index that exists (readers may open it) and holds nothing. */
   create(opts: Pick<WriterOptions, 'chain' | 'network'>): Promise<EngineIndex>;
   /** Removes every index `create` made (after the suite; writers and readers are closed by then). */

@@ -189,7 +189,7 @@ export class PgIndexReader implements IndexReader {
 
   private async since(after: number, limit: number): Promise<FeedEntry[]> {
     const { rows } = await this.pool.query<{ seq: string; kind: number; tip_height: number | null; scripts: Buffer | null }>(
-      `SELECT seq::text AS seq, kind, tip_height, scripts FROM ${this.schema}.changes WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      `SELECT seq::text AS seq, kind, tip_height, scripts FROM ${this.schema}.changes AS c WHERE c.seq > $1 ORDER BY c.seq LIMIT $2`,
       [after, limit],
     );
     return rows.map((r) => ({

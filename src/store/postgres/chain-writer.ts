@@ -54,6 +54,8 @@ interface StateRow {
 export class PgIndexWriter implements IndexWriter {
   readonly mempool: MempoolWriter = emptyMempool();
   private closed = false;
+  /** The last call on the connection: each waits for the one before (one connection, one transaction at a time). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly pool: Pool,
@@ -100,7 +102,11 @@ export class PgIndexWriter implements IndexWriter {
     return Promise.resolve(this.currentTip && { height: this.currentTip.height, hash: Buffer.from(this.currentTip.hash) });
   }
 
-  async hashAt(height: number): Promise<Buffer | null> {
+  hashAt(height: number): Promise<Buffer | null> {
+    return this.serial(() => this.readHash(height));
+  }
+
+  private async readHash(height: number): Promise<Buffer | null> {
     const { rows } = await this.client.query<{ hash: Buffer }>(`SELECT hash FROM ${this.schema}.blocks WHERE height = $1`, [height]);
     return rows[0]?.hash ?? null;
   }
@@ -117,7 +123,11 @@ export class PgIndexWriter implements IndexWriter {
    * Connects a run of consecutive blocks in ONE transaction; the coins they need come from ONE query.
    * Throws StoreError NOT_CONNECTED, MISSING_UTXO or INCONSISTENT with nothing written.
    */
-  async applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void> {
+  applyBlocks(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void> {
+    return this.serial(() => this.connect(blocks, node));
+  }
+
+  private async connect(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void> {
     if (blocks.length === 0) return;
     this.checkOpen();
     checkExtends(this.currentTip, blocks);
@@ -149,7 +159,11 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   /** Disconnects the tip block in ONE transaction from its undo record; returns the new tip. */
-  async rollbackTip(): Promise<Tip | null> {
+  rollbackTip(): Promise<Tip | null> {
+    return this.serial(() => this.disconnect());
+  }
+
+  private async disconnect(): Promise<Tip | null> {
     this.checkOpen();
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
@@ -162,7 +176,7 @@ export class PgIndexWriter implements IndexWriter {
           `no undo data for block ${tip.height} (${toDisplayHex(tip.hash)}): only the last ${this.undoDepth} blocks can be rolled back`,
         );
       const undo = decodeUndo(rows[0].data);
-      const prevHash = tip.height > 0 ? await this.hashAt(tip.height - 1) : null;
+      const prevHash = tip.height > 0 ? await this.readHash(tip.height - 1) : null;
       if (tip.height > 0 && !prevHash) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
       const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
       const set = disconnectBlock(tip.height, undo, await resolveCoins(client, schema, outpointsToRestore(undo)), below);
@@ -180,9 +194,11 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   /** What the node reported and when (the API's lag and freshness checks). */
-  async setNodeHeight(height: number, at: Date): Promise<void> {
-    this.checkOpen();
-    await this.writeNodeSeen({ height, at });
+  setNodeHeight(height: number, at: Date): Promise<void> {
+    return this.serial(async () => {
+      this.checkOpen();
+      await this.writeNodeSeen({ height, at });
+    });
   }
 
   loadSnapshot(): Promise<never> {
@@ -218,9 +234,17 @@ export class PgIndexWriter implements IndexWriter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.queue.catch(() => undefined);
     // Destroying the connection ends its session, which releases the writer lock.
     this.client.release(true);
     await this.pool.end();
+  }
+
+  /** Runs `fn` once every earlier call has settled: a read never lands inside another call's transaction. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private checkOpen(): void {

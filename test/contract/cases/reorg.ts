@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { Rng, p2wpkh } from '../../support/blocks.js';
 import { extend, scriptPool } from '../chain-gen.js';
-import type { EngineFactory } from '../engine.js';
+import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { expectIndex } from '../expect-index.js';
 import { ChainModel } from '../model.js';
 import { CHAIN, closeIndex, openIndex } from '../open-index.js';
@@ -14,9 +14,9 @@ import { CHAIN, closeIndex, openIndex } from '../open-index.js';
 const UNDO_DEPTH = 8;
 const GEN = { txs: 8 };
 
-export function reorgs(engine: EngineFactory): void {
-  it('reorgs of 3–6 blocks within the undo window (history kept), and the refusal past it', async () => {
-    const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH, true);
+export function reorgs(engine: EngineFactory, has: EngineFeatures): void {
+  it(`reorgs of 3–6 blocks within the undo window (history ${has.history ? 'kept' : 'not kept'}), and the refusal past it`, async () => {
+    const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH, has.history);
     try {
       const rng = new Rng(0x5eed_0001);
       const pool = scriptPool(rng);

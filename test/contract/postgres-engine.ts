@@ -1,0 +1,51 @@
+/**
+ * The PostgreSQL engine for the contract suite: ONE throwaway primary (harness/postgres.ts), started on
+ * the first `create`, and a fresh database on it per index; dispose stops the cluster, and with it every
+ * database. Also the child module (engine.ts ChildEngineModule) writer-child.ts loads, so it imports no
+ * vitest and starts no cluster when loaded.
+ */
+import { fileURLToPath } from 'node:url';
+import { startPrimary, type PgCluster } from '../../harness/postgres.js';
+import { openPostgresReader, openPostgresVerifier, openPostgresWriter } from '../../src/store/postgres/engine.js';
+import type { IndexWriter } from '../../src/store/ports.js';
+import type { EngineFactory, EngineIndex, WriterOptions } from './engine.js';
+
+const MODULE = fileURLToPath(import.meta.url);
+
+export function openWriter(location: string, opts: WriterOptions): Promise<IndexWriter> {
+  return openPostgresWriter(location, opts);
+}
+
+/** The core only in this slice (issue 34): no history, mempool, listing or snapshot yet. */
+export const POSTGRES_FEATURES = { history: false, mempool: false, utxoList: false, snapshot: false } as const;
+
+export function postgresEngine(): EngineFactory {
+  let cluster: Promise<PgCluster> | null = null;
+  let made = 0;
+  return {
+    features: POSTGRES_FEATURES,
+    async create({ chain, network }) {
+      cluster ??= startPrimary();
+      const primary = await cluster;
+      const name = `addrsum_test_${++made}`;
+      await primary.sql(`CREATE DATABASE ${name}`);
+      const url = new URL(primary.url);
+      url.pathname = `/${name}`;
+      const location = url.toString();
+      // Readers open only a created schema: the first writer creates and migrates it.
+      await (await openWriter(location, { chain, network, undoDepth: 1 })).close();
+      const index: EngineIndex = {
+        openWriter: (opts) => openWriter(location, opts),
+        openReader: () => openPostgresReader(location, { chain, network }),
+        openVerifier: () => openPostgresVerifier(location, chain),
+        child: { module: MODULE, location },
+      };
+      return index;
+    },
+    async dispose() {
+      const started = cluster;
+      cluster = null;
+      if (started) await (await started).stop();
+    },
+  };
+}
