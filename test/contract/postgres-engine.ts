@@ -19,19 +19,29 @@ export function openWriter(location: string, opts: WriterOptions): Promise<Index
 /** The core only in this slice (issue 34): no history, mempool, listing or snapshot yet. */
 export const POSTGRES_FEATURES = { history: false, mempool: false, utxoList: false, snapshot: false } as const;
 
-export function postgresEngine(): EngineFactory {
+/** `url` with its database name replaced. */
+export function databaseUrl(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export interface PostgresEngine extends EngineFactory {
+  /** The primary the indexes live on (started if not yet). */
+  primary(): Promise<PgCluster>;
+}
+
+export function postgresEngine(): PostgresEngine {
   let cluster: Promise<PgCluster> | null = null;
   let made = 0;
+  const primary = (): Promise<PgCluster> => (cluster ??= startPrimary());
   return {
     features: POSTGRES_FEATURES,
+    primary,
     async create({ chain, network }) {
-      cluster ??= startPrimary();
-      const primary = await cluster;
       const name = `addrsum_test_${++made}`;
-      await primary.sql(`CREATE DATABASE ${name}`);
-      const url = new URL(primary.url);
-      url.pathname = `/${name}`;
-      const location = url.toString();
+      await (await primary()).sql(`CREATE DATABASE ${name}`);
+      const location = databaseUrl((await primary()).url, name);
       // Readers open only a created schema: the first writer creates and migrates it.
       await (await openWriter(location, { chain, network, undoDepth: 1 })).close();
       const index: EngineIndex = {

@@ -25,7 +25,8 @@ import { SCRIPT_KEY_BYTES, scriptKey } from '../script-key.js';
 import { chainMismatch, chainSchema, checkPgSchemaVersion } from './chain-schema.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 
-export const STATUS_COLUMNS = 'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time';
+export const STATUS_COLUMNS =
+  'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time';
 
 export interface StatusRow {
   tip_height: number | null;
@@ -59,7 +60,11 @@ export class PgIndexReader implements IndexReader {
   }
 
   /** Throws StoreError NOT_INITIALIZED, SCHEMA_TOO_NEW, SCHEMA_TOO_OLD or CHAIN_MISMATCH. */
-  static async open(url: string, id: { chain: ChainCode; network: NetworkName }, opts: { maxConnections?: number } = {}): Promise<PgIndexReader> {
+  static async open(
+    url: string,
+    id: { chain: ChainCode; network: NetworkName },
+    opts: { maxConnections?: number } = {},
+  ): Promise<PgIndexReader> {
     const schema = chainSchema(id.chain);
     const pool = openPool(url, { max: opts.maxConnections ?? 4, name: `addrsum-api-${id.chain.toLowerCase()}` });
     try {
@@ -169,7 +174,8 @@ export class PgIndexReader implements IndexReader {
 
   private toStatus(row: StatusRow): ChainStatus | null {
     if (row.tip_height === null || row.tip_hash === null) return null;
-    if (this.lastTip === null || !this.lastTip.raw.equals(row.tip_hash)) this.lastTip = { raw: row.tip_hash, hex: toDisplayHex(row.tip_hash) };
+    if (this.lastTip === null || !this.lastTip.raw.equals(row.tip_hash))
+      this.lastTip = { raw: row.tip_hash, hex: toDisplayHex(row.tip_hash) };
     return {
       tipHeight: row.tip_height,
       tipHash: this.lastTip.hex,

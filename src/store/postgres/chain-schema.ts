@@ -38,7 +38,10 @@ export function listPgMigrations(dir: string = PG_MIGRATIONS_DIR): { version: nu
     .sort((a, b) => a.version - b.version);
   found.forEach((mig, i) => {
     if (mig.version !== i + 1)
-      throw new StoreError('BAD_MIGRATIONS', `migrations in ${dir} must be numbered 1, 2, … without gaps; found ${mig.version} at ${i + 1}`);
+      throw new StoreError(
+        'BAD_MIGRATIONS',
+        `migrations in ${dir} must be numbered 1, 2, … without gaps; found ${mig.version} at ${i + 1}`,
+      );
   });
   return found;
 }
@@ -98,7 +101,11 @@ export async function migratePgChain(
   });
 }
 
-export function chainMismatch(schema: string, held: { chain: string; network: string }, want: { chain: string; network: string }): StoreError {
+export function chainMismatch(
+  schema: string,
+  held: { chain: string; network: string },
+  want: { chain: string; network: string },
+): StoreError {
   return new StoreError(
     'CHAIN_MISMATCH',
     `PostgreSQL schema ${schema} holds ${held.chain} ${held.network}, not ${want.chain} ${want.network}: give each network its own database`,

@@ -75,7 +75,8 @@ export class PgIndexWriter implements IndexWriter {
    */
   static async open(url: string, opts: PgWriterOptions): Promise<PgIndexWriter> {
     const undoDepth = opts.undoDepth ?? DEFAULT_UNDO_DEPTH;
-    if (!Number.isSafeInteger(undoDepth) || undoDepth < 0) throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
+    if (!Number.isSafeInteger(undoDepth) || undoDepth < 0)
+      throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
     const schema = chainSchema(opts.chain);
     const pool = openPool(url, { max: 1, name: `addrsum-indexer-${opts.chain.toLowerCase()}` });
     let client: PoolClient | undefined;
@@ -83,10 +84,16 @@ export class PgIndexWriter implements IndexWriter {
       client = await pool.connect();
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`${schema}.writer`]);
       if (!rows[0]?.ok)
-        throw new StoreError('LOCKED', `another indexer is writing the ${opts.chain} index (schema ${schema}) in this database: stop it first`);
+        throw new StoreError(
+          'LOCKED',
+          `another indexer is writing the ${opts.chain} index (schema ${schema}) in this database: stop it first`,
+        );
       await migratePgChain(client, schema, opts);
-      const state = (await client.query<StateRow>(`SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`))
-        .rows[0]!;
+      const state = (
+        await client.query<StateRow>(
+          `SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`,
+        )
+      ).rows[0]!;
       const tip = state.tip_height === null || state.tip_hash === null ? null : { height: state.tip_height, hash: state.tip_hash };
       const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
       return new PgIndexWriter(pool, client, schema, opts.chain, opts.network, undoDepth, tip, totals);

@@ -97,7 +97,10 @@ async function writeDeltas(client: Queryable, schema: string, deltas: readonly S
     const balance = BigInt(row.balance);
     const count = BigInt(row.utxo_count);
     if (count < 0n || balance < 0n || (count === 0n && balance !== 0n))
-      throw new StoreError('INCONSISTENT', `aggregate of script ${row.script_key.toString('hex')} would become balance ${balance} with ${count} UTXOs`);
+      throw new StoreError(
+        'INCONSISTENT',
+        `aggregate of script ${row.script_key.toString('hex')} would become balance ${balance} with ${count} UTXOs`,
+      );
     if (row.inserted) scripts++;
     if (count === 0n) {
       emptied.push(row.script_key);

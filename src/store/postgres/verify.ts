@@ -66,9 +66,13 @@ export async function openPgVerifier(url: string, chain: ChainCode): Promise<Ind
 async function verifyChain(client: PoolClient, schema: string): Promise<string[]> {
   const problems: string[] = [];
   const state = (
-    await client.query<{ tip_height: number | null; tip_hash: Buffer | null; utxo_count: string; utxo_amount: string; script_count: string }>(
-      `SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`,
-    )
+    await client.query<{
+      tip_height: number | null;
+      tip_hash: Buffer | null;
+      utxo_count: string;
+      utxo_amount: string;
+      script_count: string;
+    }>(`SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`)
   ).rows[0];
   if (!state) return [`${schema}.state has no row`];
   const blocks = (
@@ -81,7 +85,8 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
   } else {
     if (blocks.lo !== 0 || blocks.hi !== blocks.n - 1)
       problems.push(`blocks are not exactly heights 0..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
-    if (state.tip_height !== blocks.hi) problems.push(`state tip_height ${String(state.tip_height)} is not the last block ${String(blocks.hi)}`);
+    if (state.tip_height !== blocks.hi)
+      problems.push(`state tip_height ${String(state.tip_height)} is not the last block ${String(blocks.hi)}`);
     const last = (await client.query<{ hash: Buffer }>(`SELECT hash FROM ${schema}.blocks WHERE height = $1`, [blocks.hi])).rows[0]!;
     if (!state.tip_hash?.equals(last.hash)) problems.push('state tip_hash is not the hash of the last block');
     const unlinked = (
@@ -91,8 +96,9 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
     ).rows[0]!.n;
     if (unlinked > 0) problems.push(`${unlinked} blocks whose prev_hash is not the hash of the block below`);
   }
-  const stray = (await client.query<{ n: number }>(`SELECT COUNT(*)::integer AS n FROM ${schema}.undo WHERE height > $1`, [blocks.hi ?? -1]))
-    .rows[0]!.n;
+  const stray = (
+    await client.query<{ n: number }>(`SELECT COUNT(*)::integer AS n FROM ${schema}.undo WHERE height > $1`, [blocks.hi ?? -1])
+  ).rows[0]!.n;
   if (stray > 0) problems.push(`${stray} undo rows above the tip`);
   const sums = (
     await client.query<{ scripts: string; utxos: string; amount: string }>(

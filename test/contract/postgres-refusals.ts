@@ -1,0 +1,130 @@
+/**
+ * What the PostgreSQL engine refuses, and that a refusal writes nothing: a second writer (LOCKED),
+ * another network's schema (CHAIN_MISMATCH), a newer schema (SCHEMA_TOO_NEW), an uncreated one
+ * (NOT_INITIALIZED), the features not yet on PostgreSQL (UNSUPPORTED), and batches the index cannot
+ * connect (NOT_CONNECTED, MISSING_UTXO, INCONSISTENT). Also a reader on a streaming standby.
+ */
+import { expect, it } from 'vitest';
+import { startStandby, waitForReplay } from '../../harness/postgres.js';
+import { openPostgresReader, openPostgresWriter } from '../../src/store/postgres/engine.js';
+import { openPool } from '../../src/store/postgres/pg-pool.js';
+import type { IndexReader, IndexWriter } from '../../src/store/ports.js';
+import { ChainBuilder, Rng, p2wpkh, spendTx } from '../support/blocks.js';
+import { CHAIN, writerOptions } from './open-index.js';
+import { databaseUrl, type PostgresEngine } from './postgres-engine.js';
+
+/** Runs one statement on `url`. */
+async function sql(url: string, text: string): Promise<void> {
+  const pool = openPool(url, { max: 1, name: 'addrsum-test' });
+  try {
+    await pool.query(text);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Everything a reader and the writer say of the index, to compare before and after a refusal. */
+async function observe(w: IndexWriter, r: IndexReader, script: Buffer) {
+  return {
+    tip: await w.tip(),
+    totals: await w.totals(),
+    status: await r.status(),
+    summary: await r.summary(script),
+    feed: await r.feed.bounds(),
+  };
+}
+
+export function postgresRefusals(engine: PostgresEngine): void {
+  it('one writer per index; another network, a newer or an absent schema are refused', async () => {
+    const index = await engine.create(CHAIN);
+    const url = index.child.location;
+    const writer = await index.openWriter(writerOptions(4));
+    await expect(index.openWriter(writerOptions(4))).rejects.toMatchObject({ code: 'LOCKED' });
+    await writer.close();
+    await (await index.openWriter(writerOptions(4))).close();
+    await expect(openPostgresWriter(url, { chain: 'BTC', network: 'testnet' })).rejects.toMatchObject({ code: 'CHAIN_MISMATCH' });
+    await expect(openPostgresReader(url, { chain: 'BTC', network: 'testnet' })).rejects.toMatchObject({ code: 'CHAIN_MISMATCH' });
+    await expect(openPostgresReader(url, { chain: 'LTC', network: 'regtest' })).rejects.toMatchObject({ code: 'NOT_INITIALIZED' });
+    await sql(url, 'UPDATE addrsum_btc.schema_version SET version = 99');
+    await expect(openPostgresWriter(url, CHAIN)).rejects.toMatchObject({
+      code: 'SCHEMA_TOO_NEW',
+      message: expect.stringMatching(/version 99/),
+    });
+    await expect(openPostgresReader(url, CHAIN)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('the features not yet on PostgreSQL fail with UNSUPPORTED; turning them off is a no-op', async () => {
+    const index = await engine.create(CHAIN);
+    const w = await index.openWriter(writerOptions(4));
+    try {
+      const refused = { code: 'UNSUPPORTED', message: expect.stringMatching(/not yet on PostgreSQL/) };
+      await expect(w.setUtxoList(true)).rejects.toMatchObject(refused);
+      await expect(w.setHistory(true)).rejects.toMatchObject(refused);
+      await expect(w.buildHistory([])).rejects.toMatchObject(refused);
+      await expect(w.loadSnapshot(() => [], { height: 1, hash: Buffer.alloc(32), prevHash: Buffer.alloc(32) })).rejects.toMatchObject(
+        refused,
+      );
+      await expect(w.mempool.add([])).rejects.toMatchObject(refused);
+      await expect(w.mempool.remove([])).rejects.toMatchObject(refused);
+      await w.setUtxoList(false);
+      await w.setHistory(false);
+      expect([await w.mempool.size(), await w.mempool.txids(), await w.historyBuild(), await w.base()]).toEqual([0, [], null, null]);
+      await expect(w.rollbackTip()).rejects.toMatchObject({ code: 'EMPTY' });
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('a refused batch writes nothing, and the index stays writable; a standby reads what the primary committed', async () => {
+    const index = await engine.create(CHAIN);
+    const w = await index.openWriter(writerOptions(4));
+    const r = await index.openReader();
+    try {
+      const rng = new Rng(0x5eed_0034);
+      const [a, b] = [p2wpkh(rng), p2wpkh(rng)];
+      const chain = new ChainBuilder(rng);
+      const genesis = chain.blockPaying(a, 1);
+      const b1 = chain.blockPaying(a, 5000);
+      await w.applyBlocks([genesis, b1]);
+      const b2 = chain.blockPaying(a, 100, [spendTx([{ txid: b1.txs[0]!.txid, vout: 0 }], [{ script: b, value: 4000 }])]);
+      const missing = chain.blockPaying(a, 1, [spendTx([{ txid: Buffer.alloc(32, 7), vout: 0 }], [{ script: b, value: 1 }])]);
+      const before = await observe(w, r, a);
+      await expect(w.applyBlocks([b1])).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
+      // The first block of the batch is fine: it is not written either.
+      await expect(w.applyBlocks([b2, missing])).rejects.toMatchObject({ code: 'MISSING_UTXO' });
+      expect(await observe(w, r, a)).toEqual(before);
+      await w.applyBlocks([b2]);
+      // A non-coinbase output at an outpoint still unspent (b2's spend, vout 0): Core's logic_error.
+      const again = new ChainBuilder(rng);
+      again.blocks.push(...chain.blocks.slice(0, 3));
+      const overwrite = again.blockPaying(a, 1, [
+        spendTx([{ txid: b2.txs[0]!.txid, vout: 0 }], [{ script: a, value: 1 }], { txid: b2.txs[1]!.txid }),
+      ]);
+      const atB2 = await observe(w, r, b);
+      await expect(w.applyBlocks([overwrite])).rejects.toMatchObject({ code: 'INCONSISTENT' });
+      expect(await observe(w, r, b)).toEqual(atB2);
+      expect(atB2.summary).toMatchObject({ tipHeight: 2, balanceSats: 4000n, utxoCount: 1 });
+      await w.setNodeHeight(9, new Date(1_700_000_000_000));
+
+      const primary = await engine.primary();
+      const standby = await startStandby(primary);
+      try {
+        await waitForReplay(primary, standby);
+        const database = new URL(index.child.location).pathname.slice(1);
+        const onStandby = await openPostgresReader(databaseUrl(standby.url, database), CHAIN);
+        try {
+          expect(await onStandby.summary(b)).toEqual(await r.summary(b));
+          expect(await onStandby.status()).toMatchObject({ tipHeight: 2, nodeHeight: 9, nodeSeenAt: new Date(1_700_000_000_000) });
+          expect(await onStandby.feed.since(0, 10)).toEqual(await r.feed.since(0, 10));
+        } finally {
+          await onStandby.close();
+        }
+      } finally {
+        await standby.stop();
+      }
+    } finally {
+      await r.close();
+      await w.close();
+    }
+  });
+}
