@@ -28,6 +28,6 @@ export function engineContract(name: string, engine: EngineFactory): void {
     feed(engine, has);
     if (has.snapshot) snapshots(engine);
     if (has.history) historyBuilds(engine);
-    if (has.utxoList && has.history) kills(engine);
+    kills(engine, has);
   });
 }

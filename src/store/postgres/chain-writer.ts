@@ -36,7 +36,15 @@ export interface PgWriterOptions {
   network: NetworkName;
   /** Blocks whose undo data is kept (the deepest reorg that can be followed). Default 288. */
   undoDepth?: number;
+  /**
+   * How long to wait for the writer lock before refusing with LOCKED. A writer killed a moment ago
+   * still holds it until the server notices its connection is gone. Default LOCK_WAIT_MS.
+   */
+  lockWaitMs?: number;
 }
+
+export const LOCK_WAIT_MS = 3000;
+const LOCK_RETRY_MS = 100;
 
 /** A feature of the port this engine does not offer yet: said, never silently skipped. */
 export function unsupported(feature: string): StoreError {
@@ -82,8 +90,7 @@ export class PgIndexWriter implements IndexWriter {
     let client: PoolClient | undefined;
     try {
       client = await pool.connect();
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`${schema}.writer`]);
-      if (!rows[0]?.ok)
+      if (!(await takeWriterLock(client, `${schema}.writer`, opts.lockWaitMs ?? LOCK_WAIT_MS)))
         throw new StoreError(
           'LOCKED',
           `another indexer is writing the ${opts.chain} index (schema ${schema}) in this database: stop it first`,
@@ -267,6 +274,17 @@ export class PgIndexWriter implements IndexWriter {
 
   private async writeNodeSeen(node: NodeSeen): Promise<void> {
     await this.client.query(`UPDATE ${this.schema}.state SET node_height = $1, node_seen_at = $2`, [node.height, node.at.getTime()]);
+  }
+}
+
+/** Tries the session lock until `waitMs` passed; false: another session holds it still. */
+async function takeWriterLock(client: PoolClient, name: string, waitMs: number): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
+    if (rows[0]?.ok) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
   }
 }
 

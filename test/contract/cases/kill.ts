@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import { Rng } from '../../support/blocks.js';
 import { WriterChild } from '../child-run.js';
-import type { EngineFactory } from '../engine.js';
+import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { expectIndex, type OpenIndex } from '../expect-index.js';
 import { ChainModel } from '../model.js';
 import { CHAIN, closeIndex, openIndex, writerOptions } from '../open-index.js';
@@ -18,14 +18,15 @@ const UNDO_DEPTH = 8;
 const SEEDS = [101, 202, 303];
 const KILLS = 2;
 
-export function kills(engine: EngineFactory): void {
+export function kills(engine: EngineFactory, has: EngineFeatures): void {
   it.each(SEEDS)('kills at random points leave a model-equal, resumable index (seed %i)', async (seed) => {
     const planOptions = { seed, batches: 40, undoDepth: UNDO_DEPTH, txs: 30 };
     const plan = makePlan(planOptions);
     const rng = new Rng(seed ^ 0x4b494c4c);
     const index = await engine.create(CHAIN);
     // One seed keeps history: kills then also cut through its heads, sealed chunks and before-images.
-    const history = seed === 202;
+    // (Each feature only on an engine that has it.)
+    const history = seed === 202 && has.history;
     const children: WriterChild[] = [];
     let ix: OpenIndex | undefined;
     try {
@@ -34,7 +35,7 @@ export function kills(engine: EngineFactory): void {
           spec: index.child,
           writer: writerOptions(UNDO_DEPTH),
           plan: planOptions,
-          utxoList: seed % 2 === 1,
+          utxoList: seed % 2 === 1 && has.utxoList,
           history,
         });
         children.push(child);
