@@ -44,6 +44,8 @@ export interface PgWriterOptions {
 }
 
 export const LOCK_WAIT_MS = 3000;
+/** A statement of the writer may take this long: a catch-up batch writes many thousands of rows at once. */
+export const WRITE_STATEMENT_TIMEOUT_MS = 120_000;
 const LOCK_RETRY_MS = 100;
 
 /** A feature of the port this engine does not offer yet: said, never silently skipped. */
@@ -86,7 +88,11 @@ export class PgIndexWriter implements IndexWriter {
     if (!Number.isSafeInteger(undoDepth) || undoDepth < 0)
       throw new RangeError(`undoDepth must be a non-negative integer, got ${undoDepth}`);
     const schema = chainSchema(opts.chain);
-    const pool = openPool(url, { max: 1, name: `addrsum-indexer-${opts.chain.toLowerCase()}` });
+    const pool = openPool(url, {
+      max: 1,
+      name: `addrsum-indexer-${opts.chain.toLowerCase()}`,
+      statementTimeoutMs: WRITE_STATEMENT_TIMEOUT_MS,
+    });
     let client: PoolClient | undefined;
     try {
       client = await pool.connect();

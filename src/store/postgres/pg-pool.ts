@@ -19,6 +19,8 @@ export interface PoolOptions {
   readonly max: number;
   /** Set as application_name, so an operator sees which process holds a connection (pg_stat_activity). */
   readonly name: string;
+  /** Overrides STATEMENT_TIMEOUT_MS: the indexer's big catch-up commits need longer than an API read. */
+  readonly statementTimeoutMs?: number;
   /** An idle connection failed (the pool drops it and opens another when next needed). */
   readonly onIdleError?: (err: Error) => void;
 }
@@ -29,8 +31,8 @@ export function openPool(url: string, opts: PoolOptions): Pool {
     max: opts.max,
     application_name: opts.name,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    query_timeout: STATEMENT_TIMEOUT_MS + 1000,
+    statement_timeout: opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+    query_timeout: (opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS) + 1000,
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (err) => opts.onIdleError?.(err));
