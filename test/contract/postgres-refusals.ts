@@ -1,7 +1,7 @@
 /**
  * What the PostgreSQL engine refuses, and that a refusal writes nothing: a second writer (LOCKED),
  * another network's schema (CHAIN_MISMATCH), a newer schema (SCHEMA_TOO_NEW), an uncreated one
- * (NOT_INITIALIZED), the features not yet on PostgreSQL (UNSUPPORTED), and batches the index cannot
+ * (NOT_INITIALIZED), a writer whose connection is cut, the features not yet on PostgreSQL (UNSUPPORTED), and batches the index cannot
  * connect (NOT_CONNECTED, MISSING_UTXO, INCONSISTENT). Also a reader on a streaming standby.
  */
 import { expect, it } from 'vitest';
@@ -45,6 +45,15 @@ export function postgresRefusals(engine: PostgresEngine): void {
     await expect(openPostgresWriter(url, { chain: 'BTC', network: 'testnet' })).rejects.toMatchObject({ code: 'CHAIN_MISMATCH' });
     await expect(openPostgresReader(url, { chain: 'BTC', network: 'testnet' })).rejects.toMatchObject({ code: 'CHAIN_MISMATCH' });
     await expect(openPostgresReader(url, { chain: 'LTC', network: 'regtest' })).rejects.toMatchObject({ code: 'NOT_INITIALIZED' });
+    // A writer whose connection is cut fails its next call (no crash), and its lock is gone with its session.
+    const cut = await index.openWriter(writerOptions(4));
+    await sql(
+      url,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'addrsum-indexer-btc' AND datname = current_database()",
+    );
+    await expect(cut.setNodeHeight(1, new Date())).rejects.toThrow();
+    await (await index.openWriter(writerOptions(4))).close();
+    await cut.close();
     await sql(url, 'UPDATE addrsum_btc.schema_version SET version = 99');
     await expect(openPostgresWriter(url, CHAIN)).rejects.toMatchObject({
       code: 'SCHEMA_TOO_NEW',

@@ -71,6 +71,7 @@ export class PgIndexWriter implements IndexWriter {
     private readonly pool: Pool,
     /** The connection holding the writer lock; every statement of the writer runs on it. */
     private readonly client: PoolClient,
+    private readonly lost: { readonly err: Error | null },
     private readonly schema: string,
     readonly chain: ChainCode,
     readonly network: NetworkName,
@@ -96,6 +97,10 @@ export class PgIndexWriter implements IndexWriter {
     let client: PoolClient | undefined;
     try {
       client = await pool.connect();
+      // A connection lost between calls (server restarted, network cut): said by the next call, never an
+      // unhandled 'error' event. The writer lock went with the session: this writer must be opened again.
+      const lost: { err: Error | null } = { err: null };
+      client.on('error', (err) => (lost.err = err));
       if (!(await takeWriterLock(client, `${schema}.writer`, opts.lockWaitMs ?? LOCK_WAIT_MS)))
         throw new StoreError(
           'LOCKED',
@@ -109,7 +114,7 @@ export class PgIndexWriter implements IndexWriter {
       ).rows[0]!;
       const tip = state.tip_height === null || state.tip_hash === null ? null : { height: state.tip_height, hash: state.tip_hash };
       const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
-      return new PgIndexWriter(pool, client, schema, opts.chain, opts.network, undoDepth, tip, totals);
+      return new PgIndexWriter(pool, client, lost, schema, opts.chain, opts.network, undoDepth, tip, totals);
     } catch (err) {
       // Destroyed, not returned: the session (and any lock it took) ends with it.
       client?.release(true);
@@ -123,7 +128,10 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   hashAt(height: number): Promise<Buffer | null> {
-    return this.serial(() => this.readHash(height));
+    return this.serial(() => {
+      this.checkOpen();
+      return this.readHash(height);
+    });
   }
 
   private async readHash(height: number): Promise<Buffer | null> {
@@ -269,6 +277,10 @@ export class PgIndexWriter implements IndexWriter {
 
   private checkOpen(): void {
     if (this.closed) throw new Error(`the ${this.chain} index writer is closed`);
+    if (this.lost.err)
+      throw new Error(`the ${this.chain} index writer lost its PostgreSQL connection (and its lock): open it again`, {
+        cause: this.lost.err,
+      });
   }
 
   private async writeTip(tip: Tip | null, totals: Totals, time: number | null): Promise<void> {
