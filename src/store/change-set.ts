@@ -9,6 +9,7 @@
 import type { HistoryChange } from './history-change.js';
 import type { Tip } from './index-model.js';
 import type { BlockUndo, UndoCoin } from './undo.js';
+import { formatOutpoint } from './outpoint.js';
 
 /** A UTXO with its outpoint key: the shape of a utxos row and of an undo entry. */
 export type Coin = UndoCoin;
@@ -104,3 +105,13 @@ export function withScripts(touched: readonly Buffer[], more: Iterable<Buffer>):
   }
   return out;
 }
+
+/** Connecting: a new coin at an outpoint the index holds unspent (Core's logic_error for a non-coinbase overwrite). */
+export const createdAgain = (coin: Coin): string =>
+  `${formatOutpoint(coin.outpoint)} created at height ${coin.height} is already unspent in the index`;
+
+/** Disconnecting block `height`: a coin to restore at an outpoint the index holds unspent. */
+export const restoredAgain =
+  (height: number) =>
+  (coin: Coin): string =>
+    `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`;

@@ -26,7 +26,8 @@ import type { BlockToApply, NodeSeen, Tip, Totals } from '../index-model.js';
 import type { IndexWriter, MempoolWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
-import { createdAgain, recordChange, resolveCoins, restoredAgain, writeChangeSet } from './change-write.js';
+import { createdAgain, restoredAgain } from '../change-set.js';
+import { recordChange, resolveCoins, writeChangeSet } from './change-write.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
 
 export const DEFAULT_UNDO_DEPTH = 288;

@@ -9,7 +9,6 @@
 import type { ChangeSet, Coin, ScriptDelta } from '../change-set.js';
 import { StoreError } from '../errors.js';
 import type { ChangeKind, Totals } from '../index-model.js';
-import { formatOutpoint } from '../outpoint.js';
 import type { Queryable } from './pg-pool.js';
 
 /** Feed rows kept, and scripts listed per row (beyond: null, "every script"), as the SQLite engine's. */
@@ -129,13 +128,3 @@ export async function recordChange(
   const seq = Number(rows[0]!.seq);
   if (seq > FEED_KEEP) await client.query(`DELETE FROM ${schema}.changes WHERE seq <= $1`, [seq - FEED_KEEP]);
 }
-
-/** Connecting: a new coin at an outpoint the index holds unspent (Core's logic_error for a non-coinbase overwrite). */
-export const createdAgain = (coin: Coin): string =>
-  `${formatOutpoint(coin.outpoint)} created at height ${coin.height} is already unspent in the index`;
-
-/** Disconnecting block `height`: a coin to restore at an outpoint the index holds unspent. */
-export const restoredAgain =
-  (height: number) =>
-  (coin: Coin): string =>
-    `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`;

@@ -12,7 +12,8 @@
  * write moves it in the same transaction.
  */
 import { generateKey, generateKeyId, keyDigest } from '../keys/key-format.js';
-import { isTier, type Tier } from '../keys/tier.js';
+import { storedKey, type StoredKeyRow } from '../keys/stored-key.js';
+import type { Tier } from '../keys/tier.js';
 import type { KeyRecord, KeyStore, RevokeResult, StoredKey } from '../ports.js';
 import { isMissingSchema, openPool, type Pool, type PoolClient } from './pg-pool.js';
 
@@ -37,19 +38,7 @@ CREATE TABLE IF NOT EXISTS ${KEYS_SCHEMA}.state (
 INSERT INTO ${KEYS_SCHEMA}.state (schema_version, revision) VALUES (${KEYS_SCHEMA_VERSION}, 0) ON CONFLICT DO NOTHING;
 `;
 
-interface Row {
-  id: string;
-  digest: Buffer;
-  tier: string;
-  label: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-function toRecord(row: Row): StoredKey {
-  if (!isTier(row.tier)) throw new Error(`${KEYS_SCHEMA}.api_keys: key ${row.id} has an unknown tier`);
-  return { id: row.id, digest: row.digest, tier: row.tier, label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
-}
+const toRecord = (row: StoredKeyRow): StoredKey => storedKey(row, `${KEYS_SCHEMA}.api_keys`);
 
 /** A schema written by another version of addrsum: refused with what to do, never read as ours. */
 export function schemaVersionProblem(found: number): string | null {
@@ -84,7 +73,7 @@ export class PgKeyStore implements KeyStore {
   }
 
   async list(): Promise<KeyRecord[]> {
-    const rows = await this.read<Row>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys ORDER BY created_at, id`, []);
+    const rows = await this.read<StoredKeyRow>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys ORDER BY created_at, id`, []);
     return rows.map((row) => {
       const { digest: _digest, ...record } = toRecord(row);
       return record;
@@ -92,11 +81,12 @@ export class PgKeyStore implements KeyStore {
   }
 
   async revoke(id: string, now: Date = new Date()): Promise<RevokeResult> {
-    if ((await this.read<Row>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE id = $1`, [id])).length === 0) return { outcome: 'unknown' };
+    if ((await this.read<StoredKeyRow>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE id = $1`, [id])).length === 0)
+      return { outcome: 'unknown' };
     const at = now.toISOString();
     return this.write(async (client): Promise<RevokeResult> => {
       // The row lock orders two revokes of one key: the second sees the first's date.
-      const { rows } = await client.query<Row>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE id = $1 FOR UPDATE`, [id]);
+      const { rows } = await client.query<StoredKeyRow>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE id = $1 FOR UPDATE`, [id]);
       const row = rows[0];
       if (!row) return { outcome: 'unknown' };
       if (row.revoked_at !== null) return { outcome: 'already', at: row.revoked_at };
@@ -106,7 +96,7 @@ export class PgKeyStore implements KeyStore {
   }
 
   async findByDigest(digest: Buffer): Promise<StoredKey | null> {
-    const rows = await this.read<Row>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE digest = $1`, [digest]);
+    const rows = await this.read<StoredKeyRow>(`SELECT * FROM ${KEYS_SCHEMA}.api_keys WHERE digest = $1`, [digest]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 

@@ -9,7 +9,6 @@
  */
 import type { ChangeSet, Coin } from '../change-set.js';
 import { StoreError } from '../errors.js';
-import { formatOutpoint } from '../outpoint.js';
 import type { Totals } from '../index-model.js';
 import { writeScriptDeltas } from './script-deltas.js';
 import { CHUNK, type CoinStatements, type WriteStatements } from './statements.js';
@@ -35,16 +34,6 @@ export function commitChangeSet(stmts: WriteStatements, set: ChangeSet, before: 
   const scripts = writeScriptDeltas(stmts, set.deltas, before.scripts);
   return { utxos: before.utxos + set.utxos, amount: before.amount + set.amount, scripts };
 }
-
-/** Connecting: a new coin at an outpoint the index holds unspent (Core's logic_error for a non-coinbase overwrite). */
-export const createdAgain = (coin: Coin): string =>
-  `${formatOutpoint(coin.outpoint)} created at height ${coin.height} is already unspent in the index`;
-
-/** Disconnecting block `height`: a coin to restore at an outpoint the index holds unspent. */
-export const restoredAgain =
-  (height: number) =>
-  (coin: Coin): string =>
-    `rolling back block ${height}: outpoint ${formatOutpoint(coin.outpoint)} to restore is already unspent`;
 
 /** Inserts in the order given, CHUNK rows per statement (one native call per CHUNK rows). */
 export function insertCoins(table: CoinStatements, coins: readonly Coin[], conflict: (coin: Coin) => string): void {

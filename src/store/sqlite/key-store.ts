@@ -16,7 +16,8 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database, { type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { generateKey, generateKeyId, keyDigest } from '../keys/key-format.js';
-import { isTier, type Tier } from '../keys/tier.js';
+import { storedKey, type StoredKeyRow } from '../keys/stored-key.js';
+import type { Tier } from '../keys/tier.js';
 import type { KeyRecord, RevokeResult, StoredKey } from '../ports.js';
 
 const SCHEMA = `
@@ -31,32 +32,13 @@ CREATE TABLE IF NOT EXISTS api_keys (
 PRAGMA user_version = 1;
 `;
 
-interface Row {
-  id: string;
-  digest: Buffer;
-  tier: string;
-  label: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-function toRecord(row: Row): StoredKey {
-  if (!isTier(row.tier)) throw new Error(`keys.sqlite: key ${row.id} has an unknown tier`);
-  return {
-    id: row.id,
-    digest: row.digest,
-    tier: row.tier,
-    label: row.label,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
+const toRecord = (row: StoredKeyRow): StoredKey => storedKey(row, 'keys.sqlite');
 
 export class KeyStore {
-  private readonly byDigest: SqliteStatement<[Buffer], Row>;
+  private readonly byDigest: SqliteStatement<[Buffer], StoredKeyRow>;
 
   private constructor(private readonly db: SqliteDatabase) {
-    this.byDigest = db.prepare<[Buffer], Row>('SELECT * FROM api_keys WHERE digest = ?');
+    this.byDigest = db.prepare<[Buffer], StoredKeyRow>('SELECT * FROM api_keys WHERE digest = ?');
   }
 
   /**
@@ -89,7 +71,7 @@ export class KeyStore {
   }
 
   list(): KeyRecord[] {
-    const rows = this.db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY created_at, id').all();
+    const rows = this.db.prepare<[], StoredKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id').all();
     return rows.map((row) => {
       const { digest: _digest, ...record } = toRecord(row);
       return record;
@@ -98,7 +80,7 @@ export class KeyStore {
 
   revoke(id: string, now: Date = new Date()): RevokeResult {
     return this.db.transaction((): RevokeResult => {
-      const row = this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?').get(id);
+      const row = this.db.prepare<[string], StoredKeyRow>('SELECT * FROM api_keys WHERE id = ?').get(id);
       if (!row) return { outcome: 'unknown' };
       if (row.revoked_at !== null) return { outcome: 'already', at: row.revoked_at };
       const at = now.toISOString();
