@@ -14,6 +14,7 @@ import { keysDbPath, type Config } from '../config.js';
 import { openSqliteKeyStore } from '../store/sqlite/engine.js';
 import { openPostgresKeyStore } from '../store/postgres/engine.js';
 import { redactUrl } from '../redact.js';
+import { StoreError } from '../store/errors.js';
 import { TIER_NAMES, type Tier } from '../store/keys/tier.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
@@ -119,8 +120,9 @@ export async function main(argv: readonly string[], config: () => Config, io: Co
   return code;
 }
 
-/** A file-system, SQLite or PostgreSQL failure an operator can act on, in words; null for anything else (a bug). */
+/** A store's refusal, or a file-system, SQLite or PostgreSQL failure an operator can act on, in words; null for anything else (a bug). */
 function storageProblem(err: unknown): string | null {
+  if (err instanceof StoreError) return `${err.message} (${err.code})`;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
   const message = err instanceof Error ? err.message : String(err);

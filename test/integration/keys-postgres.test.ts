@@ -130,6 +130,20 @@ describe('API keys in PostgreSQL', () => {
     expect(api.output()).not.toContain(own.url.replace('postgres://', ''));
   });
 
+  it('a keys schema another release wrote is refused with what to do, by the CLI and the API', async () => {
+    const own = await startPrimary();
+    clusters.push(own);
+    const key = (await keys(own.url, 'create')).out.trim().split('\n').pop()!;
+    await own.sql('UPDATE addrsum_keys.state SET schema_version = 99');
+    const listed = await keys(own.url, 'list');
+    expect(listed.code).toBe(1);
+    expect(listed.err).toMatch(/addrsum_keys has schema version 99, this addrsum reads version 1: .* \(SCHEMA_TOO_NEW\)/);
+    const api = await apiMachine(own.url);
+    // Before its first read an API trusts no key either: wait for the read that found the version.
+    await waitFor('the version said in the log', () => api.output().includes('addrsum_keys has schema version 99'), 30_000);
+    expect((await lookup(api, key)).code).toBe('KEYS_UNAVAILABLE');
+  });
+
   it('the keys CLI says which database it could not use, without a password', async () => {
     const res = await keys('postgres://addrsum:hunter2@127.0.0.1:9/postgres', 'create');
     expect(res.code).toBe(1);

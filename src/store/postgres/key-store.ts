@@ -14,6 +14,7 @@
 import { generateKey, generateKeyId, keyDigest } from '../keys/key-format.js';
 import { storedKey, type StoredKeyRow } from '../keys/stored-key.js';
 import type { Tier } from '../keys/tier.js';
+import { StoreError } from '../errors.js';
 import type { KeyRecord, KeyStore, RevokeResult, StoredKey } from '../ports.js';
 import { isMissingSchema, openPool, type Pool, type PoolClient } from './pg-pool.js';
 
@@ -117,8 +118,9 @@ export class PgKeyStore implements KeyStore {
 
   private async checkVersion(): Promise<void> {
     const { rows } = await this.pool.query<{ schema_version: number }>(`SELECT schema_version FROM ${KEYS_SCHEMA}.state`);
-    const problem = rows[0] ? schemaVersionProblem(rows[0].schema_version) : null;
-    if (problem) throw new Error(problem);
+    const found = rows[0]?.schema_version ?? KEYS_SCHEMA_VERSION;
+    const problem = schemaVersionProblem(found);
+    if (problem) throw new StoreError(found > KEYS_SCHEMA_VERSION ? 'SCHEMA_TOO_NEW' : 'SCHEMA_TOO_OLD', problem);
   }
 
   /** Creates the schema once per process; an advisory lock keeps two first writers from racing on it. */
