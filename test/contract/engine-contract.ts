@@ -24,7 +24,7 @@ export function engineContract(name: string, engine: EngineFactory): void {
     applyAndRollback(engine, has);
     reorgs(engine, has);
     if (has.utxoList) listing(engine);
-    if (has.mempool) mempool(engine);
+    if (has.mempool) mempool(engine, has);
     feed(engine, has);
     if (has.snapshot) snapshots(engine);
     if (has.history) historyBuilds(engine);

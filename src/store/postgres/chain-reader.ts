@@ -3,8 +3,9 @@
  * never creates, migrates or writes. Every answer comes from one snapshot: one statement, or several in
  * one REPEATABLE READ READ ONLY transaction, so the figures and the tip they are reported at belong to
  * one commit of the writer. Amounts come back as decimal text (int8) and become exact bigints.
- * Not yet on PostgreSQL (issue 34): history figures and pages, the UTXO listing, the mempool view; the
- * answers say so as the ports allow (no history figures, a listing `off`, a `page` null, no mempool).
+ * Not yet on PostgreSQL (issue 34): history figures and pages, the UTXO listing; the answers say so as
+ * the ports allow (no history figures, a listing `off`, a `page` null). The mempool deltas come from
+ * mempool_scripts (mempool-writer.ts) in the snapshot of the confirmed figures.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
@@ -14,6 +15,7 @@ import type {
   FeedBounds,
   FeedEntry,
   HistoryPage,
+  MempoolDelta,
   ScriptSummary,
   ScriptView,
   ScriptViews,
@@ -39,6 +41,14 @@ export interface StatusRow {
 interface FiguresRow {
   balance: string | null;
   utxo_count: string | null;
+}
+
+/** A script's row of mempool_scripts, when asked for (null: no mempool transaction touches it). */
+interface MempoolRow {
+  m_received: string | null;
+  m_sent: string | null;
+  m_utxo_count: string | null;
+  m_tx_count: string | null;
 }
 
 const KINDS = { 1: 'block', 2: 'disconnect', 3: 'mempool' } as const;
@@ -111,9 +121,10 @@ export class PgIndexReader implements IndexReader {
     return this.toStatus(await this.statusRow(this.pool));
   }
 
-  /** No mempool view yet: none held. */
-  mempoolTxs(): Promise<number> {
-    return Promise.resolve(0);
+  /** Transactions of the node's mempool the index holds now (the status page shows it). */
+  async mempoolTxs(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${this.schema}.mempool_txs`);
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** No snapshot load yet: none under way. */
@@ -150,15 +161,15 @@ export class PgIndexReader implements IndexReader {
       async (client) => {
         const status = this.toStatus(await this.statusRow(client));
         if (status === null) return null;
-        const { rows } = await client.query<FiguresRow>(
-          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) ` +
-            `LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = q.k ORDER BY q.ord`,
+        const { rows } = await client.query<FiguresRow & Partial<MempoolRow>>(
+          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count${mempool ? MEMPOOL_COLUMNS : ''} ` +
+            `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = q.k ` +
+            `${mempool ? `LEFT JOIN ${this.schema}.mempool_scripts AS m ON m.script_key = q.k ` : ''}ORDER BY q.ord`,
           [keys],
         );
         const items = rows.map((row): ScriptView => {
           const view: ScriptView = figures(row);
-          // No mempool view yet: nothing unconfirmed.
-          if (mempool) view.unconfirmed = { balanceSats: 0n, utxoCount: 0, txCount: 0 };
+          if (mempool) view.unconfirmed = unconfirmed(row);
           return view;
         });
         return { ...status, items };
@@ -205,6 +216,19 @@ export class PgIndexReader implements IndexReader {
       scripts: r.scripts === null ? null : splitKeys(r.scripts),
     }));
   }
+}
+
+const MEMPOOL_COLUMNS =
+  ', m.received::text AS m_received, m.sent::text AS m_sent, m.utxo_count::text AS m_utxo_count, m.tx_count::text AS m_tx_count';
+
+/** The mempool deltas (zeros when none touches the script); without history, no gross figures (as SQLite's). */
+function unconfirmed(row: Partial<MempoolRow>): MempoolDelta {
+  const amount = (v: string | null | undefined): bigint => (v == null ? 0n : BigInt(v));
+  return {
+    balanceSats: amount(row.m_received) - amount(row.m_sent),
+    utxoCount: Number(row.m_utxo_count ?? 0),
+    txCount: Number(row.m_tx_count ?? 0),
+  };
 }
 
 function figures(row: FiguresRow): { balanceSats: bigint; utxoCount: number } {

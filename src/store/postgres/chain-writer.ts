@@ -8,13 +8,14 @@
  * | blocks  | height     | hash, prev_hash, coinbase_txid          | rows 0..tip, each prev_hash = hash of height − 1            |
  * | undo    | height     | undo record (../undo.ts)                | only heights in (tip − undoDepth, tip]                      |
  * | changes | seq        | kind, tip, touched scripts              | one row per commit that moves the tip; the newest FEED_KEEP |
- * | state   | one row    | chain, network, tip, tip_time, node seen, totals | tip = last blocks row; totals = those of `scripts` |
+ * | state   | one row    | chain, network, tip, tip_time, node seen, totals, mempool_seq | tip = last blocks row; totals = those of `scripts` |
+ * | mempool_* | (mempool-writer.ts) | the node's mempool as per-script deltas | mined and conflicting txs leave in the block's transaction; a rollback empties them |
  *
  * The same semantics as the SQLite engine (../sqlite/chain-store.ts): a batch's coins, aggregates, undo
  * rows and pruning, blocks rows, feed row, node seen and new tip are written in ONE transaction, and the
  * tip held in memory moves only after it commits; a refusal rolls back and writes nothing. One writer per
  * index: it holds a session advisory lock on its own connection, on which it also does every write.
- * Not yet on PostgreSQL (issue 34): snapshots, the UTXO listing, history, the mempool view.
+ * Not yet on PostgreSQL (issue 34): snapshots, the UTXO listing, history.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
@@ -23,11 +24,12 @@ import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import type { BlockToApply, NodeSeen, Tip, Totals } from '../index-model.js';
-import type { IndexWriter, MempoolWriter } from '../ports.js';
+import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
 import { createdAgain, restoredAgain } from '../change-set.js';
-import { recordChange, resolveCoins, writeChangeSet } from './change-write.js';
+import { Touched, recordChange, resolveCoins, writeChangeSet } from './change-write.js';
+import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
 
 export const DEFAULT_UNDO_DEPTH = 288;
@@ -63,7 +65,8 @@ interface StateRow {
 }
 
 export class PgIndexWriter implements IndexWriter {
-  readonly mempool: MempoolWriter = emptyMempool();
+  /** The mempool view (mempool-writer.ts): its calls run in this writer's queue, on its connection. */
+  readonly mempool: PgMempool;
   private closed = false;
   /** The last call on the connection: each waits for the one before (one connection, one transaction at a time). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -79,7 +82,14 @@ export class PgIndexWriter implements IndexWriter {
     readonly undoDepth: number,
     private currentTip: Tip | null,
     private currentTotals: Totals,
-  ) {}
+  ) {
+    this.mempool = new PgMempool(client, schema, (fn) =>
+      this.serial(() => {
+        this.checkOpen();
+        return fn();
+      }),
+    );
+  }
 
   /**
    * Opens (creating and migrating the schema if needed) a chain's index for writing. Throws StoreError
@@ -115,7 +125,9 @@ export class PgIndexWriter implements IndexWriter {
       ).rows[0]!;
       const tip = state.tip_height === null || state.tip_hash === null ? null : { height: state.tip_height, hash: state.tip_hash };
       const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
-      return new PgIndexWriter(pool, client, lost, schema, opts.chain, opts.network, undoDepth, tip, totals);
+      const writer = new PgIndexWriter(pool, client, lost, schema, opts.chain, opts.network, undoDepth, tip, totals);
+      await writer.mempool.load();
+      return writer;
     } catch (err) {
       // Destroyed, not returned: the session (and any lock it took) ends with it.
       client?.release(true);
@@ -165,24 +177,29 @@ export class PgIndexWriter implements IndexWriter {
     const undoFrom = last.height - this.undoDepth + 1;
     const plan = planBatch(blocks);
     const { client, schema } = this;
-    const totals = await inTransaction(client, async () => {
-      const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom);
-      const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain);
-      await client.query(
-        `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,
-        [blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.prevHash), blocks.map((b) => coinbaseTxid(b.txs))],
-      );
-      if (set.undo.length > 0)
-        await client.query(`INSERT INTO ${schema}.undo (height, data) SELECT * FROM unnest($1::integer[], $2::bytea[])`, [
-          set.undo.map((u) => u.height),
-          set.undo.map((u) => encodeUndo(u.undo)),
-        ]);
-      await client.query(`DELETE FROM ${schema}.undo WHERE height < $1`, [undoFrom]);
-      await this.writeTip(set.tip, after, last.time ?? null);
-      if (node) await this.writeNodeSeen(node);
-      await recordChange(client, schema, 'block', last.height, set.touched);
-      return after;
-    });
+    const totals = await this.mempool.guard(() =>
+      inTransaction(client, async () => {
+        const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom);
+        const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain);
+        await client.query(
+          `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,
+          [blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.prevHash), blocks.map((b) => coinbaseTxid(b.txs))],
+        );
+        if (set.undo.length > 0)
+          await client.query(`INSERT INTO ${schema}.undo (height, data) SELECT * FROM unnest($1::integer[], $2::bytea[])`, [
+            set.undo.map((u) => u.height),
+            set.undo.map((u) => encodeUndo(u.undo)),
+          ]);
+        await client.query(`DELETE FROM ${schema}.undo WHERE height < $1`, [undoFrom]);
+        await this.writeTip(set.tip, after, last.time ?? null);
+        if (node) await this.writeNodeSeen(node);
+        // A block removes what it mines or conflicts with (mempool-writer.ts): those scripts change too.
+        const touched = new Touched();
+        for (const block of blocks) await this.mempool.blockConnected(block.txs, touched);
+        await recordChange(client, schema, 'block', last.height, touched.list(set.touched));
+        return after;
+      }),
+    );
     this.currentTip = { height: last.height, hash: Buffer.from(last.hash) };
     this.currentTotals = totals;
   }
@@ -197,26 +214,31 @@ export class PgIndexWriter implements IndexWriter {
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
     const { client, schema } = this;
-    const { newTip, totals } = await inTransaction(client, async () => {
-      const { rows } = await client.query<{ data: Buffer }>(`SELECT data FROM ${schema}.undo WHERE height = $1`, [tip.height]);
-      if (!rows[0])
-        throw new StoreError(
-          'NO_UNDO',
-          `no undo data for block ${tip.height} (${toDisplayHex(tip.hash)}): only the last ${this.undoDepth} blocks can be rolled back`,
-        );
-      const undo = decodeUndo(rows[0].data);
-      const prevHash = tip.height > 0 ? await this.readHash(tip.height - 1) : null;
-      if (tip.height > 0 && !prevHash) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
-      const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
-      const set = disconnectBlock(tip.height, undo, await resolveCoins(client, schema, outpointsToRestore(undo)), below);
-      const after = await writeChangeSet(client, schema, set, this.currentTotals, restoredAgain(tip.height));
-      await client.query(`DELETE FROM ${schema}.undo WHERE height = $1`, [tip.height]);
-      await client.query(`DELETE FROM ${schema}.blocks WHERE height = $1`, [tip.height]);
-      // The blocks table keeps no header times: unknown until the next block is applied.
-      await this.writeTip(below, after, null);
-      await recordChange(client, schema, 'disconnect', below?.height ?? null, set.touched);
-      return { newTip: below, totals: after };
-    });
+    const { newTip, totals } = await this.mempool.guard(() =>
+      inTransaction(client, async () => {
+        const { rows } = await client.query<{ data: Buffer }>(`SELECT data FROM ${schema}.undo WHERE height = $1`, [tip.height]);
+        if (!rows[0])
+          throw new StoreError(
+            'NO_UNDO',
+            `no undo data for block ${tip.height} (${toDisplayHex(tip.hash)}): only the last ${this.undoDepth} blocks can be rolled back`,
+          );
+        const undo = decodeUndo(rows[0].data);
+        const prevHash = tip.height > 0 ? await this.readHash(tip.height - 1) : null;
+        if (tip.height > 0 && !prevHash) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
+        const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
+        const set = disconnectBlock(tip.height, undo, await resolveCoins(client, schema, outpointsToRestore(undo)), below);
+        const after = await writeChangeSet(client, schema, set, this.currentTotals, restoredAgain(tip.height));
+        await client.query(`DELETE FROM ${schema}.undo WHERE height = $1`, [tip.height]);
+        await client.query(`DELETE FROM ${schema}.blocks WHERE height = $1`, [tip.height]);
+        // The blocks table keeps no header times: unknown until the next block is applied.
+        await this.writeTip(below, after, null);
+        // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
+        const touched = new Touched();
+        await this.mempool.emptied(touched);
+        await recordChange(client, schema, 'disconnect', below?.height ?? null, touched.list(set.touched));
+        return { newTip: below, totals: after };
+      }),
+    );
     this.currentTip = newTip;
     this.currentTotals = totals;
     return this.tip();
@@ -310,17 +332,4 @@ async function takeWriterLock(client: PoolClient, name: string, waitMs: number):
 function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
   const first = txs[0];
   return first?.coinbase === true ? first.txid : null;
-}
-
-/** The mempool view this engine does not keep yet: empty, and refusing to take transactions. */
-function emptyMempool(): MempoolWriter {
-  return {
-    size: () => Promise.resolve(0),
-    clears: () => 0,
-    has: () => Promise.resolve(false),
-    txids: () => Promise.resolve([]),
-    add: () => Promise.reject(unsupported('the mempool view (adding transactions)')),
-    remove: () => Promise.reject(unsupported('the mempool view (removing transactions)')),
-    clear: () => Promise.resolve(),
-  };
 }

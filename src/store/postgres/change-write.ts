@@ -110,15 +110,51 @@ async function writeDeltas(client: Queryable, schema: string, deltas: readonly S
   return scripts;
 }
 
-/** One feed row naming `touched` (null past FEED_MAX_SCRIPTS), and the pruning of the rows that left the window. */
+/**
+ * What one commit touched, collected as the SQLite engine's ChangeFeed does (../sqlite/change-feed.ts):
+ * past FEED_MAX_SCRIPTS keys it becomes "every script".
+ */
+export class Touched {
+  private readonly keys = new Map<string, Buffer>();
+  private everything = false;
+
+  touch(key: Buffer): void {
+    if (this.everything) return;
+    if (this.keys.size >= FEED_MAX_SCRIPTS) {
+      this.touchEverything();
+      return;
+    }
+    this.keys.set(key.toString('latin1'), key);
+  }
+
+  touchEverything(): void {
+    this.everything = true;
+    this.keys.clear();
+  }
+
+  get pending(): boolean {
+    return this.everything || this.keys.size > 0;
+  }
+
+  /** The keys to record, with `more` touched after the others; null: every script. */
+  list(more: Iterable<Buffer> = []): Buffer[] | null {
+    for (const key of more) this.touch(key);
+    return this.everything ? null : [...this.keys.values()];
+  }
+}
+
+/**
+ * One feed row naming `touched` (null, or past FEED_MAX_SCRIPTS: every script), and the pruning of the
+ * rows that left the window.
+ */
 export async function recordChange(
   client: Queryable,
   schema: string,
   kind: ChangeKind,
   tipHeight: number | null,
-  touched: readonly Buffer[],
+  touched: readonly Buffer[] | null,
 ): Promise<void> {
-  const scripts = touched.length > FEED_MAX_SCRIPTS ? null : Buffer.concat(touched);
+  const scripts = touched === null || touched.length > FEED_MAX_SCRIPTS ? null : Buffer.concat(touched);
   // One writer per index: MAX + 1 is gapless and in commit order.
   const { rows } = await client.query<{ seq: string }>(
     `INSERT INTO ${schema}.changes (seq, kind, tip_height, scripts) ` +

@@ -4,13 +4,13 @@
  * script's pages list them first); re-adding is `known`, spending an unknown coin is `unresolved`, a
  * transaction spending a held one's input replaces it with its descendants, removal takes descendants
  * along; a block removes what it mines (children stay, now spending confirmed coins) and what conflicts
- * with it; a rollback empties the view and says so (clears()).
+ * with it; a rollback empties the view and says so (clears()). The history-kept run needs history (EngineFeatures).
  */
 import { expect, it } from 'vitest';
 import type { ParsedTx } from '../../../src/chain/block-parser.js';
 import { Rng, coinbaseTx, p2wpkh } from '../../support/blocks.js';
 import { extend, scriptPool } from '../chain-gen.js';
-import type { EngineFactory } from '../engine.js';
+import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { expectIndex, type OpenIndex } from '../expect-index.js';
 import { MempoolModel } from '../mempool-model.js';
 import { ChainModel, outId } from '../model.js';
@@ -29,8 +29,8 @@ async function expectHeld(ix: OpenIndex, mempool: MempoolModel): Promise<void> {
 const minable = (model: ChainModel, mempool: MempoolModel): ParsedTx[] =>
   [...mempool.txs.values()].filter((tx) => tx.inputs.every((i) => model.coins.has(outId(i.prevTxid, i.vout))));
 
-export function mempool(engine: EngineFactory): void {
-  it.each([false, true])(
+export function mempool(engine: EngineFactory, has: EngineFeatures): void {
+  it.each([false, true].filter((history) => has.history || !history))(
     'the mempool: deltas, replacement, removal, mined and conflicting txs, rollback (history kept: %s)',
     async (history) => {
       const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH, history);
