@@ -1,12 +1,17 @@
 /**
  * What the PostgreSQL engine refuses, and that a refusal writes nothing: a second writer (LOCKED),
- * another network's schema (CHAIN_MISMATCH), a newer schema (SCHEMA_TOO_NEW), an uncreated one
+ * another network's schema (CHAIN_MISMATCH), a newer schema (SCHEMA_TOO_NEW), an older one for a reader
+ * (SCHEMA_TOO_OLD; the writer migrates it, keeping its rows), an uncreated one
  * (NOT_INITIALIZED), a writer whose connection is cut, the features not yet on PostgreSQL (UNSUPPORTED), and batches the index cannot
  * connect (NOT_CONNECTED, MISSING_UTXO, INCONSISTENT). Also a reader on a streaming standby.
  */
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { startStandby, waitForReplay } from '../../harness/postgres.js';
 import { openPostgresReader, openPostgresWriter } from '../../src/store/postgres/engine.js';
+import { chainSchema, listPgMigrations, migratePgChain, PG_SCHEMA_VERSION } from '../../src/store/postgres/chain-schema.js';
 import { openPool } from '../../src/store/postgres/pg-pool.js';
 import type { IndexReader, IndexWriter } from '../../src/store/ports.js';
 import { ChainBuilder, Rng, p2wpkh, spendTx } from '../support/blocks.js';
@@ -60,6 +65,43 @@ export function postgresRefusals(engine: PostgresEngine): void {
       message: expect.stringMatching(/version 99/),
     });
     await expect(openPostgresReader(url, CHAIN)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('a schema of an older release: a reader refuses it (SCHEMA_TOO_OLD), the writer migrates it, keeping its rows', async () => {
+    const index = await engine.create(CHAIN);
+    const url = index.child.location;
+    const schema = chainSchema(CHAIN.chain);
+    // Version 1 as that release wrote it: its migration alone, then a coin of its own.
+    const first = mkdtempSync(path.join(tmpdir(), 'addrsum-pg-migrations-'));
+    const pool = openPool(url, { max: 1, name: 'addrsum-test' });
+    try {
+      // A fresh index is created at the current version: start again from nothing.
+      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      copyFileSync(listPgMigrations()[0]!.file, path.join(first, path.basename(listPgMigrations()[0]!.file)));
+      expect(await migratePgChain(pool, schema, CHAIN, first)).toEqual({ from: 0, to: 1 });
+      await pool.query(`INSERT INTO ${schema}.utxos (outpoint, script_key, value, height) VALUES ('\\x01', '\\x02', 5000, 1)`);
+    } finally {
+      await pool.end();
+      rmSync(first, { recursive: true, force: true });
+    }
+    await expect(openPostgresReader(url, CHAIN)).rejects.toMatchObject({
+      code: 'SCHEMA_TOO_OLD',
+      message: expect.stringMatching(/version 1,/),
+    });
+    await (await openPostgresWriter(url, CHAIN)).close();
+    const r = await openPostgresReader(url, CHAIN);
+    try {
+      expect(await r.mempoolTxs()).toBe(0);
+    } finally {
+      await r.close();
+    }
+    const check = openPool(url, { max: 1, name: 'addrsum-test' });
+    try {
+      expect((await check.query(`SELECT version FROM ${schema}.schema_version`)).rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+      expect((await check.query(`SELECT value::text AS value FROM ${schema}.utxos`)).rows).toEqual([{ value: '5000' }]);
+    } finally {
+      await check.end();
+    }
   });
 
   it('the features not yet on PostgreSQL fail with UNSUPPORTED; turning them off is a no-op', async () => {
