@@ -95,11 +95,11 @@ export async function waitFor(
  */
 export async function killMidCatchUp(
   indexer: IndexerProcess,
-  height: () => number | null,
+  height: () => number | null | Promise<number | null>,
   atTip: () => boolean | Promise<boolean>,
 ): Promise<boolean> {
-  const before = height() ?? -1;
-  await waitFor('the indexer to apply blocks', async () => (height() ?? -1) > before || (await atTip()), 60_000, indexer);
+  const before = (await height()) ?? -1;
+  await waitFor('the indexer to apply blocks', async () => ((await height()) ?? -1) > before || (await atTip()), 60_000, indexer);
   await sleep(Math.floor(Math.random() * 150));
   if (await atTip()) return false;
   indexer.kill('SIGKILL');
@@ -108,10 +108,10 @@ export async function killMidCatchUp(
 }
 
 /** `npm run verify -- --chain X` as an operator runs it, on `dataDir`: its exit status and output. */
-export function runVerifyCli(chain: ChainCode, dataDir: string): { status: number | null; out: string } {
+export function runVerifyCli(chain: ChainCode, dataDir: string, env: Record<string, string> = {}): { status: number | null; out: string } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/store/addrsum-verify.ts', '--chain', chain], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir },
+    env: { ...process.env, ADDRSUM_DATA_DIR: dataDir, ...env },
     encoding: 'utf8',
   });
   return { status: r.status, out: r.stdout + r.stderr };

@@ -25,6 +25,16 @@ export interface WorldOptions {
    * itself is the data directory. A name leaves the data directory for the indexer or the keys CLI to create.
    */
   dataDirName?: string;
+  /** Environment for every indexer and API of this world (e.g. ADDRSUM_LTC_INDEX_URL). */
+  env?: Record<string, string>;
+  /** Where the index stands, when it is not this world's SQLite file (an index in PostgreSQL). */
+  indexedTip?: () => Promise<IndexedTip | null>;
+}
+
+export interface IndexedTip {
+  readonly height: number;
+  /** Display hex. */
+  readonly hash: string;
 }
 
 export type IndexerStart = Omit<IndexerEnv, 'chain' | 'dataDir' | 'rpcUrl'> & { rpcUrl?: string };
@@ -42,23 +52,35 @@ export class IndexerWorld {
     private readonly tipHash: () => string | Promise<string>,
     /** What close() removes. */
     private readonly tempDir: string,
+    private readonly env: Record<string, string>,
+    indexed: (() => Promise<IndexedTip | null>) | undefined,
   ) {
     this.dbPath = chainDbPath(dataDir, chain);
+    this.indexedTip = indexed ?? (() => Promise.resolve(indexedTip(this.dbPath)));
   }
+
+  /** Where the index stands now (null: nothing indexed, or not created yet). */
+  readonly indexedTip: () => Promise<IndexedTip | null>;
 
   static async create(opts: WorldOptions): Promise<IndexerWorld> {
     const tempDir = await makeDataDir();
     const dataDir = opts.dataDirName === undefined ? tempDir : path.join(tempDir, opts.dataDirName);
-    return new IndexerWorld(opts.chain, dataDir, opts.rpcUrl, opts.tipHash, tempDir);
+    return new IndexerWorld(opts.chain, dataDir, opts.rpcUrl, opts.tipHash, tempDir, opts.env ?? {}, opts.indexedTip);
   }
 
   /** Whether the index's tip is the node's. */
-  readonly atTip = async (): Promise<boolean> => indexedTip(this.dbPath)?.hash === (await this.tipHash());
+  readonly atTip = async (): Promise<boolean> => (await this.indexedTip())?.hash === (await this.tipHash());
 
   /** Starts an indexer on this world's directory; a running one is stopped first (SIGTERM). */
   async startIndexer(opts: IndexerStart = {}): Promise<IndexerProcess> {
     await this.stopIndexer();
-    this.indexer = await startIndexer({ ...opts, chain: this.chain, dataDir: this.dataDir, rpcUrl: opts.rpcUrl ?? this.rpcUrl });
+    this.indexer = await startIndexer({
+      ...opts,
+      env: { ...this.env, ...opts.env },
+      chain: this.chain,
+      dataDir: this.dataDir,
+      rpcUrl: opts.rpcUrl ?? this.rpcUrl,
+    });
     return this.indexer;
   }
 
@@ -84,7 +106,7 @@ export class IndexerWorld {
     let kills = 0;
     while (kills < times) {
       const indexer = await this.startIndexer({ toml: 'prefetch = 1\ncommitIntervalMs = 0', env });
-      if (!(await killMidCatchUp(indexer, () => indexedTip(this.dbPath)?.height ?? null, this.atTip))) break;
+      if (!(await killMidCatchUp(indexer, async () => (await this.indexedTip())?.height ?? null, this.atTip))) break;
       this.indexer = undefined;
       kills++;
       afterKill();
@@ -111,6 +133,7 @@ export class IndexerWorld {
       ADDRSUM_DATA_DIR: this.dataDir,
       [`ADDRSUM_${this.chain}_NETWORK`]: 'regtest',
       [`ADDRSUM_${this.chain}_RPC_URL`]: this.rpcUrl,
+      ...this.env,
       ...env,
     });
     this.api ??= api;
@@ -132,7 +155,9 @@ export class LitecoindWorld {
     readonly world: IndexerWorld,
   ) {}
 
-  static async start(opts: { litecoind?: LitecoindOptions; dataDirName?: string } = {}): Promise<LitecoindWorld> {
+  static async start(
+    opts: { litecoind?: LitecoindOptions; dataDirName?: string } & Pick<WorldOptions, 'env' | 'indexedTip'> = {},
+  ): Promise<LitecoindWorld> {
     const node = await startLitecoind(opts.litecoind);
     try {
       const world = await IndexerWorld.create({
@@ -140,6 +165,8 @@ export class LitecoindWorld {
         rpcUrl: node.rpcUrl,
         tipHash: () => node.cli<string>('getbestblockhash'),
         ...(opts.dataDirName !== undefined && { dataDirName: opts.dataDirName }),
+        ...(opts.env !== undefined && { env: opts.env }),
+        ...(opts.indexedTip !== undefined && { indexedTip: opts.indexedTip }),
       });
       return new LitecoindWorld(node, world);
     } catch (err) {

@@ -1,16 +1,18 @@
 /**
- * One chain's indexer, as a function: follows the node into `<dataDir>/<chain>.sqlite` until `signal`
+ * One chain's indexer, as a function: follows the node into its index (`<dataDir>/<chain>.sqlite`, or
+ * PostgreSQL when `chains.<C>.indexUrl` is set) until `signal`
  * aborts (then it finishes the block it is applying and commits). A node that is down is waited out
  * with retries; bad configuration and fatal index errors reject.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import type { ChainCode } from '../src/chain/params.js';
+import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import { openSqliteWriter } from '../src/store/sqlite/engine.js';
-import { chainDbPath } from '../src/store/paths.js';
+import { openPostgresWriter } from '../src/store/postgres/engine.js';
+import { describeLocation, indexLocation, type IndexLocation } from '../src/store/paths.js';
+import type { IndexWriter } from '../src/store/ports.js';
 import { IndexerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
 import { NodeClient, withRetry } from './node-client.js';
@@ -46,7 +48,7 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
       `ADDRSUM_${chain}_RPC_URL is not set: the ${chain} indexer needs its node's JSON-RPC URL (http://user:pass@host:port)`,
     );
   }
-  const dbPath = chainDbPath(config.dataDir, chain);
+  const where = indexLocation(config.dataDir, chain, chainConfig.indexUrl);
   const metrics = new IndexerMetrics(chain, true);
   const client = new NodeClient({
     url: chainConfig.rpcUrl,
@@ -64,8 +66,19 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
   }
   // Opening takes the single-writer lock and applies migrations; a second indexer stops here. The only
   // file of indexer/ that knows the engine: everything else speaks the writer port.
-  const store = serialWriter(openSqliteWriter(dbPath, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth }));
-  metrics.watch({ dbFile: dbPath, totals: () => store.totals(), mempoolSize: () => store.mempool.size() });
+  let opened: IndexWriter;
+  try {
+    opened = await openWriter(where, { chain, network: chainConfig.network, undoDepth: chainConfig.undoDepth });
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  const store = serialWriter(opened);
+  metrics.watch({
+    dbFile: where.engine === 'sqlite' ? where.file : null,
+    totals: () => store.totals(),
+    mempoolSize: () => store.mempool.size(),
+  });
   let metricsServer: Server | undefined;
   let stoppedAt: number | null = null;
   try {
@@ -78,12 +91,19 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     });
     // The bound port, which differs from the setting when that is 0 (any free port).
     const metricsPort = (metricsServer.address() as AddressInfo).port;
+    // Where it resumes: the tip found in the index (after a failover, the promoted database's).
+    const tip = await store.tip();
     log.info(
-      { db: path.resolve(dbPath), node: redactUrl(chainConfig.rpcUrl), network: chainConfig.network, metricsPort },
+      {
+        db: describeLocation(where),
+        indexedHeight: tip?.height ?? null,
+        node: redactUrl(chainConfig.rpcUrl),
+        network: chainConfig.network,
+        metricsPort,
+      },
       'indexer starting',
     );
     const source = retryingSource(client, log, metrics, signal);
-    const tip = await store.tip();
     metrics.setHeights(tip?.height ?? null, null);
     // At startup too, every failure counts in node_retries_total (a wrong password must not look like silence).
     const info = await withRetry(() => client.getChainInfo(), {
@@ -142,4 +162,8 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     await store.close();
   }
   log.info({ height: stoppedAt }, 'indexer stopped cleanly');
+}
+
+function openWriter(where: IndexLocation, opts: { chain: ChainCode; network: NetworkName; undoDepth: number }): Promise<IndexWriter> {
+  return where.engine === 'postgres' ? openPostgresWriter(where.url, opts) : Promise.resolve(openSqliteWriter(where.file, opts));
 }

@@ -119,8 +119,15 @@ export class IndexerMetrics {
   private totals: (() => Promise<{ utxos: number; scripts: number }>) | null = null;
   private mempoolSize: (() => Promise<number>) | null = null;
 
-  /** What the gauges read at each scrape: the database file (and its -wal), the index's totals, the mempool view. */
-  watch(sources: { dbFile: string; totals: () => Promise<{ utxos: number; scripts: number }>; mempoolSize: () => Promise<number> }): void {
+  /**
+   * What the gauges read at each scrape: the database file (and its -wal; null: the index is in
+   * PostgreSQL, whose sizes the server reports), the index's totals, the mempool view.
+   */
+  watch(sources: {
+    dbFile: string | null;
+    totals: () => Promise<{ utxos: number; scripts: number }>;
+    mempoolSize: () => Promise<number>;
+  }): void {
     this.dbFile = sources.dbFile;
     this.totals = sources.totals;
     this.mempoolSize = sources.mempoolSize;

@@ -19,6 +19,7 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
   return [
     { name: `ADDRSUM_${chain}_NETWORK`, path: p('network'), kind: 'text' },
     { name: `ADDRSUM_${chain}_RPC_URL`, path: p('rpcUrl'), kind: 'text' },
+    { name: `ADDRSUM_${chain}_INDEX_URL`, path: p('indexUrl'), kind: 'text' },
     { name: `ADDRSUM_${chain}_RPC_COOKIE_FILE`, path: p('rpcCookieFile'), kind: 'text' },
     { name: `ADDRSUM_${chain}_ZMQ`, path: p('zmq'), kind: 'text' },
     { name: `ADDRSUM_${chain}_ZMQ_MEMPOOL`, path: p('zmqMempool'), kind: 'text' },

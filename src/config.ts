@@ -95,6 +95,11 @@ const chainConfig = (chain: ChainCode) => {
     network: z.enum(networks, { error: `expected one of ${networks.join(', ')}` }),
     /** Node JSON-RPC endpoint, http://user:pass@host:port. Unset = this chain is not served. Secret. */
     rpcUrl: rpcUrl.optional(),
+    /**
+     * PostgreSQL holding this chain's index (src/store/postgres/): the indexer writes the primary, each API
+     * reads the URL it is given (the primary or a streaming standby). Unset = <dataDir>/<chain>.sqlite. Secret.
+     */
+    indexUrl: postgresUrl.optional(),
     /** Bitcoin Core `.cookie` file; when set, its credentials are used instead of any in rpcUrl. */
     rpcCookieFile: text('a file path').optional(),
     /** Node ZMQ `zmqpubhashblock` endpoint; unset = the indexer polls only. */
@@ -243,7 +248,7 @@ export type ChainConfig = Config['chains'][ChainCode];
 export type TierLimits = Config['api']['tiers']['default'];
 
 /** Settings whose values must never appear in output (they can carry passwords). */
-const SECRET_KEYS = new Set(['rpcUrl', 'redisUrl', 'keysUrl']);
+const SECRET_KEYS = new Set(['rpcUrl', 'redisUrl', 'keysUrl', 'indexUrl']);
 
 /** Every environment variable the code reads (for docs and the docker-compose check). */
 export const ENV_VARIABLES: readonly string[] = Object.freeze(['ADDRSUM_CONFIG', ...new Set(ENV_BINDINGS.map((b) => b.name))]);

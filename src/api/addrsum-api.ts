@@ -23,6 +23,7 @@ newProgram({
     'api.',
     ...CHAIN_CODES.map((c) => `chains.${c}.network`),
     ...CHAIN_CODES.map((c) => `chains.${c}.rpcUrl`),
+    ...CHAIN_CODES.map((c) => `chains.${c}.indexUrl`),
   ],
 }).parse();
 

@@ -1,7 +1,7 @@
 /**
  * The API's collaborators, built from the configuration without listening: the chain indexes (opened
  * read-only and lazily, so an index the indexer has not created yet answers CHAIN_UNAVAILABLE until it
- * exists), the keys database, the limiter and the metrics. main.ts serves the result; tests build it
+ * exists; a SQLite file here, PostgreSQL through remote-chain.ts), the keys database, the limiter and the metrics. main.ts serves the result; tests build it
  * in-process.
  */
 import cluster from 'node:cluster';
@@ -27,13 +27,14 @@ import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { ownCommand } from '../command-hint.js';
 import { perTurn } from './per-turn.js';
 import { openSqliteReader, type SqliteIndexReader } from '../store/sqlite/engine.js';
-import { openPostgresKeyMirror } from '../store/postgres/engine.js';
+import { openPostgresKeyMirror, openPostgresReader, postgresReadFailure } from '../store/postgres/engine.js';
 import { redactUrl } from '../redact.js';
 import { isBusy, isUnusableDatabase } from '../store/errors.js';
 import { truncationProblem } from '../store/sqlite/file-header.js';
 import { walMismatch } from '../store/sqlite/wal-match.js';
 import { fileIdentity } from '../file-identity.js';
-import { chainDbPath } from '../store/paths.js';
+import { indexLocation } from '../store/paths.js';
+import { remoteChain, type RemoteIndex } from './remote-chain.js';
 import { DerivationCache } from './derivation-cache.js';
 import { DerivationPool } from './derivation-pool.js';
 
@@ -65,9 +66,20 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
       chains.set(chain, { params, configured: false, acquire: () => ({ ok: false, reason: 'this service is not configured for it' }) });
       continue;
     }
-    const file = chainDbPath(config.dataDir, chain);
-    warnForeignIndexAtStart(file, chain, params.network, log, builtFor);
-    const handle = servedChain(file, chain, params, clock, log);
+    const where = indexLocation(config.dataDir, chain, config.chains[chain].indexUrl);
+    if (where.engine === 'postgres') {
+      const index: RemoteIndex = {
+        open: () => openPostgresReader(where.url, { chain, network: params.network }),
+        readFailure: postgresReadFailure,
+        where: redactUrl(where.url),
+      };
+      const handle = remoteChain(index, chain, params, log);
+      closers.push(() => void handle.close());
+      chains.set(chain, handle.value);
+      continue;
+    }
+    warnForeignIndexAtStart(where.file, chain, params.network, log, builtFor);
+    const handle = servedChain(where.file, chain, params, clock, log);
     closers.push(handle.close);
     chains.set(chain, handle.value);
   }

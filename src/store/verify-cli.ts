@@ -1,20 +1,22 @@
 /**
  * `addrsum-verify --chain BTC|LTC [--db FILE]` (`npm run verify --`), as a function: recomputes every
  * aggregate from the UTXO table and checks the chain bookkeeping on one read snapshot (safe while the
- * indexer runs). Returns 0: consistent; 1: any difference (listed); 2: the database cannot be read.
+ * indexer runs), in the chain's SQLite file or in PostgreSQL (`chains.<C>.indexUrl`; --db names a file
+ * and wins). Returns 0: consistent; 1: any difference (listed); 2: the database cannot be read.
  */
 import { type Command, CommanderError, Option } from 'commander';
 import { Sats, stringifyWithCoins } from '../chain/amount.js';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
 import { ConfigError, type Config } from '../config.js';
 import { openSqliteVerifier } from './sqlite/engine.js';
-import { chainDbPath } from './paths.js';
+import { openPostgresVerifier } from './postgres/engine.js';
+import { describeLocation, indexLocation, type IndexLocation } from './paths.js';
 import { newProgram } from '../cli/program.js';
 import type { CommandIo } from '../cli/io.js';
 import type { AggregateValues } from './index-model.js';
 
-async function check(chain: ChainCode, file: string, io: CommandIo): Promise<number> {
-  const verifier = openSqliteVerifier(file);
+async function check(chain: ChainCode, where: IndexLocation, io: CommandIo): Promise<number> {
+  const verifier = where.engine === 'postgres' ? await openPostgresVerifier(where.url, chain) : openSqliteVerifier(where.file);
   try {
     const started = Date.now();
     const report = await verifier.aggregates();
@@ -24,7 +26,7 @@ async function check(chain: ChainCode, file: string, io: CommandIo): Promise<num
     }
     for (const p of problems) io.out(`problem ${p}\n`);
     io.out(
-      `${chain} ${file}: ${report.utxos} UTXOs, ${report.amount} sat, ${report.scripts} scripts; ` +
+      `${chain} ${where.engine === 'sqlite' ? where.file : describeLocation(where)}: ${report.utxos} UTXOs, ${report.amount} sat, ${report.scripts} scripts; ` +
         `${report.differenceCount} aggregate differences, ${problems.length} chain problems ` +
         `(${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
     );
@@ -39,10 +41,10 @@ export function verifyProgram(io: CommandIo): Command {
   return newProgram({
     name: 'addrsum-verify',
     description: "Recompute every aggregate of a chain's index and report differences",
-    settings: ['dataDir'],
+    settings: ['dataDir', ...CHAIN_CODES.map((c) => `chains.${c}.indexUrl`)],
   })
     .addOption(new Option('--chain <chain>', 'chain to verify').choices([...CHAIN_CODES]).makeOptionMandatory())
-    .option('--db <file>', 'database file (default: <dataDir>/<chain>.sqlite); --chain is still required')
+    .option('--db <file>', "database file (default: the chain's indexUrl, else <dataDir>/<chain>.sqlite); --chain is still required")
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 }
@@ -53,7 +55,11 @@ export async function main(argv: readonly string[], config: () => Config, io: Co
   try {
     program.parse(argv, { from: 'user' });
     const opts = program.opts<{ chain: ChainCode; db?: string }>();
-    return await check(opts.chain, opts.db ?? chainDbPath(config().dataDir, opts.chain), io);
+    const where: IndexLocation =
+      opts.db !== undefined
+        ? { engine: 'sqlite', file: opts.db }
+        : indexLocation(config().dataDir, opts.chain, config().chains[opts.chain].indexUrl);
+    return await check(opts.chain, where, io);
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     const e = err as { code?: string; message?: string };

@@ -51,6 +51,14 @@ interface MempoolRow {
   m_tx_count: string | null;
 }
 
+/** Connections of one API process to one chain's index. */
+export const READER_CONNECTIONS = 4;
+/**
+ * Reads that may wait for a connection beyond those: a few milliseconds of work at a reader's pace, so a
+ * request past it gets 503 at once instead of waiting out the connect timeout (pg-pool.ts).
+ */
+export const READER_MAX_WAITING = 256;
+
 const KINDS = { 1: 'block', 2: 'disconnect', 3: 'mempool' } as const;
 
 export class PgIndexReader implements IndexReader {
@@ -73,10 +81,14 @@ export class PgIndexReader implements IndexReader {
   static async open(
     url: string,
     id: { chain: ChainCode; network: NetworkName },
-    opts: { maxConnections?: number } = {},
+    opts: { maxConnections?: number; maxWaiting?: number } = {},
   ): Promise<PgIndexReader> {
     const schema = chainSchema(id.chain);
-    const pool = openPool(url, { max: opts.maxConnections ?? 4, name: `addrsum-api-${id.chain.toLowerCase()}` });
+    const pool = openPool(url, {
+      max: opts.maxConnections ?? READER_CONNECTIONS,
+      maxWaiting: opts.maxWaiting ?? READER_MAX_WAITING,
+      name: `addrsum-api-${id.chain.toLowerCase()}`,
+    });
     try {
       await checkPgSchemaVersion(pool, schema);
       const { rows } = await pool.query<{ chain: string; network: string }>(`SELECT chain, network FROM ${schema}.state`);

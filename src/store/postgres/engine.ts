@@ -10,6 +10,7 @@ import { PgIndexWriter, type PgWriterOptions } from './chain-writer.js';
 import { PgKeyMirror, type KeyMirrorEvents } from './key-mirror.js';
 import { PgKeyStore } from './key-store.js';
 import { openPgVerifier } from './verify.js';
+import { readFailure } from './pg-pool.js';
 
 /** The keys CLI's store: creates the schema on the first key. */
 export function openPostgresKeyStore(url: string): KeyStore {
@@ -34,4 +35,9 @@ export function openPostgresReader(url: string, id: { chain: ChainCode; network:
 /** Opens a chain's index for the offline checks (`addrsum-verify`). */
 export function openPostgresVerifier(url: string, chain: ChainCode): Promise<IndexVerifier> {
   return openPgVerifier(url, chain);
+}
+
+/** Why a read failed when the database is at fault (unreachable, overloaded, slow, a standby's conflict); null: a bug. */
+export function postgresReadFailure(err: unknown): string | null {
+  return readFailure(err);
 }

@@ -5,8 +5,12 @@
  * after CONNECT_TIMEOUT_MS, a statement after STATEMENT_TIMEOUT_MS (enforced by the server, and by the
  * client should the server not answer at all), and an idle connection that dies (server restarted,
  * standby promoted) is dropped by the pool with an 'error' event, which is reported, never thrown.
+ * A pool with `maxWaiting` also bounds its queue: while every connection is busy and that many callers
+ * wait already, the next is refused at once with StoreError BUSY (an API answers 503 rather than pile up
+ * requests that would each wait out the connect timeout).
  */
 import pg from 'pg';
+import { StoreError } from '../errors.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -23,18 +27,53 @@ export interface PoolOptions {
   readonly statementTimeoutMs?: number;
   /** An idle connection failed (the pool drops it and opens another when next needed). */
   readonly onIdleError?: (err: Error) => void;
+  /** Callers that may wait for a connection while all are busy; the next is refused with BUSY. Default: no bound. */
+  readonly maxWaiting?: number;
+}
+
+type ConnectCallback = (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/** pg.Pool whose queue of callers waiting for a connection is bounded; pool.query() connects through connect() too. */
+class BoundedPool extends pg.Pool {
+  constructor(
+    config: pg.PoolConfig,
+    private readonly maxWaiting: number,
+    private readonly label: string,
+  ) {
+    super(config);
+  }
+
+  override connect(): Promise<PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<PoolClient> | void {
+    if (this.waitingCount >= this.maxWaiting) {
+      const err = new StoreError(
+        'BUSY',
+        `every connection of ${this.label} is in use and ${this.maxWaiting} callers wait already: the database is overloaded or slow`,
+      );
+      if (!callback) return Promise.reject(err);
+      process.nextTick(() => callback(err, undefined, () => undefined));
+      return;
+    }
+    if (!callback) return super.connect();
+    super.connect(callback);
+  }
 }
 
 export function openPool(url: string, opts: PoolOptions): Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.max,
-    application_name: opts.name,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
-    query_timeout: (opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS) + 1000,
-    idleTimeoutMillis: 30_000,
-  });
+  const pool = new BoundedPool(
+    {
+      connectionString: url,
+      max: opts.max,
+      application_name: opts.name,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+      query_timeout: (opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS) + 1000,
+      idleTimeoutMillis: 30_000,
+    },
+    opts.maxWaiting ?? Infinity,
+    opts.name,
+  );
   pool.on('error', (err) => opts.onIdleError?.(err));
   return pool;
 }
@@ -49,6 +88,32 @@ export function sqlState(err: unknown): string | undefined {
 export function isMissingSchema(err: unknown): boolean {
   const state = sqlState(err);
   return state === '3F000' || state === '42P01';
+}
+
+/**
+ * Why a read failed when the database, not the request, is at fault: unreachable, overloaded, slow, or a
+ * standby cancelling a read that conflicts with replay; null for anything else (a bug: the caller's 500).
+ * Worded for an API answer ("… its index database cannot be reached").
+ */
+export function readFailure(err: unknown): string | null {
+  if (err instanceof StoreError && err.code === 'BUSY') return 'its index database is overloaded (every connection busy); retry shortly';
+  const state = sqlState(err);
+  if (state === undefined) {
+    // node-postgres's own failures carry no SQLSTATE: a refused or cut connection, or its connect timeout.
+    const message = err instanceof Error ? err.message : String(err);
+    if (/timeout exceeded when trying to connect/i.test(message)) return 'its index database did not answer in time';
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' || /connection|terminated|ECONN|ETIMEDOUT|EHOSTUNREACH/i.test(message))
+      return `its index database cannot be reached (${code ?? message})`;
+    return null;
+  }
+  if (state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03' || state === '53300')
+    return `its index database cannot be reached (${describe(err)})`;
+  if (state === '57014') return 'a read of its index database took too long; retry shortly';
+  // On a hot standby: a read cancelled because replay needed the rows it held (max_standby_streaming_delay).
+  if (state === '40001' || state === '40P01') return 'its index database cancelled a read (standby replay conflict); retry shortly';
+  if (isMissingSchema(err)) return 'its index does not exist in the database (is the indexer running?)';
+  return null;
 }
 
 /** A message that names what failed without the URL's password (node-postgres never puts it in messages). */
