@@ -40,15 +40,26 @@ const spentColumn = (schema: string, mempool: boolean, alias: string): string =>
 /**
  * Each key's confirmed rows after ($2 height, $3 outpoint), at most $4 per key. The row comparison is
  * one range of the index after the key's equality, read in its order (no sort), as SQLite's row value.
+ * The coinbase txid is a lookup per row returned (a join could be planned as a scan of `blocks`).
  */
 export function confirmedPageSql(schema: string, mempool: boolean): string {
   return (
-    `SELECT ${SCRIPT}, u.outpoint, u.value::text AS value, u.height, b.coinbase_txid AS cb${spentColumn(schema, mempool, 'u')} ` +
+    `SELECT ${SCRIPT}, u.outpoint, u.value::text AS value, u.height, ` +
+    `(SELECT b.coinbase_txid FROM ${schema}.blocks AS b WHERE b.height = u.height) AS cb${spentColumn(schema, mempool, 'u')} ` +
     `FROM ${KEYS} CROSS JOIN LATERAL (SELECT outpoint, value, height FROM ${schema}.utxos ` +
-    'WHERE script_key = q.k AND (height, outpoint) > ($2::integer, $3::bytea) ORDER BY height, outpoint LIMIT $4) AS u ' +
-    `LEFT JOIN ${schema}.blocks AS b ON b.height = u.height`
+    'WHERE script_key = q.k AND (height, outpoint) > ($2::integer, $3::bytea) ORDER BY height, outpoint LIMIT $4) AS u'
   );
 }
+
+/**
+ * The listing's state, and the plan its pages need. The planner estimates a key's rows from the average
+ * script (a handful), so for the first page of a script with many UTXOs it would fetch them all through
+ * a bitmap and sort them: with bitmap scans off for the rest of this read transaction, the only
+ * sensible plan left is the index range read in order, stopping at the limit, whatever the script
+ * holds. set_config runs before the page statements are planned; it writes nothing (a standby allows it).
+ */
+const stateSql = (schema: string): string =>
+  `SELECT set_config('enable_bitmapscan', 'off', true), utxo_list_secret AS secret FROM ${schema}.state`;
 
 /** Each key's unconfirmed outputs after $2 (an outpoint key), at most $3 per key. */
 function mempoolPageSql(schema: string): string {
@@ -61,14 +72,17 @@ function mempoolPageSql(schema: string): string {
 
 const spentOf = (mempool: boolean, r: PageRow): { spentInMempool?: boolean } => (mempool ? { spentInMempool: r.spent === true } : {});
 
-/** One page of the listing at `tip` (read by the caller in the same snapshot): `off`, or the page. */
+/**
+ * One page of the listing at `tip` (read by the caller in the same snapshot): `off`, or the page. Its
+ * planner setting lasts until the caller's transaction ends: give each page a transaction of its own.
+ */
 export async function readUtxoPage(
   client: Queryable,
   schema: string,
   tip: { readonly tipHeight: number; readonly tipHash: Buffer },
   req: UtxoPageRequest,
 ): Promise<UtxoPageResult> {
-  const { rows: state } = await client.query<{ secret: Buffer | null }>(`SELECT utxo_list_secret AS secret FROM ${schema}.state`);
+  const { rows: state } = await client.query<{ secret: Buffer | null }>(stateSql(schema));
   const secret = state[0]?.secret ?? null;
   if (secret === null) return { kind: 'off', ...tip };
   req.check({ ...tip, secret });
