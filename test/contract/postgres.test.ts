@@ -1,6 +1,7 @@
 /**
  * The engine contract (engine-contract.ts) on the PostgreSQL engine, each index a database on one
- * throwaway primary (postgres-engine.ts), and what the engine refuses (postgres-refusals.ts).
+ * throwaway primary (postgres-engine.ts), what the engine refuses (postgres-refusals.ts), and what the
+ * contract cannot see of its UTXO listing (postgres-listing.ts).
  *
  * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, snapshot
  * (bootstrap), history-build; and within the cases run, the history of reorg, kill (seed 202) and
@@ -12,9 +13,11 @@
 import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';
 import { postgresEngine } from './postgres-engine.js';
+import { postgresListing } from './postgres-listing.js';
 import { postgresRefusals } from './postgres-refusals.js';
 
 const engine = postgresEngine();
 // First: the contract's afterAll stops the cluster.
 describe('postgres engine refusals', () => postgresRefusals(engine));
+describe('postgres UTXO listing', () => postgresListing(engine));
 engineContract('postgres', engine);
