@@ -109,7 +109,6 @@ export function postgresRefusals(engine: PostgresEngine): void {
     const w = await index.openWriter(writerOptions(4));
     try {
       const refused = { code: 'UNSUPPORTED', message: expect.stringMatching(/not yet on PostgreSQL/) };
-      await expect(w.setUtxoList(true)).rejects.toMatchObject(refused);
       await expect(w.setHistory(true)).rejects.toMatchObject(refused);
       await expect(w.buildHistory([])).rejects.toMatchObject(refused);
       await expect(w.loadSnapshot(() => [], { height: 1, hash: Buffer.alloc(32), prevHash: Buffer.alloc(32) })).rejects.toMatchObject(

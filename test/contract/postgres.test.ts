@@ -1,19 +1,23 @@
 /**
  * The engine contract (engine-contract.ts) on the PostgreSQL engine, each index a database on one
- * throwaway primary (postgres-engine.ts), and what the engine refuses (postgres-refusals.ts).
+ * throwaway primary (postgres-engine.ts), what the engine refuses (postgres-refusals.ts), and what the
+ * contract cannot see of its UTXO listing (postgres-listing.ts).
  *
- * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, listing (the UTXO
- * listing), snapshot (bootstrap), history-build; and within the cases run, the history of reorg, kill
- * (seed 202) and mempool (its history-kept run), and the listing of kill (seeds 101, 303).
- * Run: apply and rollback without history, reorg, mempool without history, feed in full (its mempool
- * commits too) and kill without those features.
+ * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, snapshot
+ * (bootstrap), history-build; and within the cases run, the history of reorg, kill (seed 202) and
+ * mempool (its history-kept run).
+ * Run: apply and rollback without history, reorg, listing (the UTXO listing) in full, mempool without
+ * history, feed in full (its mempool commits too) and kill without history (seeds 101 and 303 with the
+ * listing on).
  */
 import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';
 import { postgresEngine } from './postgres-engine.js';
+import { postgresListing } from './postgres-listing.js';
 import { postgresRefusals } from './postgres-refusals.js';
 
 const engine = postgresEngine();
 // First: the contract's afterAll stops the cluster.
 describe('postgres engine refusals', () => postgresRefusals(engine));
+describe('postgres UTXO listing', () => postgresListing(engine));
 engineContract('postgres', engine);

@@ -3,9 +3,9 @@
  * never creates, migrates or writes. Every answer comes from one snapshot: one statement, or several in
  * one REPEATABLE READ READ ONLY transaction, so the figures and the tip they are reported at belong to
  * one commit of the writer. Amounts come back as decimal text (int8) and become exact bigints.
- * Not yet on PostgreSQL (issue 34): history figures and pages, the UTXO listing; the answers say so as
- * the ports allow (no history figures, a listing `off`, a `page` null). The mempool deltas come from
- * mempool_scripts (mempool-writer.ts) in the snapshot of the confirmed figures.
+ * Not yet on PostgreSQL (issue 34): history figures and pages; the answers say so as the ports allow
+ * (no history figures, a `page` null). The mempool deltas come from mempool_scripts (mempool-writer.ts)
+ * in the snapshot of the confirmed figures; the UTXO listing's pages from utxo-page.ts.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
@@ -20,12 +20,14 @@ import type {
   ScriptView,
   ScriptViews,
   UtxoListing,
+  UtxoPageRequest,
   WalletHistoryPage,
 } from '../index-model.js';
 import type { FeedReader, IndexReader } from '../ports.js';
 import { SCRIPT_KEY_BYTES, scriptKey } from '../script-key.js';
 import { chainMismatch, chainSchema, checkPgSchemaVersion } from './chain-schema.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
+import { readUtxoPage } from './utxo-page.js';
 
 export const STATUS_COLUMNS =
   'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time';
@@ -144,11 +146,22 @@ export class PgIndexReader implements IndexReader {
     return Promise.resolve(null);
   }
 
-  /** The listing is never on yet: `off` at the tip, as an index that keeps none. */
-  async utxoPage(): Promise<UtxoListing | null> {
-    const row = await this.statusRow(this.pool);
-    const status = this.toStatus(row);
-    return status && { ...status, listing: { kind: 'off', tipHeight: status.tipHeight, tipHash: row.tip_hash! } };
+  /** One page of the opt-in UTXO listing (utxo-page.ts), in one snapshot with the tip it names. */
+  utxoPage(req: UtxoPageRequest): Promise<UtxoListing | null> {
+    return withTransaction(
+      this.pool,
+      async (client) => {
+        const row = await this.statusRow(client);
+        const status = this.toStatus(row);
+        return (
+          status && {
+            ...status,
+            listing: await readUtxoPage(client, this.schema, { tipHeight: status.tipHeight, tipHash: row.tip_hash! }, req),
+          }
+        );
+      },
+      'snapshot',
+    );
   }
 
   /** No history kept yet: `page` null, as an index that keeps none. */

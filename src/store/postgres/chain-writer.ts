@@ -15,7 +15,8 @@
  * rows and pruning, blocks rows, feed row, node seen and new tip are written in ONE transaction, and the
  * tip held in memory moves only after it commits; a refusal rolls back and writes nothing. One writer per
  * index: it holds a session advisory lock on its own connection, on which it also does every write.
- * Not yet on PostgreSQL (issue 34): snapshots, the UTXO listing, history.
+ * The UTXO listing's index is the server's to keep (utxo-list.ts). Not yet on PostgreSQL (issue 34):
+ * snapshots, history.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
@@ -23,7 +24,7 @@ import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
-import type { BlockToApply, NodeSeen, Tip, Totals } from '../index-model.js';
+import type { BlockToApply, NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
 import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
@@ -31,6 +32,7 @@ import { createdAgain, restoredAgain } from '../change-set.js';
 import { Touched, recordChange, resolveCoins, writeChangeSet } from './change-write.js';
 import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
+import { setPgUtxoList } from './utxo-list.js';
 
 export const DEFAULT_UNDO_DEPTH = 288;
 
@@ -261,8 +263,12 @@ export class PgIndexWriter implements IndexWriter {
     return Promise.resolve();
   }
 
-  setUtxoList(on: boolean): Promise<void> {
-    return on ? Promise.reject(unsupported('the UTXO listing (ADDRSUM_UTXO_LIST)')) : Promise.resolve();
+  /** Builds or drops the UTXO listing's index and secret (utxo-list.ts); a no-op when it already is. */
+  setUtxoList(on: boolean, onEvent?: (e: UtxoListEvent) => void): Promise<void> {
+    return this.serial(() => {
+      this.checkOpen();
+      return setPgUtxoList(this.client, this.schema, on, onEvent);
+    });
   }
 
   setHistory(on: boolean): Promise<void> {

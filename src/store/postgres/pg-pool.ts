@@ -156,3 +156,16 @@ export async function withTransaction<T>(
     client.release();
   }
 }
+
+/** The longest read timeout node-postgres can arm (setTimeout's limit): a statement that may run for long. */
+const LONG_READ_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * Inside a transaction: runs one statement that may take far longer than the pool's timeouts allow
+ * (building an index over every UTXO takes minutes), with the server's statement timeout lifted for
+ * the rest of the transaction and no client-side read timeout.
+ */
+export async function longStatement(client: Queryable, text: string): Promise<void> {
+  await client.query('SET LOCAL statement_timeout = 0');
+  await client.query({ text, query_timeout: LONG_READ_TIMEOUT_MS } as pg.QueryConfig);
+}

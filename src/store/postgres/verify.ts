@@ -8,6 +8,7 @@ import type { IndexVerifier } from '../ports.js';
 import type { ChainCode } from '../../chain/params.js';
 import { chainSchema, checkPgSchemaVersion } from './chain-schema.js';
 import { openPool, withTransaction, type PoolClient } from './pg-pool.js';
+import { verifyPgUtxoList } from './utxo-list.js';
 
 interface DiffRow {
   script_key: Buffer;
@@ -62,7 +63,7 @@ export async function openPgVerifier(url: string, chain: ChainCode): Promise<Ind
   };
 }
 
-/** The blocks, undo window and totals invariants; one line per problem. */
+/** The blocks, undo window, totals and listing invariants; one line per problem. */
 async function verifyChain(client: PoolClient, schema: string): Promise<string[]> {
   const problems: string[] = [];
   const state = (
@@ -112,5 +113,6 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
   ];
   for (const [name, stored, computed] of totals)
     if (BigInt(stored) !== BigInt(computed)) problems.push(`state ${name} ${stored} is not the scripts' ${computed}`);
+  problems.push(...(await verifyPgUtxoList(client, schema)));
   return problems;
 }

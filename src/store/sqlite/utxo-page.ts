@@ -1,8 +1,9 @@
 /**
  * The read side of the UTXO listing (utxo-list.ts): one page of the unspent outputs of one or more
  * scripts, in (height, outpoint key) order, after a position, with keyset paging: each script's rows
- * are read from the listing's index starting right after the position, at most limit + 1 of them, so a
- * page costs O(scripts × limit) whatever the scripts hold and however deep the page is.
+ * are read from the listing's index starting right after the position, at most limit + 1 of them, and
+ * merged into the page by ../utxo-listing.ts (the order and cursors every engine shares), so a page
+ * costs O(scripts × limit) whatever the scripts hold and however deep the page is.
  *
  * With `mempool`, the confirmed rows say whether a mempool transaction spends them, and once they are
  * exhausted the listing goes on with the scripts' unconfirmed outputs (mempool_outputs, in outpoint
@@ -21,9 +22,9 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { UTXO_LIST_KEY, UTXO_LIST_SECRET_KEY } from './utxo-list.js';
 import { shardIndexName, shardOf, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
-import { TXID_BYTES } from '../outpoint.js';
+import { closePage, coinbaseFlag, confirmedAfter, mempoolAfter, mergeConfirmed, mergeUnconfirmed } from '../utxo-listing.js';
 import { SNAPSHOT_COINBASE_KEY } from './bulk-load.js';
-import type { UtxoPageRequest, UtxoPageResult, UtxoPosition, UtxoRow } from '../index-model.js';
+import type { UtxoPageRequest, UtxoPageResult, UtxoRow } from '../index-model.js';
 
 interface ConfirmedRow {
   outpoint: Buffer;
@@ -94,29 +95,25 @@ export class UtxoPager {
     const secret = state.secret;
     req.check({ ...tip, secret });
     const want = req.limit + 1;
-    const rows: UtxoRow[] = [];
-    if (req.after === null || req.after.phase === 'confirmed') {
-      const h = req.after?.height ?? -1;
-      const op = req.after?.outpoint ?? Buffer.alloc(0);
+    let rows: UtxoRow[] = [];
+    const from = confirmedAfter(req.after);
+    if (from !== null) {
       req.keys.forEach((key, script) => {
-        for (const r of this.confirmed(key).all(key, h, op, want)) {
-          // An empty cb (a snapshot height without a coinbase coin) equals no txid: false.
-          const coinbase = r.cb === null ? null : r.cb.equals(r.outpoint.subarray(0, TXID_BYTES));
+        for (const r of this.confirmed(key).all(key, from.height, from.outpoint, want)) {
           rows.push({
             script,
             outpoint: r.outpoint,
             valueSats: BigInt(r.value),
             height: r.height,
-            coinbase,
+            coinbase: coinbaseFlag(r.cb, r.outpoint),
             ...this.spent(req.mempool, r.outpoint),
           });
         }
       });
-      rows.sort((a, b) => a.height! - b.height! || Buffer.compare(a.outpoint, b.outpoint));
-      rows.length = Math.min(rows.length, want);
+      rows = mergeConfirmed(rows, want);
     }
     if (req.mempool && rows.length < want) {
-      const after = req.after?.phase === 'mempool' ? req.after.outpoint : Buffer.alloc(0);
+      const after = mempoolAfter(req.after);
       const unconfirmed: UtxoRow[] = [];
       req.keys.forEach((key, script) => {
         for (const r of this.mempoolStmt.all(key, after, want - rows.length)) {
@@ -130,17 +127,9 @@ export class UtxoPager {
           });
         }
       });
-      unconfirmed.sort((a, b) => Buffer.compare(a.outpoint, b.outpoint));
-      rows.push(...unconfirmed.slice(0, want - rows.length));
+      rows.push(...mergeUnconfirmed(unconfirmed, want - rows.length));
     }
-    if (rows.length <= req.limit) return { kind: 'page', ...tip, secret, rows, next: null };
-    rows.length = req.limit;
-    const last = rows[rows.length - 1]!;
-    const next: UtxoPosition =
-      last.height === null
-        ? { phase: 'mempool', outpoint: last.outpoint }
-        : { phase: 'confirmed', height: last.height, outpoint: last.outpoint };
-    return { kind: 'page', ...tip, secret, rows, next };
+    return { kind: 'page', ...tip, secret, ...closePage(rows, req.limit) };
   }
 
   private spent(mempool: boolean, outpoint: Buffer): { spentInMempool?: boolean } {
