@@ -6,9 +6,12 @@ import type { UtxoListEvent } from '../src/store/index-model.js';
 export function logUtxoListEvent(log: Pick<LogSink, 'info'>, e: UtxoListEvent): void {
   switch (e.kind) {
     case 'building':
+      // One part (PostgreSQL's single index) is built in one transaction: a kill keeps nothing of it.
       log.info(
         { utxos: e.utxos, shards: e.shards, of: e.of },
-        `building the UTXO listing index: ${e.shards} of its ${e.of} shards over ${e.utxos} UTXOs (a kill keeps the shards already built)`,
+        e.of === 1
+          ? `building the UTXO listing index over ${e.utxos} UTXOs (in one transaction: a kill starts it again)`
+          : `building the UTXO listing index: ${e.shards} of its ${e.of} shards over ${e.utxos} UTXOs (a kill keeps the shards already built)`,
       );
       return;
     case 'shard':

@@ -39,4 +39,10 @@ describe('UTXO listing log lines', () => {
       store.close();
     }
   });
+
+  it('says that an index built in one part (PostgreSQL) starts again after a kill', () => {
+    const lines: string[] = [];
+    logUtxoListEvent({ info: (_obj, msg) => lines.push(msg) }, { kind: 'building', utxos: 12, shards: 1, of: 1 });
+    expect(lines).toEqual(['building the UTXO listing index over 12 UTXOs (in one transaction: a kill starts it again)']);
+  });
 });
