@@ -18,6 +18,7 @@ import { runParseBench } from './parse.js';
 import { runPushBench } from './push.js';
 import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
+import { runScaleOutBench } from './scale-out.js';
 import { runTipBench } from './tip.js';
 import { runXpubBench } from './xpub.js';
 import { runUtxosBench } from './utxos.js';
@@ -47,6 +48,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'utxos-scale': () => runUtxosScaleBench(),
   'wallet-fairness': () => runWalletFairnessBench(),
   'engine-ports': () => runEnginePortsBench(),
+  'scale-out': () => runScaleOutBench(),
 };
 
 async function main(): Promise<void> {
