@@ -15,9 +15,9 @@ import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { promote, startPrimary, startStandby, waitForReplay, type PgCluster } from '../../harness/postgres.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
-import { scanAddresses, utxoSetTotals } from '../../harness/regtest-scan.js';
-import { formatCoins } from '../../src/chain/amount.js';
+import { utxoSetTotals } from '../../harness/regtest-scan.js';
 import { openPostgresKeyStore, openPostgresReader, openPostgresVerifier } from '../../src/store/postgres/engine.js';
+import { apiMismatches } from '../support/ltc-oracle.js';
 
 const LIMITS = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
 
@@ -82,20 +82,8 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
 
   /** Every manifest address through `api` equals scantxoutset at the node's tip. */
   const expectApiEqualsNode = async (api: ApiProcess, phase: string): Promise<void> => {
-    const tip = await lw.nodeTip();
-    const scan = await scanAddresses(
-      node,
-      manifest.addresses.map((a) => a.address),
-    );
-    const wrong: string[] = [];
-    for (const a of manifest.addresses) {
-      const f = scan.get(a.address)!;
-      const got = await ask(api, a.address);
-      const expected = `"balanceSatoshi":${f.sats},"balance":${formatCoins(BigInt(f.sats))},"utxoCount":${f.utxos}`;
-      if (got.status !== 200 || got.blockHash !== tip || !got.text.includes(expected))
-        wrong.push(`${a.address}: ${got.status} ${got.text} (node: ${expected} at ${tip})`);
-    }
-    expect(wrong, phase).toEqual([]);
+    const addresses = manifest.addresses.map((a) => a.address);
+    expect(await apiMismatches(api.url, apiKey, node, addresses), phase).toEqual([]);
   };
 
   /** The index on `url` against the node's totals, and `addrsum-verify` on it finds nothing. */

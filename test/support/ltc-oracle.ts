@@ -4,6 +4,7 @@
  * satoshi at the node's tip, and `npm run verify` must find nothing.
  */
 import { expect } from 'vitest';
+import { formatCoins } from '../../src/chain/amount.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { checkIndex, type Expected } from '../../harness/index-check.js';
@@ -54,4 +55,24 @@ export async function expectIndexEqualsNode(
   expect(report.aggregateDifferences, phase).toBe(0);
   expect(report.chainProblems, phase).toEqual([]);
   expect(runVerifyCli('LTC', dataDir), phase).toMatchObject({ status: 0 });
+}
+
+/**
+ * Every address asked through the API at `url` (a private key: no limits in the way) against
+ * `scantxoutset` at the node's tip: the ones whose answer is not 200 with the node's balance (exact
+ * 8-decimal coins too), UTXO count and tip, each described.
+ */
+export async function apiMismatches(url: string, apiKey: string, node: Litecoind, addresses: readonly string[]): Promise<string[]> {
+  const tip = await node.cli<string>('getbestblockhash');
+  const scan = await scanAddresses(node, addresses);
+  const wrong: string[] = [];
+  for (const address of addresses) {
+    const f = scan.get(address)!;
+    const res = await fetch(`${url}/api/v1/LTC/address/${address}`, { headers: { 'x-api-key': apiKey } });
+    const text = await res.text();
+    const expected = `"balanceSatoshi":${f.sats},"balance":${formatCoins(BigInt(f.sats))},"utxoCount":${f.utxos}`;
+    if (res.status !== 200 || !text.includes(expected) || !text.includes(`"blockHash":"${tip}"`))
+      wrong.push(`${address}: ${res.status} ${text} (node: ${expected} at ${tip})`);
+  }
+  return wrong;
 }
