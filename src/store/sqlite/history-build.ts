@@ -31,7 +31,6 @@ export const BUILT_KEY = 'history_built';
 const BUILT_HASH_KEY = 'history_built_hash';
 const TABLE = 'history_build_utxos';
 
-
 export class HistoryBuild {
   /** Prepared once the table exists: it lives only while a build is under way. */
   private coins: CoinStatements | null = null;
