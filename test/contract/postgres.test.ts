@@ -2,11 +2,10 @@
  * The engine contract (engine-contract.ts) on the PostgreSQL engine, each index a database on one
  * throwaway primary (postgres-engine.ts), and what the engine refuses (postgres-refusals.ts).
  *
- * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, listing (the UTXO
- * listing), snapshot (bootstrap), history-build; and within the cases run, the history of reorg, kill
- * (seed 202) and mempool (its history-kept run), and the listing of kill (seeds 101, 303).
- * Run: apply and rollback without history, reorg, mempool without history, feed in full (its mempool
- * commits too) and kill without those features.
+ * Not yet on PostgreSQL (issue 34), so not run here: listing (the UTXO listing), snapshot (bootstrap),
+ * and within the cases run, the listing of kill (seeds 101, 303).
+ * Run: apply and rollback with and without history, reorg with history, mempool with and without it,
+ * feed in full (its mempool commits too), history-build, and kill (seed 202 keeping history).
  */
 import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';
