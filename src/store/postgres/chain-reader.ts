@@ -232,16 +232,19 @@ export class PgIndexReader implements IndexReader {
     return withTransaction(
       this.pool,
       async (client) => {
-        const row = await this.statusRow(client);
-        const status = this.toStatus(row);
-        if (status === null) return null;
+        // The cursors' key with the status: one statement fewer per page.
+        const { rows } = await client.query<StatusRow & { history_secret: Buffer | null }>(
+          `SELECT ${STATUS_COLUMNS}, st.history_secret FROM ${this.schema}.state AS st`,
+        );
+        const row = rows[0];
+        const status = row ? this.toStatus(row) : null;
+        if (!row || status === null) return null;
         if (!historyOn(row)) {
           const state = historyState(row);
           const building = state?.state === 'building' ? { height: state.builtHeight, tipHeight: status.tipHeight } : null;
           return { ...status, page: null, ...(building && { building }) };
         }
-        const { rows } = await client.query<{ history_secret: Buffer }>(`SELECT history_secret FROM ${this.schema}.state`);
-        const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: rows[0]!.history_secret };
+        const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: row.history_secret! };
         req.check?.(ctx);
         return { ...status, page: { ...(await this.history.page(client, req)), ...ctx } };
       },
