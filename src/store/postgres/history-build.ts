@@ -40,13 +40,13 @@ export class HistoryBuild {
 
   /** Starts a build from genesis, inside the caller's transaction. */
   async begin(): Promise<void> {
-    await this.client.query(`DELETE FROM ${this.schema}.${TABLE}`);
+    await this.emptyCoins();
     await this.setBuilt(-1, null);
   }
 
   /** Ends a build (finished or abandoned), inside the caller's transaction. */
   async end(): Promise<void> {
-    await this.client.query(`DELETE FROM ${this.schema}.${TABLE}`);
+    await this.emptyCoins();
     await this.client.query(`UPDATE ${this.schema}.state SET history_built = NULL, history_built_hash = NULL`);
   }
 
@@ -67,6 +67,14 @@ export class HistoryBuild {
     await moveCoins(this.client, this.schema, TABLE, disconnectBlock(height, undo, coins, below), restoredAgain(height));
     await this.rows.rollback(height);
     await this.setBuilt(height - 1, below?.hash ?? null);
+  }
+
+  /**
+   * TRUNCATE, not DELETE: at the end of a build the table holds the whole UTXO set. Its exclusive lock
+   * (replayed on a standby too) stops no reader: only the writer ever reads this table.
+   */
+  private async emptyCoins(): Promise<void> {
+    await this.client.query(`TRUNCATE ${this.schema}.${TABLE}`);
   }
 
   private async setBuilt(height: number, hash: Buffer | null): Promise<void> {
