@@ -301,12 +301,7 @@ export class PgIndexWriter implements IndexWriter {
       await this.history.guard(() =>
         this.mempool.guard(() =>
           inTransaction(client, async () => {
-            const { rows } = await client.query<{ height: number; hash: Buffer }>(
-              `SELECT height, hash FROM ${schema}.blocks WHERE height = ANY($1::integer[])`,
-              [blocks.map((b) => b.height)],
-            );
-            const hashes = new Map(rows.map((r) => [r.height, r.hash]));
-            const on = await this.history.buildNext(blocks, this.currentTip, (h) => hashes.get(h));
+            const on = await this.history.buildNext(blocks, this.currentTip);
             if (on === null) return;
             // Every summary gains history (push all); the mempool's was not kept: the follower reads it again.
             const touched = new Touched();
