@@ -67,6 +67,18 @@ export function historyState(row: HistoryStatusRow): ChainStatus['historyState']
 
 type Keys = ReturnType<typeof distinctKeys>;
 
+/** Where a part of a page is read from: a table of rows ranked per key, newest (highest rank) first. */
+interface Ranked {
+  readonly table: string;
+  readonly key: string;
+  readonly rank: string;
+  /** Further columns of the table's alias `h`, each with its leading comma. */
+  readonly more: string;
+}
+
+const CONFIRMED: Ranked = { table: 'history', key: 'history_key', rank: 'tx_num', more: '' };
+const MEMPOOL: Ranked = { table: 'mempool_history', key: 'script_key', rank: 'seq', more: ', h.txid' };
+
 interface RankRow {
   ord: string;
   rank: string;
@@ -126,7 +138,7 @@ export class HistoryReader {
 
   /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */
   private async unconfirmed(client: Queryable, keys: Keys, belowSeq: number, want: number): Promise<WalletUnconfirmedItem[]> {
-    const rows = await this.newest(client, 'mempool_history', 'script_key', 'seq', ', h.txid', keys, belowSeq, want);
+    const rows = await this.newest(client, MEMPOOL, keys, belowSeq, want);
     const txids = new Map<number, Buffer>();
     for (const r of rows) txids.set(Number(r.rank), r.txid!);
     return mergeNewest(ranked(keys, rows), want).map((m) => ({
@@ -153,29 +165,21 @@ export class HistoryReader {
       read.add(at.toString('latin1'));
       return [{ script, key: at }];
     });
-    const rows = await this.newest(client, 'history', 'history_key', 'tx_num', '', histories, beforeTx ?? Number.MAX_SAFE_INTEGER, want);
+    const rows = await this.newest(client, CONFIRMED, histories, beforeTx ?? Number.MAX_SAFE_INTEGER, want);
     const merged = mergeNewest(ranked(histories, rows), want);
     const items = await this.items(client, merged.slice(0, limit));
     return { items, next: merged.length > limit ? { phase: 'confirmed', txNum: items[items.length - 1]!.txNum } : null };
   }
 
-  /** Each key's newest `want` rows of `table` ranked below `below`, newest first, in one statement. */
-  private async newest(
-    client: Queryable,
-    table: string,
-    keyColumn: string,
-    rankColumn: string,
-    more: string,
-    keys: Keys,
-    below: number,
-    want: number,
-  ): Promise<RankRow[]> {
+  /** Each key's newest `want` rows of `from` ranked below `below`, newest first: one backward range scan per key. */
+  private async newest(client: Queryable, from: Ranked, keys: Keys, below: number, want: number): Promise<RankRow[]> {
     if (keys.length === 0) return [];
+    const { table, key, rank, more } = from;
     const { rows } = await client.query<RankRow>(
-      `SELECT q.ord::text AS ord, h.rank::text AS rank, h.received::text AS received, h.sent::text AS sent${more ? ', h.txid' : ''} ` +
+      `SELECT q.ord::text AS ord, h.rank::text AS rank, h.received::text AS received, h.sent::text AS sent${more} ` +
         `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) CROSS JOIN LATERAL (` +
-        `SELECT ${rankColumn} AS rank, received, sent${more} FROM ${this.schema}.${table} AS h ` +
-        `WHERE ${keyColumn} = q.k AND ${rankColumn} < $2 ORDER BY ${rankColumn} DESC LIMIT $3) AS h`,
+        `SELECT ${rank} AS rank, received, sent${more} FROM ${this.schema}.${table} AS h ` +
+        `WHERE ${key} = q.k AND ${rank} < $2 ORDER BY ${rank} DESC LIMIT $3) AS h`,
       [keys.map((k) => k.key), below, want],
     );
     return rows;
