@@ -16,8 +16,8 @@ export function openWriter(location: string, opts: WriterOptions): Promise<Index
   return openPostgresWriter(location, opts);
 }
 
-/** The core, the mempool view and the UTXO listing so far (issue 34): no history or snapshot yet. */
-export const POSTGRES_FEATURES = { history: false, mempool: true, utxoList: true, snapshot: false } as const;
+/** The core, the mempool view, the UTXO listing and history so far (issue 34): no snapshot yet. */
+export const POSTGRES_FEATURES = { history: true, mempool: true, utxoList: true, snapshot: false } as const;
 
 /** `url` with its database name replaced. */
 export function databaseUrl(url: string, database: string): string {

@@ -13,6 +13,7 @@ import { startStandby, waitForReplay } from '../../harness/postgres.js';
 import { openPostgresReader, openPostgresWriter } from '../../src/store/postgres/engine.js';
 import { chainSchema, listPgMigrations, migratePgChain, PG_SCHEMA_VERSION } from '../../src/store/postgres/chain-schema.js';
 import { openPool } from '../../src/store/postgres/pg-pool.js';
+import { scriptKey } from '../../src/store/script-key.js';
 import type { IndexReader, IndexWriter } from '../../src/store/ports.js';
 import { ChainBuilder, Rng, p2wpkh, spendTx } from '../support/blocks.js';
 import { CHAIN, writerOptions } from './open-index.js';
@@ -109,8 +110,8 @@ export function postgresRefusals(engine: PostgresEngine): void {
     const w = await index.openWriter(writerOptions(4));
     try {
       const refused = { code: 'UNSUPPORTED', message: expect.stringMatching(/not yet on PostgreSQL/) };
-      await expect(w.setHistory(true)).rejects.toMatchObject(refused);
-      await expect(w.buildHistory([])).rejects.toMatchObject(refused);
+      // No history build under way: nothing to build.
+      await expect(w.buildHistory([])).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
       await expect(w.loadSnapshot(() => [], { height: 1, hash: Buffer.alloc(32), prevHash: Buffer.alloc(32) })).rejects.toMatchObject(
         refused,
       );
@@ -126,6 +127,8 @@ export function postgresRefusals(engine: PostgresEngine): void {
   it('a refused batch writes nothing, and the index stays writable; a standby reads what the primary committed', async () => {
     const index = await engine.create(CHAIN);
     const w = await index.openWriter(writerOptions(4));
+    // With history kept: a refusal writes none of it either, and a standby reads its pages.
+    await w.setHistory(true);
     const r = await index.openReader();
     try {
       const rng = new Rng(0x5eed_0034);
@@ -164,6 +167,16 @@ export function postgresRefusals(engine: PostgresEngine): void {
           expect(await onStandby.summary(b)).toEqual(await r.summary(b));
           expect(await onStandby.status()).toMatchObject({ tipHeight: 2, nodeHeight: 9, nodeSeenAt: new Date(1_700_000_000_000) });
           expect(await onStandby.feed.since(0, 10)).toEqual(await r.feed.since(0, 10));
+          const keys = [scriptKey(a), scriptKey(b)];
+          const page = { key: keys[1]!, after: null, limit: 2, mempool: true };
+          expect(await onStandby.historyPage(page)).toEqual(await r.historyPage(page));
+          expect((await r.historyPage(page))?.page?.items).toHaveLength(1);
+          const wallet = { keys, after: null, limit: 5, mempool: true };
+          expect(await onStandby.walletHistoryPage(wallet)).toEqual(await r.walletHistoryPage(wallet));
+          expect(await onStandby.keyViews(keys, true, { distinct: true, groups: [[0], [1], [0, 1]] })).toMatchObject({
+            distinctTxCount: 3,
+            groupTxCounts: [3, 1, 3],
+          });
         } finally {
           await onStandby.close();
         }

@@ -3,12 +3,10 @@
  * throwaway primary (postgres-engine.ts), what the engine refuses (postgres-refusals.ts), and what the
  * contract cannot see of its UTXO listing (postgres-listing.ts).
  *
- * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, snapshot
- * (bootstrap), history-build; and within the cases run, the history of reorg, kill (seed 202) and
- * mempool (its history-kept run).
- * Run: apply and rollback without history, reorg, listing (the UTXO listing) in full, mempool without
- * history, feed in full (its mempool commits too) and kill without history (seeds 101 and 303 with the
- * listing on).
+ * Not yet on PostgreSQL (issue 34), so not run here: snapshot (bootstrap).
+ * Run: apply and rollback with and without history, reorg with history, listing (the UTXO listing) in
+ * full, mempool with and without history, feed in full (its mempool commits too), history-build, and
+ * kill (seed 202 keeping history, seeds 101 and 303 with the listing on).
  */
 import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';

@@ -3,9 +3,9 @@
  * never creates, migrates or writes. Every answer comes from one snapshot: one statement, or several in
  * one REPEATABLE READ READ ONLY transaction, so the figures and the tip they are reported at belong to
  * one commit of the writer. Amounts come back as decimal text (int8) and become exact bigints.
- * Not yet on PostgreSQL (issue 34): history figures and pages; the answers say so as the ports allow
- * (no history figures, a `page` null). The mempool deltas come from mempool_scripts (mempool-writer.ts)
- * in the snapshot of the confirmed figures; the UTXO listing's pages from utxo-page.ts.
+ * The mempool deltas come from mempool_scripts (mempool-writer.ts), and history's figures and pages from
+ * its tables (history-reader.ts), in the snapshot of the confirmed figures; the UTXO listing's pages from
+ * utxo-page.ts.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
@@ -15,24 +15,39 @@ import type {
   FeedBounds,
   FeedEntry,
   HistoryPage,
+  HistoryPageRequest,
   MempoolDelta,
   ScriptSummary,
   ScriptView,
   ScriptViews,
   UtxoListing,
   UtxoPageRequest,
+  ViewOptions,
   WalletHistoryPage,
+  WalletHistoryRequest,
 } from '../index-model.js';
 import type { FeedReader, IndexReader } from '../ports.js';
 import { SCRIPT_KEY_BYTES, scriptKey } from '../script-key.js';
 import { chainMismatch, chainSchema, checkPgSchemaVersion } from './chain-schema.js';
+import {
+  FIGURES_COLUMNS,
+  HISTORY_STATUS_COLUMNS,
+  HistoryReader,
+  figuresJoin,
+  historyFigures,
+  historyOn,
+  historyState,
+  type HistoryFiguresRow,
+  type HistoryStatusRow,
+} from './history-reader.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
 
 export const STATUS_COLUMNS =
-  'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time';
+  'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time, ' +
+  HISTORY_STATUS_COLUMNS;
 
-export interface StatusRow {
+export interface StatusRow extends HistoryStatusRow {
   tip_height: number | null;
   tip_hash: Buffer | null;
   node_height: number | null;
@@ -65,6 +80,7 @@ const KINDS = { 1: 'block', 2: 'disconnect', 3: 'mempool' } as const;
 
 export class PgIndexReader implements IndexReader {
   readonly feed: FeedReader;
+  private readonly history: HistoryReader;
   private lastTip: { raw: Buffer; hex: string } | null = null;
 
   private constructor(
@@ -77,6 +93,7 @@ export class PgIndexReader implements IndexReader {
       bounds: () => this.bounds(),
       since: (after, limit) => this.since(after, limit),
     };
+    this.history = new HistoryReader(schema);
   }
 
   /** Throws StoreError NOT_INITIALIZED, SCHEMA_TOO_NEW, SCHEMA_TOO_OLD or CHAIN_MISMATCH. */
@@ -106,14 +123,17 @@ export class PgIndexReader implements IndexReader {
 
   /** One statement: the script's figures and the status they are true at. */
   async summary(script: Uint8Array): Promise<ScriptSummary | null> {
-    const { rows } = await this.pool.query<StatusRow & FiguresRow>(
-      `SELECT ${STATUS_COLUMNS}, s.balance::text AS balance, s.utxo_count::text AS utxo_count ` +
-        `FROM ${this.schema}.state AS st LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = $1`,
+    const { rows } = await this.pool.query<StatusRow & FiguresRow & HistoryFiguresRow>(
+      `SELECT ${STATUS_COLUMNS}, s.balance::text AS balance, s.utxo_count::text AS utxo_count${FIGURES_COLUMNS} ` +
+        `FROM ${this.schema}.state AS st LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = $1 ${figuresJoin(this.schema, '$1')}`,
       [scriptKey(script)],
     );
     const row = rows[0];
     const status = row ? this.toStatus(row) : null;
-    return status && { ...status, ...figures(row!) };
+    if (!status) return null;
+    const summary: ScriptSummary = { ...status, ...figures(row!) };
+    if (historyOn(row!)) summary.history = historyFigures(row!);
+    return summary;
   }
 
   views(scripts: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
@@ -123,16 +143,21 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
-  /** History figures (distinct, groups) are not kept yet: views without them, as an index that keeps no history. */
-  keyViews(keys: readonly Uint8Array[], mempool: boolean): Promise<ScriptViews | null> {
+  /** views() by script key; with `distinct` or `groups` (while history is kept), their distinct transactions too. */
+  keyViews(keys: readonly Uint8Array[], mempool: boolean, opts: ViewOptions = {}): Promise<ScriptViews | null> {
     return this.viewsOf(
       keys.map((k) => Buffer.from(k.buffer, k.byteOffset, k.byteLength)),
       mempool,
+      opts,
     );
   }
 
+  /** One statement: the tip and history's state belong to one commit. */
   async status(): Promise<ChainStatus | null> {
-    return this.toStatus(await this.statusRow(this.pool));
+    const row = await this.statusRow(this.pool);
+    const status = this.toStatus(row);
+    const state = historyState(row);
+    return status && (state ? { ...status, historyState: state } : status);
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */
@@ -164,40 +189,89 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
-  /** No history kept yet: `page` null, as an index that keeps none. */
-  async historyPage(): Promise<HistoryPage | null> {
-    const status = await this.status();
-    return status && { ...status, page: null };
+  /** One page of a script's history, newest first (history-reader.ts), in one snapshot with the tip it names. */
+  async historyPage(req: HistoryPageRequest): Promise<HistoryPage | null> {
+    const { key, ...rest } = req;
+    const page = await this.readHistory({ ...rest, keys: [key] });
+    if (!page?.page) return page;
+    const { unconfirmed, items } = page.page;
+    return {
+      ...page,
+      page: {
+        ...page.page,
+        unconfirmed: unconfirmed.map(({ parts: _, ...u }) => u),
+        items: items.map(({ parts: _, ...i }) => i),
+      },
+    };
   }
 
-  async walletHistoryPage(): Promise<WalletHistoryPage | null> {
-    const status = await this.status();
-    return status && { ...status, page: null };
+  /** One page of several scripts' histories merged, each transaction once (history-reader.ts), in one snapshot. */
+  walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null> {
+    return this.readHistory(req);
   }
 
   async close(): Promise<void> {
     await this.pool.end();
   }
 
-  /** The status and every script's figures in one REPEATABLE READ snapshot. */
-  private async viewsOf(keys: Buffer[], mempool: boolean): Promise<ScriptViews | null> {
+  /** The status and every script's figures (and history's, while kept) in one REPEATABLE READ snapshot. */
+  private async viewsOf(keys: Buffer[], mempool: boolean, opts: ViewOptions = {}): Promise<ScriptViews | null> {
     return withTransaction(
       this.pool,
       async (client) => {
-        const status = this.toStatus(await this.statusRow(client));
+        const statusRow = await this.statusRow(client);
+        const status = this.toStatus(statusRow);
         if (status === null) return null;
-        const { rows } = await client.query<FiguresRow & Partial<MempoolRow>>(
-          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count${mempool ? MEMPOOL_COLUMNS : ''} ` +
+        const history = historyOn(statusRow);
+        const { rows } = await client.query<FiguresRow & Partial<MempoolRow> & HistoryFiguresRow>(
+          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count${mempool ? MEMPOOL_COLUMNS : ''}${history ? FIGURES_COLUMNS : ''} ` +
             `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = q.k ` +
-            `${mempool ? `LEFT JOIN ${this.schema}.mempool_scripts AS m ON m.script_key = q.k ` : ''}ORDER BY q.ord`,
+            `${mempool ? `LEFT JOIN ${this.schema}.mempool_scripts AS m ON m.script_key = q.k ` : ''}` +
+            `${history ? `${figuresJoin(this.schema, 'q.k')} ` : ''}ORDER BY q.ord`,
           [keys],
         );
         const items = rows.map((row): ScriptView => {
           const view: ScriptView = figures(row);
-          if (mempool) view.unconfirmed = unconfirmed(row);
+          if (mempool) view.unconfirmed = unconfirmed(row, history);
+          if (history) view.history = historyFigures(row);
           return view;
         });
-        return { ...status, items };
+        const views: ScriptViews = { ...status, items };
+        if (history && (opts.distinct === true || opts.groups)) {
+          const groups = opts.groups?.map((g) => g.map((i) => keys[i]!)) ?? [];
+          const counts = await this.history.distinct(client, opts.distinct === true ? [keys, ...groups] : groups);
+          if (opts.distinct === true) views.distinctTxCount = counts.shift()!;
+          if (opts.groups) views.groupTxCounts = counts;
+        }
+        return views;
+      },
+      'snapshot',
+    );
+  }
+
+  /**
+   * The status, the cursor's check and every row of a page in one snapshot; `page` null (with the build's
+   * progress while one is under way) while history is not kept.
+   */
+  private async readHistory(req: WalletHistoryRequest): Promise<WalletHistoryPage | null> {
+    return withTransaction(
+      this.pool,
+      async (client) => {
+        // The cursors' key with the status: one statement fewer per page.
+        const { rows } = await client.query<StatusRow & { history_secret: Buffer | null }>(
+          `SELECT ${STATUS_COLUMNS}, st.history_secret FROM ${this.schema}.state AS st`,
+        );
+        const row = rows[0];
+        const status = row ? this.toStatus(row) : null;
+        if (!row || status === null) return null;
+        if (!historyOn(row)) {
+          const state = historyState(row);
+          const building = state?.state === 'building' ? { height: state.builtHeight, tipHeight: status.tipHeight } : null;
+          return { ...status, page: null, ...(building && { building }) };
+        }
+        const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: row.history_secret! };
+        req.check?.(ctx);
+        return { ...status, page: { ...(await this.history.page(client, req)), ...ctx } };
       },
       'snapshot',
     );
@@ -205,7 +279,17 @@ export class PgIndexReader implements IndexReader {
 
   private async statusRow(client: Queryable): Promise<StatusRow> {
     const { rows } = await client.query<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM ${this.schema}.state AS st`);
-    return rows[0] ?? { tip_height: null, tip_hash: null, node_height: null, node_seen_at: null, tip_time: null };
+    return (
+      rows[0] ?? {
+        tip_height: null,
+        tip_hash: null,
+        node_height: null,
+        node_seen_at: null,
+        tip_time: null,
+        history: 0,
+        history_built: null,
+      }
+    );
   }
 
   private toStatus(row: StatusRow): ChainStatus | null {
@@ -246,14 +330,17 @@ export class PgIndexReader implements IndexReader {
 const MEMPOOL_COLUMNS =
   ', m.received::text AS m_received, m.sent::text AS m_sent, m.utxo_count::text AS m_utxo_count, m.tx_count::text AS m_tx_count';
 
-/** The mempool deltas (zeros when none touches the script); without history, no gross figures (as SQLite's). */
-function unconfirmed(row: Partial<MempoolRow>): MempoolDelta {
+/** The mempool deltas (zeros when none touches the script); the gross figures only beside confirmed history (as SQLite's). */
+function unconfirmed(row: Partial<MempoolRow>, history: boolean): MempoolDelta {
   const amount = (v: string | null | undefined): bigint => (v == null ? 0n : BigInt(v));
-  return {
-    balanceSats: amount(row.m_received) - amount(row.m_sent),
+  const [received, sent] = [amount(row.m_received), amount(row.m_sent)];
+  const delta: MempoolDelta = {
+    balanceSats: received - sent,
     utxoCount: Number(row.m_utxo_count ?? 0),
     txCount: Number(row.m_tx_count ?? 0),
   };
+  if (history) Object.assign(delta, { received, sent });
+  return delta;
 }
 
 function figures(row: FiguresRow): { balanceSats: bigint; utxoCount: number } {

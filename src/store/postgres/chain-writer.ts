@@ -10,13 +10,14 @@
  * | changes | seq        | kind, tip, touched scripts              | one row per commit that moves the tip; the newest FEED_KEEP |
  * | state   | one row    | chain, network, tip, tip_time, node seen, totals, mempool_seq | tip = last blocks row; totals = those of `scripts` |
  * | mempool_* | (mempool-writer.ts) | the node's mempool as per-script deltas | mined and conflicting txs leave in the block's transaction; a rollback empties them |
+ * | history* | (history-rows.ts) | each script's transactions, txids by number | while state.history = 1 for every block, in the blocks' own transaction; while 2, for blocks 0..history_built (history-build.ts) |
  *
  * The same semantics as the SQLite engine (../sqlite/chain-store.ts): a batch's coins, aggregates, undo
  * rows and pruning, blocks rows, feed row, node seen and new tip are written in ONE transaction, and the
  * tip held in memory moves only after it commits; a refusal rolls back and writes nothing. One writer per
  * index: it holds a session advisory lock on its own connection, on which it also does every write.
- * The UTXO listing's index is the server's to keep (utxo-list.ts). Not yet on PostgreSQL (issue 34):
- * snapshots, history.
+ * The UTXO listing's index is the server's to keep (utxo-list.ts); history is in history-writer.ts. Not yet
+ * on PostgreSQL (issue 34): snapshots.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
@@ -24,12 +25,13 @@ import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
-import type { BlockToApply, NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
+import type { BlockToApply, HistoryBuildProgress, NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
 import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
-import { createdAgain, restoredAgain } from '../change-set.js';
+import { createdAgain, restoredAgain, withScripts } from '../change-set.js';
 import { Touched, recordChange, resolveCoins, writeChangeSet } from './change-write.js';
+import { PgHistory } from './history-writer.js';
 import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
 import { setPgUtxoList } from './utxo-list.js';
@@ -69,6 +71,8 @@ interface StateRow {
 export class PgIndexWriter implements IndexWriter {
   /** The mempool view (mempool-writer.ts): its calls run in this writer's queue, on its connection. */
   readonly mempool: PgMempool;
+  /** Address history (history-writer.ts): off, being built, or kept by block sync. */
+  private readonly history: PgHistory;
   private closed = false;
   /** The last call on the connection: each waits for the one before (one connection, one transaction at a time). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -85,11 +89,16 @@ export class PgIndexWriter implements IndexWriter {
     private currentTip: Tip | null,
     private currentTotals: Totals,
   ) {
-    this.mempool = new PgMempool(client, schema, (fn) =>
-      this.serial(() => {
-        this.checkOpen();
-        return fn();
-      }),
+    this.history = new PgHistory(client, schema);
+    this.mempool = new PgMempool(
+      client,
+      schema,
+      (fn) =>
+        this.serial(() => {
+          this.checkOpen();
+          return fn();
+        }),
+      () => this.history.kept,
     );
   }
 
@@ -129,6 +138,7 @@ export class PgIndexWriter implements IndexWriter {
       const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
       const writer = new PgIndexWriter(pool, client, lost, schema, opts.chain, opts.network, undoDepth, tip, totals);
       await writer.mempool.load();
+      await writer.history.load();
       return writer;
     } catch (err) {
       // Destroyed, not returned: the session (and any lock it took) ends with it.
@@ -181,8 +191,9 @@ export class PgIndexWriter implements IndexWriter {
     const { client, schema } = this;
     const totals = await this.mempool.guard(() =>
       inTransaction(client, async () => {
-        const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom);
+        const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom, await this.history.connecting());
         const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain);
+        if (set.history) await this.history.commit(set.history);
         await client.query(
           `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,
           [blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.prevHash), blocks.map((b) => coinbaseTxid(b.txs))],
@@ -230,6 +241,7 @@ export class PgIndexWriter implements IndexWriter {
         const below: Tip | null = prevHash ? { height: tip.height - 1, hash: prevHash } : null;
         const set = disconnectBlock(tip.height, undo, await resolveCoins(client, schema, outpointsToRestore(undo)), below);
         const after = await writeChangeSet(client, schema, set, this.currentTotals, restoredAgain(tip.height));
+        const changed = withScripts(set.touched, await this.history.disconnect(tip.height, undo, below));
         await client.query(`DELETE FROM ${schema}.undo WHERE height = $1`, [tip.height]);
         await client.query(`DELETE FROM ${schema}.blocks WHERE height = $1`, [tip.height]);
         // The blocks table keeps no header times: unknown until the next block is applied.
@@ -237,7 +249,7 @@ export class PgIndexWriter implements IndexWriter {
         // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
         const touched = new Touched();
         await this.mempool.emptied(touched);
-        await recordChange(client, schema, 'disconnect', below?.height ?? null, touched.list(set.touched));
+        await recordChange(client, schema, 'disconnect', below?.height ?? null, touched.list(changed));
         return { newTip: below, totals: after };
       }),
     );
@@ -271,16 +283,42 @@ export class PgIndexWriter implements IndexWriter {
     });
   }
 
+  /** History kept from the first block on an empty index, else built first (buildHistory); off forgets it. */
   setHistory(on: boolean): Promise<void> {
-    return on ? Promise.reject(unsupported('address history (ADDRSUM_HISTORY)')) : Promise.resolve();
+    return this.serial(() => {
+      this.checkOpen();
+      return this.history.guard(() => inTransaction(this.client, () => this.history.set(on, this.currentTip !== null)));
+    });
   }
 
-  historyBuild(): Promise<null> {
-    return Promise.resolve(null);
+  /** Where building history stands; null when no build is under way. */
+  historyBuild(): Promise<HistoryBuildProgress | null> {
+    return this.serial(() => {
+      this.checkOpen();
+      return this.history.progress(this.currentTip?.height ?? -1);
+    });
   }
 
-  buildHistory(): Promise<never> {
-    return Promise.reject(unsupported('building address history'));
+  /** The next blocks' history in one transaction (history-writer.ts); the step that reaches the tip turns it on. */
+  buildHistory(blocks: readonly BlockToApply[]): Promise<HistoryBuildProgress | null> {
+    return this.serial(async () => {
+      this.checkOpen();
+      const { client, schema } = this;
+      await this.history.guard(() =>
+        this.mempool.guard(() =>
+          inTransaction(client, async () => {
+            const on = await this.history.buildNext(blocks, this.currentTip);
+            if (on === null) return;
+            // Every summary gains history (push all); the mempool's was not kept: the follower reads it again.
+            const touched = new Touched();
+            touched.touchEverything();
+            await this.mempool.emptied(touched);
+            await recordChange(client, schema, 'block', on, null);
+          }),
+        ),
+      );
+      return this.history.progress(this.currentTip?.height ?? -1);
+    });
   }
 
   /** Nothing to fold or warm: the server keeps its own log and cache. */

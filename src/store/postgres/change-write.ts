@@ -24,12 +24,20 @@ interface CoinRow {
   height: number;
 }
 
-/** The coins the index holds at `outpoints` (by id), in one query; an outpoint with no row is absent. */
-export async function resolveCoins(client: Queryable, schema: string, outpoints: ReadonlyMap<string, Buffer>): Promise<Map<string, Coin>> {
+/**
+ * The coins the index holds at `outpoints` (by id), in one query; an outpoint with no row is absent.
+ * `table`: a coin table shaped as utxos (a history build's own, history-build.ts).
+ */
+export async function resolveCoins(
+  client: Queryable,
+  schema: string,
+  outpoints: ReadonlyMap<string, Buffer>,
+  table = 'utxos',
+): Promise<Map<string, Coin>> {
   const coins = new Map<string, Coin>();
   if (outpoints.size === 0) return coins;
   const { rows } = await client.query<CoinRow>(
-    `SELECT outpoint, script_key, value::text AS value, height FROM ${schema}.utxos WHERE outpoint = ANY($1::bytea[])`,
+    `SELECT outpoint, script_key, value::text AS value, height FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[])`,
     [[...outpoints.values()]],
   );
   for (const r of rows)
@@ -48,17 +56,28 @@ export async function writeChangeSet(
   before: Totals,
   conflict: (coin: Coin) => string,
 ): Promise<Totals> {
-  if (set.spent.length > 0)
-    await client.query(`DELETE FROM ${schema}.utxos WHERE outpoint = ANY($1::bytea[])`, [set.spent.map((c) => c.outpoint)]);
-  await insertCoins(client, schema, set.created, conflict);
+  await moveCoins(client, schema, 'utxos', set, conflict);
   const scripts = await writeDeltas(client, schema, set.deltas, before.scripts);
   return { utxos: before.utxos + set.utxos, amount: before.amount + set.amount, scripts };
 }
 
-async function insertCoins(client: Queryable, schema: string, coins: readonly Coin[], conflict: (coin: Coin) => string): Promise<void> {
+/** Removes a change set's spent coins from `table` (shaped as utxos) and adds its new ones; INCONSISTENT as writeChangeSet. */
+export async function moveCoins(
+  client: Queryable,
+  schema: string,
+  table: string,
+  set: Pick<ChangeSet, 'spent' | 'created'>,
+  conflict: (coin: Coin) => string,
+): Promise<void> {
+  if (set.spent.length > 0)
+    await client.query(`DELETE FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[])`, [set.spent.map((c) => c.outpoint)]);
+  await insertCoins(client, `${schema}.${table}`, set.created, conflict);
+}
+
+async function insertCoins(client: Queryable, table: string, coins: readonly Coin[], conflict: (coin: Coin) => string): Promise<void> {
   if (coins.length === 0) return;
   const { rows } = await client.query<{ outpoint: Buffer }>(
-    `INSERT INTO ${schema}.utxos (outpoint, script_key, value, height) ` +
+    `INSERT INTO ${table} (outpoint, script_key, value, height) ` +
       'SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bigint[], $4::integer[]) ON CONFLICT (outpoint) DO NOTHING RETURNING outpoint',
     [coins.map((c) => c.outpoint), coins.map((c) => c.scriptKey), coins.map((c) => c.value.toString()), coins.map((c) => c.height)],
   );

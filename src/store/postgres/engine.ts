@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL engine's entry points, as ../sqlite/engine.ts is SQLite's: what the CLIs and the API's
  * wiring open. The API keys (ADDRSUM_KEYS_URL), and the chain indexes' core (issue 34: blocks, UTXOs,
- * aggregates, undo, the change feed, the mempool view, the UTXO listing; snapshots and history are not
+ * aggregates, undo, the change feed, the mempool view, the UTXO listing, address history; snapshots are not
  * yet here).
  */
 import type { ChainCode, NetworkName } from '../../chain/params.js';

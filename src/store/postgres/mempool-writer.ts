@@ -1,6 +1,6 @@
 /**
- * The mempool view of a chain's index in PostgreSQL (migrations/postgres/0002_mempool.sql), with the
- * semantics of the SQLite engine's (../sqlite/mempool-store.ts, without history):
+ * The mempool view of a chain's index in PostgreSQL (migrations/postgres/0002_mempool.sql,
+ * 0004_history.sql), with the semantics of the SQLite engine's (../sqlite/mempool-store.ts):
  *
  * | table           | key        | value                                | invariant                                                  |
  * |-----------------|------------|--------------------------------------|------------------------------------------------------------|
@@ -8,6 +8,7 @@
  * | mempool_outputs | outpoint   | script_key, value                    | spendable outputs of mempool_txs rows                      |
  * | mempool_spends  | outpoint   | txid                                 | each input of each mempool_txs row; one spender per outpoint |
  * | mempool_scripts | script_key | received, sent, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
+ * | mempool_history | script_key, seq | txid, received, sent              | only while history is kept: one row per (held tx, script in its effect) |
  * | state           | one row    | mempool_seq                          | the last seq given (never reused)                          |
  *
  * add/remove/clear are each ONE transaction on the writer's connection, run in the writer's queue (the
@@ -40,10 +41,15 @@ export class PgMempool implements MempoolWriter {
   private seq = 0;
   private clearCount = 0;
 
+  /**
+   * `history`: whether the index keeps history, and so mempool_history (history-rows.ts drops it with the
+   * rest; history starts only on an index with no block, or once a build ends by emptying this view).
+   */
   constructor(
     private readonly client: Queryable,
     private readonly schema: string,
     private readonly serial: Serial,
+    private readonly history: () => boolean = () => false,
   ) {}
 
   /** Reads the count and the last seq: at open, and after a transaction rolled back. */
@@ -184,7 +190,7 @@ export class PgMempool implements MempoolWriter {
       else for (const row of rows) touched.touch(row.script_key);
     }
     // DELETE, not TRUNCATE: a reader's snapshot taken before this commit must still see the rows.
-    for (const table of ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts'])
+    for (const table of ['mempool_txs', 'mempool_outputs', 'mempool_spends', 'mempool_scripts', 'mempool_history'])
       await this.client.query(`DELETE FROM ${this.schema}.${table}`);
     this.count = 0;
     this.clearCount++;
@@ -243,7 +249,7 @@ export class PgMempool implements MempoolWriter {
       tx.outputs.length,
       encodeEffect(effect),
     ]);
-    await this.applyScripts(effect, 1, touched);
+    await this.applyScripts(tx.txid, seq, effect, 1, touched);
     this.count++;
     return 'added';
   }
@@ -286,8 +292,8 @@ export class PgMempool implements MempoolWriter {
   /** Removes one transaction's rows and subtracts its effect; its outputs count, or null when not held. */
   private async removeOne(txid: Buffer, touched: Touched): Promise<number | null> {
     const { schema, client } = this;
-    const { rows } = await client.query<{ outputs: number; effect: Buffer }>(
-      `DELETE FROM ${schema}.mempool_txs WHERE txid = $1 RETURNING outputs, effect`,
+    const { rows } = await client.query<{ seq: string; outputs: number; effect: Buffer }>(
+      `DELETE FROM ${schema}.mempool_txs WHERE txid = $1 RETURNING seq::text AS seq, outputs, effect`,
       [txid],
     );
     const row = rows[0];
@@ -299,13 +305,16 @@ export class PgMempool implements MempoolWriter {
       await client.query(`DELETE FROM ${schema}.mempool_outputs WHERE outpoint = ANY($1::bytea[])`, [
         Array.from({ length: row.outputs }, (_, vout) => outpointKey(txid, vout)),
       ]);
-    await this.applyScripts(effect, -1, touched);
+    await this.applyScripts(txid, Number(row.seq), effect, -1, touched);
     this.count--;
     return row.outputs;
   }
 
-  /** Adds (or subtracts) an effect to the per-script sums in one upsert; drops the rows no transaction touches any more. */
-  private async applyScripts(effect: TxEffect, sign: 1 | -1, touched: Touched): Promise<void> {
+  /**
+   * Adds (or subtracts) an effect to the per-script sums in one upsert; drops the rows no transaction
+   * touches any more. With history kept, adds (or removes) the transaction's rows of mempool_history.
+   */
+  private async applyScripts(txid: Buffer, seq: number, effect: TxEffect, sign: 1 | -1, touched: Touched): Promise<void> {
     const scripts = effect.scripts;
     if (scripts.length === 0) return;
     for (const s of scripts) touched.touch(s.key);
@@ -320,6 +329,15 @@ export class PgMempool implements MempoolWriter {
     );
     if (sign < 0)
       await this.client.query(`DELETE FROM ${this.schema}.mempool_scripts WHERE script_key = ANY($1::bytea[]) AND tx_count <= 0`, [keys]);
+    if (!this.history()) return;
+    if (sign > 0)
+      await this.client.query(
+        `INSERT INTO ${this.schema}.mempool_history (script_key, seq, txid, received, sent) ` +
+          'SELECT k, $2::bigint, $3::bytea, r, s FROM unnest($1::bytea[], $4::bigint[], $5::bigint[]) AS q(k, r, s)',
+        [keys, seq, txid, scripts.map((s) => s.received.toString()), scripts.map((s) => s.sent.toString())],
+      );
+    else
+      await this.client.query(`DELETE FROM ${this.schema}.mempool_history WHERE script_key = ANY($1::bytea[]) AND seq = $2`, [keys, seq]);
   }
 }
 

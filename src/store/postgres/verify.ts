@@ -1,12 +1,14 @@
 /**
  * Offline checks of a chain's index in PostgreSQL (`addrsum-verify`), as ../sqlite/verify.ts: every
- * aggregate recomputed from the UTXOs, and the chain's invariants (chain-writer.ts), each read in one
- * REPEATABLE READ snapshot so a writer committing meanwhile cannot make a difference appear.
+ * aggregate recomputed from the UTXOs, and the chain's invariants (chain-writer.ts; history's in
+ * history-verify.ts), each read in one REPEATABLE READ snapshot so a writer committing meanwhile cannot
+ * make a difference appear.
  */
 import type { AggregateReport, AggregateValues } from '../index-model.js';
 import type { IndexVerifier } from '../ports.js';
 import type { ChainCode } from '../../chain/params.js';
 import { chainSchema, checkPgSchemaVersion } from './chain-schema.js';
+import { verifyPgHistory } from './history-verify.js';
 import { openPool, withTransaction, type PoolClient } from './pg-pool.js';
 import { verifyPgUtxoList } from './utxo-list.js';
 
@@ -63,7 +65,7 @@ export async function openPgVerifier(url: string, chain: ChainCode): Promise<Ind
   };
 }
 
-/** The blocks, undo window, totals and listing invariants; one line per problem. */
+/** The blocks, undo window, totals, listing and history invariants; one line per problem. */
 async function verifyChain(client: PoolClient, schema: string): Promise<string[]> {
   const problems: string[] = [];
   const state = (
@@ -114,5 +116,6 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
   for (const [name, stored, computed] of totals)
     if (BigInt(stored) !== BigInt(computed)) problems.push(`state ${name} ${stored} is not the scripts' ${computed}`);
   problems.push(...(await verifyPgUtxoList(client, schema)));
+  problems.push(...(await verifyPgHistory(client, schema, state.tip_height)));
   return problems;
 }

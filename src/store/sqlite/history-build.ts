@@ -16,6 +16,7 @@
  *   history_built_hash = that block's hash (absent at −1).
  */
 import type { BlockToApply, Tip } from '../index-model.js';
+import type { BuildState } from '../history-links.js';
 import { connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import type { BlockUndo } from '../undo.js';
@@ -29,12 +30,6 @@ import { prepareCoinStatements, type CoinStatements } from './statements.js';
 export const BUILT_KEY = 'history_built';
 const BUILT_HASH_KEY = 'history_built_hash';
 const TABLE = 'history_build_utxos';
-
-/** Where a build stands: its height and that block's hash (null before block 0). */
-export interface BuildState {
-  readonly height: number;
-  readonly hash: Buffer | null;
-}
 
 export class HistoryBuild {
   /** Prepared once the table exists: it lives only while a build is under way. */

@@ -4,21 +4,14 @@
  * runs inside the caller's transaction; the state is read from meta each time, so a transaction that
  * rolls back leaves nothing to forget.
  */
-import { toDisplayHex } from '../../chain/hash.js';
 import type { HistoryChange } from '../history-change.js';
 import { StoreError } from '../errors.js';
 import type { BlockToApply, HistoryBuildProgress, Tip } from '../index-model.js';
 import type { BlockUndo } from '../undo.js';
 import type { Db } from './db.js';
-import { HistoryBuild, type BuildState } from './history-build.js';
+import { checkLinks, type IndexChain } from '../history-links.js';
+import { HistoryBuild } from './history-build.js';
 import { HistoryStore, type HistoryState } from './history-store.js';
-
-/** What the build checks its blocks against: the index's tip, its own block hashes, its snapshot base. */
-export interface IndexChain {
-  readonly tip: Tip | null;
-  readonly hashAt: (height: number) => Buffer | undefined;
-  readonly baseHeight: number | null;
-}
 
 export class IndexHistory {
   private readonly kept: HistoryStore;
@@ -90,29 +83,5 @@ export class IndexHistory {
     if (state === 'building' && this.build.state()!.height === height) this.build.disconnect(height, undo, below);
     // Summaries show no history while it is built: nothing to push.
     return [];
-  }
-}
-
-/**
- * The blocks must continue the build on the index's chain: its own block at each height, and below a
- * snapshot's base (where the index has no rows) linked to the build's last block.
- */
-function checkLinks(blocks: readonly BlockToApply[], state: BuildState, tip: Tip, { hashAt, baseHeight }: IndexChain): void {
-  let { height, hash: prev } = state;
-  for (const block of blocks) {
-    const own = hashAt(block.height);
-    const fits =
-      block.height === height + 1 &&
-      block.height <= tip.height &&
-      (prev === null ? block.height === 0 : block.prevHash.equals(prev)) &&
-      (own ? own.equals(block.hash) : baseHeight !== null && block.height < baseHeight);
-    if (!fits)
-      throw new StoreError(
-        'NOT_CONNECTED',
-        `block ${block.height} (${toDisplayHex(block.hash)}) is not the next block of the history build at height ${height} ` +
-          `on the index's chain to its tip ${tip.height}`,
-      );
-    prev = block.hash;
-    height = block.height;
   }
 }
