@@ -91,3 +91,17 @@ export async function withTransaction<T>(
     client.release();
   }
 }
+
+/**
+ * One statement with its own client-side bound instead of the pool's (a bulk build takes minutes at
+ * mainnet size); the server's statement_timeout is the caller's to lift (SET LOCAL) for the same span.
+ */
+export function queryWithin<R extends pg.QueryResultRow = Record<string, unknown>>(
+  client: Queryable,
+  timeoutMs: number,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  // node-postgres honours a per-query query_timeout; its QueryConfig type does not list it.
+  return client.query<R>({ text, values, query_timeout: timeoutMs } as pg.QueryConfig);
+}
