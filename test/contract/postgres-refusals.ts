@@ -112,9 +112,6 @@ export function postgresRefusals(engine: PostgresEngine): void {
       await expect(w.setUtxoList(true)).rejects.toMatchObject(refused);
       await expect(w.setHistory(true)).rejects.toMatchObject(refused);
       await expect(w.buildHistory([])).rejects.toMatchObject(refused);
-      await expect(w.loadSnapshot(() => [], { height: 1, hash: Buffer.alloc(32), prevHash: Buffer.alloc(32) })).rejects.toMatchObject(
-        refused,
-      );
       await w.setUtxoList(false);
       await w.setHistory(false);
       expect([await w.mempool.size(), await w.mempool.txids(), await w.historyBuild(), await w.base()]).toEqual([0, [], null, null]);
