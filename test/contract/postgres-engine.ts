@@ -16,8 +16,8 @@ export function openWriter(location: string, opts: WriterOptions): Promise<Index
   return openPostgresWriter(location, opts);
 }
 
-/** The core and the mempool view so far (issue 34): no history, listing or snapshot yet. */
-export const POSTGRES_FEATURES = { history: false, mempool: true, utxoList: false, snapshot: false } as const;
+/** The core, the mempool view and the snapshot bootstrap so far (issue 34): no history or listing yet. */
+export const POSTGRES_FEATURES = { history: false, mempool: true, utxoList: false, snapshot: true } as const;
 
 /** `url` with its database name replaced. */
 export function databaseUrl(url: string, database: string): string {

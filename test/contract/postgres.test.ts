@@ -3,10 +3,11 @@
  * throwaway primary (postgres-engine.ts), and what the engine refuses (postgres-refusals.ts).
  *
  * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, listing (the UTXO
- * listing), snapshot (bootstrap), history-build; and within the cases run, the history of reorg, kill
- * (seed 202) and mempool (its history-kept run), and the listing of kill (seeds 101, 303).
+ * listing), history-build; and within the cases run, the history of reorg, kill (seed 202) and mempool
+ * (its history-kept run), and the listing of kill (seeds 101, 303) and of one snapshot per read.
  * Run: apply and rollback without history, reorg, mempool without history, feed in full (its mempool
- * commits too) and kill without those features.
+ * commits too), one snapshot per read without the listing, bootstrap (the UTXO-snapshot load, its kill
+ * and resume included) and kill without those features.
  */
 import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';
