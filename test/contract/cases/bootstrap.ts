@@ -1,10 +1,10 @@
 /**
  * Bootstrapping from a UTXO snapshot (IndexWriter.loadSnapshot): the index equals the model at the
- * snapshot's base block (aggregates from the source's sums or built from the coins), blocks go on from
- * there, nothing at or below the base rolls back (BELOW_BASE), a second load is refused (NOT_EMPTY), a
- * coin given twice fails the load (DUPLICATE_COIN) and leaves the empty index. A
- * load killed in the middle leaves an index with no tip that refuses block sync (BOOTSTRAP_PENDING) and
- * shows readers how far it got; loading the same snapshot again resumes after its committed chunks.
+ * snapshot's base block (aggregates from the source's sums or built from the coins, coins in txid order
+ * or not), blocks go on from there, nothing at or below the base rolls back (BELOW_BASE), a second load
+ * is refused (NOT_EMPTY), a coin given twice fails the load (DUPLICATE_COIN) and leaves the empty index.
+ * A load killed in the middle leaves an index with no tip that refuses block sync (BOOTSTRAP_PENDING)
+ * and shows readers how far it got; loading the same snapshot again resumes after its committed chunks.
  */
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -58,21 +58,28 @@ async function expectBootstrapped(ix: OpenIndex, model: ChainModel, base: BaseBl
 
 export function bootstraps(engine: EngineFactory): void {
   it.each([
-    ['the source sums', true],
-    ['a GROUP BY over the coins', false],
-  ])('a snapshot bootstrap (aggregates from %s): blocks go on from its base, never below it', async (_name, withSums) => {
+    ['aggregates from the source sums', true, false],
+    ['aggregates from a GROUP BY over the coins', false, false],
+    ['coins out of txid order', true, true],
+  ])('a snapshot bootstrap (%s): blocks go on from its base, never below it', async (_name, withSums, shuffled) => {
     const snap = makeSnapshot(withSums ? 0xb007 : 0xb008, 30);
+    const rows = shuffled ? [...snap.rows].reverse() : snap.rows;
     const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
     try {
       const phases: string[] = [];
-      const totals = await ix.writer.loadSnapshot(() => snap.rows, snap.base, {
+      const totals = await ix.writer.loadSnapshot(() => rows, snap.base, {
         chunkCoins: 16,
         totalCoins: snap.rows.length,
         onPhase: (p) => phases.push(p),
         ...(withSums && { sums: () => snap.sums, coinbases: () => snap.coinbases }),
       });
       expect(totals).toEqual(snap.model.totals());
-      expect(phases).toEqual(['reading coins in txid order', 'building aggregates', 'committing']);
+      expect(phases).toEqual([
+        'reading coins in txid order',
+        ...(shuffled ? ['reading and sorting coins'] : []),
+        'building aggregates',
+        'committing',
+      ]);
       await expectBootstrapped(ix, snap.model, snap.base, snap.scripts);
       await expect(ix.writer.loadSnapshot(() => snap.rows, snap.base)).rejects.toMatchObject({ code: 'NOT_EMPTY' });
       await expect(ix.writer.refusePendingBootstrap()).resolves.toBeUndefined();
