@@ -3,8 +3,9 @@
  * snapshot's base block (aggregates from the source's sums or built from the coins, coins in txid order
  * or not), blocks go on from there, nothing at or below the base rolls back (BELOW_BASE), a second load
  * is refused (NOT_EMPTY), a coin given twice fails the load (DUPLICATE_COIN) and leaves the empty index.
- * A load killed in the middle leaves an index with no tip that refuses block sync (BOOTSTRAP_PENDING)
- * and shows readers how far it got; loading the same snapshot again resumes after its committed chunks.
+ * A load killed in the middle (reading coins, or building the aggregates) leaves an index with no tip
+ * that refuses block sync (BOOTSTRAP_PENDING) and shows readers how far it got; loading the same
+ * snapshot again resumes after its committed chunks, another one discards them.
  */
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -118,12 +119,16 @@ export function bootstraps(engine: EngineFactory): void {
     }
   });
 
-  it('a load killed in the middle refuses block sync, shows its progress, and resumes', async () => {
+  it.each([
+    ['while it reads coins', 'the same', 'coins'],
+    ['while it reads coins', 'another', 'coins'],
+    ['while it builds the aggregates', 'the same', 'sums'],
+  ] as const)('a load killed %s refuses block sync, shows its progress; %s snapshot loaded then', async (_w, next, where) => {
     const seed = 0xb009;
     const chunk = 20;
     const snap = makeSnapshot(seed, 40);
-    const stallAt = 4 * chunk + 5;
-    expect(snap.rows.length).toBeGreaterThan(stallAt + chunk);
+    const stallAt = where === 'coins' ? 4 * chunk + 5 : 'sums';
+    expect(snap.rows.length).toBeGreaterThan(4 * chunk + 5 + chunk);
     const index = await engine.create(CHAIN);
     const child = new WriterChild({ spec: index.child, writer: writerOptions(UNDO_DEPTH), seed, height: 40, chunk, stallAt }, CHILD);
     let ix: OpenIndex | undefined;
@@ -140,21 +145,24 @@ export function bootstraps(engine: EngineFactory): void {
       expect(progress).toMatchObject({ phase: 'reading coins in txid order', total: snap.rows.length });
       // At least three chunks committed before the stall (an engine may end a chunk at a txid boundary).
       expect(progress!.coins).toBeGreaterThanOrEqual(3 * chunk);
-      expect(progress!.coins).toBeLessThanOrEqual(stallAt);
+      expect(progress!.coins).toBeLessThanOrEqual(where === 'coins' ? 4 * chunk + 5 : snap.rows.length);
 
+      const load = next === 'the same' ? snap : makeSnapshot(seed + 1, 35);
       const resumed: Buffer[] = [];
-      const totals = await ix.writer.loadSnapshot(() => snap.rows, snap.base, {
+      const discarded: Buffer[] = [];
+      const totals = await ix.writer.loadSnapshot(() => load.rows, load.base, {
         chunkCoins: chunk,
-        totalCoins: snap.rows.length,
-        sums: () => snap.sums,
+        totalCoins: load.rows.length,
+        sums: () => load.sums,
         onResume: (after) => resumed.push(after),
+        onDiscard: (hash) => discarded.push(hash),
       });
-      expect(resumed).toHaveLength(1);
-      expect(totals).toEqual(snap.model.totals());
-      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts);
-      await ix.writer.applyBlocks(snap.after);
-      for (const b of snap.after) snap.model.apply(b);
-      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts);
+      expect([resumed.length, discarded.map(displayHex)]).toEqual(next === 'the same' ? [1, []] : [0, [displayHex(snap.base.hash)]]);
+      expect(totals).toEqual(load.model.totals());
+      await expectBootstrapped(ix, load.model, load.base, load.scripts);
+      await ix.writer.applyBlocks(load.after);
+      for (const b of load.after) load.model.apply(b);
+      await expectBootstrapped(ix, load.model, load.base, load.scripts);
     } finally {
       await child.kill();
       if (ix) await closeIndex(ix);
