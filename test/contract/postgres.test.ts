@@ -1,6 +1,7 @@
 /**
  * The engine contract (engine-contract.ts) on the PostgreSQL engine, each index a database on one
- * throwaway primary (postgres-engine.ts), and what the engine refuses (postgres-refusals.ts).
+ * throwaway primary (postgres-engine.ts), what the engine refuses (postgres-refusals.ts), and a
+ * snapshot bootstrap seen from a standby (postgres-bootstrap-standby.ts).
  *
  * Not yet on PostgreSQL (issue 34), so not run here: apply and rollback with history, listing (the UTXO
  * listing), history-build; and within the cases run, the history of reorg, kill (seed 202) and mempool
@@ -13,8 +14,10 @@ import { describe } from 'vitest';
 import { engineContract } from './engine-contract.js';
 import { postgresEngine } from './postgres-engine.js';
 import { postgresRefusals } from './postgres-refusals.js';
+import { postgresBootstrapStandby } from './postgres-bootstrap-standby.js';
 
 const engine = postgresEngine();
 // First: the contract's afterAll stops the cluster.
 describe('postgres engine refusals', () => postgresRefusals(engine));
+describe('postgres bootstrap on a standby', () => postgresBootstrapStandby(engine));
 engineContract('postgres', engine);
