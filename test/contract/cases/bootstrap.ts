@@ -2,7 +2,8 @@
  * Bootstrapping from a UTXO snapshot (IndexWriter.loadSnapshot): the index equals the model at the
  * snapshot's base block (aggregates from the source's sums or built from the coins, coins in txid order
  * or not), blocks go on from there, nothing at or below the base rolls back (BELOW_BASE), a second load
- * is refused (NOT_EMPTY), a coin given twice fails the load (DUPLICATE_COIN) and leaves the empty index.
+ * is refused (NOT_EMPTY), a coin given twice (DUPLICATE_COIN) or a source that fails the load leaves the
+ * empty index.
  * A load killed in the middle (reading coins, or building the aggregates) leaves an index with no tip
  * that refuses block sync (BOOTSTRAP_PENDING) and shows readers how far it got; loading the same
  * snapshot again resumes after its committed chunks, another one discards them.
@@ -100,7 +101,7 @@ export function bootstraps(engine: EngineFactory): void {
     }
   });
 
-  it('a snapshot with a coin given twice is refused (DUPLICATE_COIN), leaving the empty index', async () => {
+  it('a coin given twice (DUPLICATE_COIN) or a source that fails leaves the empty index, loadable then', async () => {
     const snap = makeSnapshot(0xb00a, 20);
     const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
     try {
@@ -111,6 +112,14 @@ export function bootstraps(engine: EngineFactory): void {
         null,
         { utxos: 0, amount: 0n, scripts: 0 },
       ]);
+      await ix.writer.refusePendingBootstrap();
+      // A source that fails after some chunks committed (a file that ends early): its error, nothing kept.
+      function* failing(): Generator<unknown[]> {
+        yield* snap.rows.slice(0, 40);
+        throw new Error('file ends early');
+      }
+      await expect(ix.writer.loadSnapshot(failing, snap.base, { chunkCoins: 16 })).rejects.toThrow('file ends early');
+      expect([await ix.writer.tip(), await ix.reader.bootstrap()]).toEqual([null, null]);
       await ix.writer.refusePendingBootstrap();
       expect(await ix.writer.loadSnapshot(() => snap.rows, snap.base, { chunkCoins: 16 })).toEqual(snap.model.totals());
       await expectBootstrapped(ix, snap.model, snap.base, snap.scripts);
