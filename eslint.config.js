@@ -7,6 +7,7 @@ const BETTER_SQLITE3 = {
   allowTypeImports: true,
 };
 const PG = { name: 'pg', message: 'open connections with src/store/postgres/pg-pool.ts (bounded waits)', allowTypeImports: true };
+const PG_COPY = { name: 'pg-copy-streams', message: 'COPY through src/store/postgres/pg-copy.ts', allowTypeImports: true };
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', '.cache/**'] },
@@ -48,7 +49,8 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
   // One place loads the SQLite driver, in the major that is safe on the running Node; one place opens
-  // PostgreSQL connections in the product, with the bounds every caller relies on (timeouts, pool size).
+  // PostgreSQL connections in the product, with the bounds every caller relies on (timeouts, pool size),
+  // and one place streams COPY on them.
   {
     files: ['**/*.ts'],
     ignores: ['src/**', 'indexer/**'],
@@ -56,11 +58,16 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'indexer/**/*.ts'],
-    ignores: ['src/store/sqlite/sqlite-driver.ts', 'src/store/postgres/pg-pool.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3, PG] }] },
+    ignores: ['src/store/sqlite/sqlite-driver.ts', 'src/store/postgres/pg-pool.ts', 'src/store/postgres/pg-copy.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3, PG, PG_COPY] }] },
   },
   {
     files: ['src/store/postgres/pg-pool.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3, PG_COPY] }] },
+  },
+  {
+    // COPY's streams, on connections pg-pool.ts opened.
+    files: ['src/store/postgres/pg-copy.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [BETTER_SQLITE3, PG] }] },
   },
 );

@@ -44,8 +44,6 @@ export type StoreErrorCode =
   | 'REPLACED'
   /** The `-wal` beside the file was written on another file (an index restored beside a stale WAL, wal-match.ts). */
   | 'WAL_MISMATCH'
-  /** A feature this engine does not offer yet (the message names it). */
-  | 'UNSUPPORTED'
   /** Reader (PostgreSQL): every connection is in use and the bounded queue of callers waiting for one is full. */
   | 'BUSY';
 

@@ -1,6 +1,7 @@
 /** Starting writer-child.ts and following its progress lines, with deadlines instead of sleeps. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { BootstrapChildArgs } from './bootstrap-child.js';
 import type { ChildArgs } from './writer-child.js';
 
 const CHILD = fileURLToPath(new URL('./writer-child.ts', import.meta.url));
@@ -14,8 +15,9 @@ export class WriterChild {
   private stderr = '';
   private waiters: Array<() => void> = [];
 
-  constructor(args: ChildArgs) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `script`: another child module taking its arguments the same way (bootstrap-child.ts). */
+  constructor(args: ChildArgs | BootstrapChildArgs, script: string = CHILD) {
+    this.proc = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let partial = '';
     this.proc.stdout!.on('data', (d: Buffer) => {
       const parts = (partial + d.toString()).split('\n');

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe } from 'vitest';
 import { applyAndRollback } from './cases/apply-rollback.js';
+import { bootstraps } from './cases/bootstrap.js';
 import { feed } from './cases/feed.js';
 import { historyBuilds } from './cases/history-build.js';
 import { kills } from './cases/kill.js';
@@ -19,14 +20,15 @@ export type { EngineFactory } from './engine.js';
 export function engineContract(name: string, engine: EngineFactory): void {
   describe(`index engine contract: ${name}`, () => {
     afterAll(() => engine.dispose());
-    // The core cases adapt to the features; the others need theirs.
+    // The core cases (one snapshot per read among them) adapt to the features; the others need theirs.
     const has = engine.features ?? ALL_FEATURES;
     applyAndRollback(engine, has);
     reorgs(engine, has);
     if (has.utxoList) listing(engine);
     if (has.mempool) mempool(engine, has);
     feed(engine, has);
-    if (has.snapshot) snapshots(engine);
+    snapshots(engine, has);
+    if (has.snapshot) bootstraps(engine);
     if (has.history) historyBuilds(engine);
     kills(engine, has);
   });

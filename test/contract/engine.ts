@@ -1,6 +1,6 @@
 /**
  * What the contract suite (engine-contract.ts) needs of an index engine: fresh empty indexes, and the
- * ports opened on them, in this process or in a child process (the kill and snapshot cases). Nothing
+ * ports opened on them, in this process or in a child process (the kill, snapshot and bootstrap cases). Nothing
  * else of the engine is visible to the cases, so a second engine passes the same suite by writing one
  * of these.
  */
@@ -40,6 +40,7 @@ export interface EngineFeatures {
   readonly history: boolean;
   readonly mempool: boolean;
   readonly utxoList: boolean;
+  /** Bootstrapping from a UTXO snapshot (loadSnapshot: cases/bootstrap.ts). */
   readonly snapshot: boolean;
 }
 

@@ -16,8 +16,8 @@ export function openWriter(location: string, opts: WriterOptions): Promise<Index
   return openPostgresWriter(location, opts);
 }
 
-/** The core, the mempool view, the UTXO listing and history so far (issue 34): no snapshot yet. */
-export const POSTGRES_FEATURES = { history: true, mempool: true, utxoList: true, snapshot: false } as const;
+/** Every feature of the contract (issue 34). */
+export const POSTGRES_FEATURES = { history: true, mempool: true, utxoList: true, snapshot: true } as const;
 
 /** `url` with its database name replaced. */
 export function databaseUrl(url: string, database: string): string {

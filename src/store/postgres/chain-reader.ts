@@ -3,6 +3,7 @@
  * never creates, migrates or writes. Every answer comes from one snapshot: one statement, or several in
  * one REPEATABLE READ READ ONLY transaction, so the figures and the tip they are reported at belong to
  * one commit of the writer. Amounts come back as decimal text (int8) and become exact bigints.
+ * While a snapshot load is unfinished (snapshot-load.ts) there is no tip, and bootstrap() says how far it is.
  * The mempool deltas come from mempool_scripts (mempool-writer.ts), and history's figures and pages from
  * its tables (history-reader.ts), in the snapshot of the confirmed figures; the UTXO listing's pages from
  * utxo-page.ts.
@@ -10,7 +11,9 @@
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { StoreError } from '../errors.js';
+import { parseBootstrapProgress } from '../bootstrap-state.js';
 import type {
+  BootstrapProgress,
   ChainStatus,
   FeedBounds,
   FeedEntry,
@@ -166,9 +169,10 @@ export class PgIndexReader implements IndexReader {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** No snapshot load yet: none under way. */
-  bootstrap(): Promise<null> {
-    return Promise.resolve(null);
+  /** Where an unfinished snapshot load stands, as of its last committed chunk; null when there is none. */
+  async bootstrap(): Promise<BootstrapProgress | null> {
+    const { rows } = await this.pool.query<{ p: string | null }>(`SELECT bootstrap_progress AS p FROM ${this.schema}.state`);
+    return parseBootstrapProgress(rows[0]?.p);
   }
 
   /** One page of the opt-in UTXO listing (utxo-page.ts), in one snapshot with the tip it names. */

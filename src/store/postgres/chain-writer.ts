@@ -16,8 +16,8 @@
  * rows and pruning, blocks rows, feed row, node seen and new tip are written in ONE transaction, and the
  * tip held in memory moves only after it commits; a refusal rolls back and writes nothing. One writer per
  * index: it holds a session advisory lock on its own connection, on which it also does every write.
- * The UTXO listing's index is the server's to keep (utxo-list.ts); history is in history-writer.ts. Not yet
- * on PostgreSQL (issue 34): snapshots.
+ * The UTXO listing's index is the server's to keep (utxo-list.ts); history is in history-writer.ts; a
+ * snapshot bootstrap is snapshot-load.ts's (base_height in `state`: blocks rows run from it up).
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ParsedTx } from '../../chain/block-parser.js';
@@ -25,7 +25,17 @@ import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
-import type { BlockToApply, HistoryBuildProgress, NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
+import type {
+  BaseBlock,
+  BlockToApply,
+  BulkLoadOptions,
+  HistoryBuildProgress,
+  NodeSeen,
+  Tip,
+  Totals,
+  UtxoListEvent,
+} from '../index-model.js';
+import { belowBase, bootstrapPending } from '../bootstrap-state.js';
 import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
@@ -35,6 +45,7 @@ import { PgHistory } from './history-writer.js';
 import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
 import { setPgUtxoList } from './utxo-list.js';
+import { loadPgSnapshot, readBaseHeight, readPendingLoad } from './snapshot-load.js';
 
 export const DEFAULT_UNDO_DEPTH = 288;
 
@@ -55,11 +66,6 @@ export const LOCK_WAIT_MS = 3000;
 export const WRITE_STATEMENT_TIMEOUT_MS = 120_000;
 const LOCK_RETRY_MS = 100;
 
-/** A feature of the port this engine does not offer yet: said, never silently skipped. */
-export function unsupported(feature: string): StoreError {
-  return new StoreError('UNSUPPORTED', `${feature} is not yet on PostgreSQL (issue 34): use the SQLite engine for it`);
-}
-
 interface StateRow {
   tip_height: number | null;
   tip_hash: Buffer | null;
@@ -74,6 +80,8 @@ export class PgIndexWriter implements IndexWriter {
   /** Address history (history-writer.ts): off, being built, or kept by block sync. */
   private readonly history: PgHistory;
   private closed = false;
+  /** The snapshot base height (state.base_height); null for an index synced from genesis. */
+  private baseHeight: number | null = null;
   /** The last call on the connection: each waits for the one before (one connection, one transaction at a time). */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -137,6 +145,7 @@ export class PgIndexWriter implements IndexWriter {
       const tip = state.tip_height === null || state.tip_hash === null ? null : { height: state.tip_height, hash: state.tip_hash };
       const totals = { utxos: Number(state.utxo_count), amount: BigInt(state.utxo_amount), scripts: Number(state.script_count) };
       const writer = new PgIndexWriter(pool, client, lost, schema, opts.chain, opts.network, undoDepth, tip, totals);
+      writer.baseHeight = await readBaseHeight(client, schema);
       await writer.mempool.load();
       await writer.history.load();
       return writer;
@@ -169,7 +178,7 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   base(): Promise<number | null> {
-    return Promise.resolve(null);
+    return Promise.resolve(this.baseHeight);
   }
 
   /**
@@ -183,6 +192,7 @@ export class PgIndexWriter implements IndexWriter {
   private async connect(blocks: readonly BlockToApply[], node?: NodeSeen): Promise<void> {
     if (blocks.length === 0) return;
     this.checkOpen();
+    if (!this.currentTip) await this.refuseIfPending();
     checkExtends(this.currentTip, blocks);
     const last = blocks[blocks.length - 1]!;
     // Undo is kept for heights (tip − undoDepth, tip] after this batch.
@@ -226,6 +236,7 @@ export class PgIndexWriter implements IndexWriter {
     this.checkOpen();
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
+    if (this.baseHeight !== null && tip.height <= this.baseHeight) throw belowBase(tip);
     const { client, schema } = this;
     const { newTip, totals } = await this.mempool.guard(() =>
       inTransaction(client, async () => {
@@ -266,13 +277,34 @@ export class PgIndexWriter implements IndexWriter {
     });
   }
 
-  loadSnapshot(): Promise<never> {
-    return Promise.reject(unsupported('loading a UTXO snapshot (bootstrap)'));
+  /** Fills an empty index from a UTXO snapshot (snapshot-load.ts: resuming an interrupted load of it) and makes `base` the tip. */
+  loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts?: BulkLoadOptions): Promise<Totals> {
+    return this.serial(async () => {
+      this.checkOpen();
+      if (this.currentTip)
+        throw new StoreError(
+          'NOT_EMPTY',
+          `the index already has a tip (height ${this.currentTip.height}): a snapshot can only be loaded into an empty index`,
+        );
+      const totals = await loadPgSnapshot(this.client, this.schema, rows, base, opts);
+      this.currentTip = { height: base.height, hash: Buffer.from(base.hash) };
+      this.currentTotals = totals;
+      this.baseHeight = base.height;
+      return { ...totals };
+    });
   }
 
-  /** No snapshot load can be pending: this engine loads none yet. */
+  /** Throws BOOTSTRAP_PENDING when the index holds the committed chunks of an interrupted snapshot load. */
   refusePendingBootstrap(): Promise<void> {
-    return Promise.resolve();
+    return this.serial(async () => {
+      this.checkOpen();
+      if (!this.currentTip) await this.refuseIfPending();
+    });
+  }
+
+  private async refuseIfPending(): Promise<void> {
+    const pending = await readPendingLoad(this.client, this.schema);
+    if (pending) throw bootstrapPending(pending.base);
   }
 
   /** Builds or drops the UTXO listing's index and secret (utxo-list.ts); a no-op when it already is. */

@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL engine's entry points, as ../sqlite/engine.ts is SQLite's: what the CLIs and the API's
  * wiring open. The API keys (ADDRSUM_KEYS_URL), and the chain indexes' core (issue 34: blocks, UTXOs,
- * aggregates, undo, the change feed, the mempool view, the UTXO listing, address history; snapshots are not
- * yet here).
+ * aggregates, undo, the change feed, the mempool view, the UTXO listing, address history and the
+ * snapshot bootstrap).
  */
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import type { IndexReader, IndexVerifier, IndexWriter, KeyStore } from '../ports.js';

@@ -157,15 +157,20 @@ export async function withTransaction<T>(
   }
 }
 
-/** The longest read timeout node-postgres can arm (setTimeout's limit): a statement that may run for long. */
-const LONG_READ_TIMEOUT_MS = 2 ** 31 - 1;
+/** The longest read timeout node-postgres can arm (setTimeout's limit): no client-side bound in practice. */
+export const NO_READ_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
- * Inside a transaction: runs one statement that may take far longer than the pool's timeouts allow
- * (building an index over every UTXO takes minutes), with the server's statement timeout lifted for
- * the rest of the transaction and no client-side read timeout.
+ * Inside a transaction: one statement that may take far longer than the pool's timeouts allow (an index
+ * over every UTXO, a snapshot's build: minutes at mainnet size), with the server's statement timeout
+ * lifted for the rest of the transaction and no client-side read timeout for this statement.
  */
-export async function longStatement(client: Queryable, text: string): Promise<void> {
+export async function longStatement<R extends pg.QueryResultRow = Record<string, unknown>>(
+  client: Queryable,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
   await client.query('SET LOCAL statement_timeout = 0');
-  await client.query({ text, query_timeout: LONG_READ_TIMEOUT_MS } as pg.QueryConfig);
+  // node-postgres honours a per-query query_timeout; its QueryConfig type does not list it.
+  return client.query<R>({ text, values, query_timeout: NO_READ_TIMEOUT_MS } as pg.QueryConfig);
 }

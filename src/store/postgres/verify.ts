@@ -72,10 +72,11 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
     await client.query<{
       tip_height: number | null;
       tip_hash: Buffer | null;
+      base_height: number | null;
       utxo_count: string;
       utxo_amount: string;
       script_count: string;
-    }>(`SELECT tip_height, tip_hash, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`)
+    }>(`SELECT tip_height, tip_hash, base_height, utxo_count::text, utxo_amount::text, script_count::text FROM ${schema}.state`)
   ).rows[0];
   if (!state) return [`${schema}.state has no row`];
   const blocks = (
@@ -86,8 +87,10 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
   if (blocks.n === 0) {
     if (state.tip_height !== null) problems.push(`state tip_height ${state.tip_height} but no blocks`);
   } else {
-    if (blocks.lo !== 0 || blocks.hi !== blocks.n - 1)
-      problems.push(`blocks are not exactly heights 0..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
+    // A bootstrapped index's blocks start at its snapshot's base.
+    const lo = state.base_height ?? 0;
+    if (blocks.lo !== lo || blocks.hi !== lo + blocks.n - 1)
+      problems.push(`blocks are not exactly heights ${lo}..${String(blocks.hi)} (${blocks.n} rows, from ${String(blocks.lo)})`);
     if (state.tip_height !== blocks.hi)
       problems.push(`state tip_height ${String(state.tip_height)} is not the last block ${String(blocks.hi)}`);
     const last = (await client.query<{ hash: Buffer }>(`SELECT hash FROM ${schema}.blocks WHERE height = $1`, [blocks.hi])).rows[0]!;

@@ -18,6 +18,7 @@
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { BOOTSTRAP_PROGRESS_KEY } from './bulk-load.js';
+import { parseBootstrapProgress } from '../bootstrap-state.js';
 import { FeedReader } from './change-feed.js';
 import { openReaderDb, type Db, type ReaderDbOptions } from './db.js';
 import { StoreError } from '../errors.js';
@@ -298,16 +299,7 @@ export class ChainReader {
    * committed chunk; null when no load is under way or left interrupted.
    */
   bootstrap(): BootstrapProgress | null {
-    const text = this.bootstrapStmt.get(BOOTSTRAP_PROGRESS_KEY);
-    if (typeof text !== 'string') return null;
-    try {
-      const p = JSON.parse(text) as Partial<BootstrapProgress>;
-      return typeof p.phase === 'string' && Number.isSafeInteger(p.coins)
-        ? { phase: p.phase, coins: p.coins!, total: Number.isSafeInteger(p.total) ? p.total! : null }
-        : null;
-    } catch {
-      return null;
-    }
+    return parseBootstrapProgress(this.bootstrapStmt.get(BOOTSTRAP_PROGRESS_KEY));
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */

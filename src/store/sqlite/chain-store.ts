@@ -32,6 +32,7 @@ import { fileIdentity, sameFile, type FileIdentity } from '../../file-identity.j
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
 import { BASE_HEIGHT_KEY, bulkLoad, pendingBase } from './bulk-load.js';
+import { belowBase, bootstrapPending } from '../bootstrap-state.js';
 import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
@@ -281,11 +282,7 @@ export class ChainStore {
   refusePendingBootstrap(): void {
     if (this.currentTip) return;
     const pending = pendingBase(this.db);
-    if (pending)
-      throw new StoreError(
-        'BOOTSTRAP_PENDING',
-        `the index holds part of a bootstrap from the snapshot of block ${toDisplayHex(pending)}: run the indexer with --bootstrap and that file again to finish it, or delete this chain's database to sync from genesis`,
-      );
+    if (pending) throw bootstrapPending(pending);
   }
 
   /** The snapshot base height of a bootstrapped index; null for one synced from genesis. */
@@ -312,13 +309,7 @@ export class ChainStore {
     this.checkFile();
     const tip = this.currentTip;
     if (!tip) throw new StoreError('EMPTY', 'cannot roll back: the index is empty');
-    if (this.baseHeight !== null && tip.height <= this.baseHeight) {
-      throw new StoreError(
-        'BELOW_BASE',
-        `reorg below the snapshot base block ${tip.height} (${toDisplayHex(tip.hash)}): the index was bootstrapped there and knows nothing older; ` +
-          "delete this chain's database and bootstrap again from a snapshot of the node's current chain",
-      );
-    }
+    if (this.baseHeight !== null && tip.height <= this.baseHeight) throw belowBase(tip);
     const data = this.stmts.undoGet.get(tip.height);
     if (!data) {
       throw new StoreError(

@@ -1,7 +1,8 @@
 /**
  * One snapshot per read: every read states a tip, and its items must be the model's at exactly that tip.
  * Once with commits interleaved between reads issued together in this process, once reading without
- * pause while a child process writes the plan (batches, rollbacks, reorgs) with the listing on.
+ * pause while a child process writes the plan (batches, rollbacks, reorgs) with the listing on (on an
+ * engine that has it: its pages are read too).
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { IndexReader } from '../../../src/store/ports.js';
 import { Rng, p2wpkh } from '../../support/blocks.js';
 import { LINE_DEADLINE_MS, WriterChild } from '../child-run.js';
 import { extend, scriptPool } from '../chain-gen.js';
-import type { EngineFactory } from '../engine.js';
+import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { ChainModel, keyHex } from '../model.js';
 import { CHAIN, closeIndex, openIndex, writerOptions } from '../open-index.js';
 import { makePlan } from '../plan.js';
@@ -36,7 +37,8 @@ async function readAll(reader: IndexReader, oracle: SnapshotOracle, scripts: rea
   if (listing) oracle.page(page, checked);
 }
 
-export function snapshots(engine: EngineFactory): void {
+export function snapshots(engine: EngineFactory, has: EngineFeatures): void {
+  const listing = has.utxoList;
   it('one snapshot per read: reads and commits interleaved in one process', async () => {
     const ix = await openIndex(await engine.create(CHAIN), UNDO_DEPTH);
     try {
@@ -46,7 +48,7 @@ export function snapshots(engine: EngineFactory): void {
       const model = new ChainModel();
       const blocks = new Map<string, BlockToApply>();
       const oracle = new SnapshotOracle(blocks, scripts);
-      await ix.writer.setUtxoList(true);
+      if (listing) await ix.writer.setUtxoList(true);
       let undo = 0;
       for (let step = 0; step < 40; step++) {
         const write = async (): Promise<void> => {
@@ -62,9 +64,9 @@ export function snapshots(engine: EngineFactory): void {
           }
         };
         // Started together: an engine that answers asynchronously may run them in any order.
-        await Promise.all([readAll(ix.reader, oracle, scripts, true), write(), readAll(ix.reader, oracle, scripts, true)]);
+        await Promise.all([readAll(ix.reader, oracle, scripts, listing), write(), readAll(ix.reader, oracle, scripts, listing)]);
       }
-      await readAll(ix.reader, oracle, scripts, true);
+      await readAll(ix.reader, oracle, scripts, listing);
       expect(oracle.tipsSeen.size).toBeGreaterThan(10);
     } finally {
       await closeIndex(ix);
@@ -77,17 +79,17 @@ export function snapshots(engine: EngineFactory): void {
     const index = await engine.create(CHAIN);
     const reader = await index.openReader();
     const oracle = new SnapshotOracle(plan.blocks, plan.scripts);
-    const child = new WriterChild({ spec: index.child, writer: writerOptions(UNDO_DEPTH), plan: planOptions, utxoList: true });
+    const child = new WriterChild({ spec: index.child, writer: writerOptions(UNDO_DEPTH), plan: planOptions, utxoList: listing });
     try {
       await child.line((l) => l.startsWith('ready '));
       const until = Date.now() + LINE_DEADLINE_MS;
       while (!child.lines.includes('done')) {
         if (!child.running || Date.now() > until) await child.line((l) => l === 'done', 0);
-        await readAll(reader, oracle, plan.scripts, true);
+        await readAll(reader, oracle, plan.scripts, listing);
         // Lets the child's progress lines in: the reads themselves may never leave the microtask queue.
         await yieldToIo();
       }
-      await readAll(reader, oracle, plan.scripts, true);
+      await readAll(reader, oracle, plan.scripts, listing);
       const final = plan.tips[plan.tips.length - 1]!;
       expect((await reader.status())?.tipHeight).toBe(final.height);
       // At least the first and the last state were read; how many in between depends on the scheduler.
