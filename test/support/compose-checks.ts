@@ -491,6 +491,10 @@ export function checkOperations(stack: Stack): string[] {
     else refs.push({ where: name, ref: svc.image });
     if (!['always', 'unless-stopped'].includes(svc.restart ?? '')) problems.push(`${name}: restart policy is ${svc.restart ?? 'none'}`);
     if (svc.healthcheck?.test === undefined) problems.push(`${name}: no healthcheck`);
+    // A missing bind-mount source is not an error to Docker: it mounts an empty directory in its place.
+    for (const { source } of mounts(svc).filter((m) => m.source.startsWith('./'))) {
+      if (!existsSync(path.join(stack.repoRoot, source))) problems.push(`${name}: mounts ${source}, which does not exist`);
+    }
   }
   for (const { where, ref } of refs) {
     const first = ref.split('/')[0] ?? '';
@@ -604,6 +608,17 @@ function primaryOf(server: PostgresServer, servers: ReadonlyMap<string, Postgres
   return at?.primaryUrl === undefined ? at : undefined;
 }
 
+/** Problems unless `url` logs in as the role `server` creates from its `userVariable` and `passwordVariable`. */
+function credentialProblems(where: string, url: URL, server: PostgresServer, userVariable: string, passwordVariable: string): string[] {
+  const parts = [
+    ['user', url.username, userVariable],
+    ['password', url.password, passwordVariable],
+  ] as const;
+  return parts
+    .filter(([, given, variable]) => decodeURIComponent(given) !== server.env[variable])
+    .map(([what, , variable]) => `${where} ${what} differs from ${server.name}'s ${variable}`);
+}
+
 const settingOf = (service: Service, name: string) =>
   argv(service.command)
     .filter((a) => a.startsWith(`${name}=`))
@@ -624,14 +639,15 @@ export function checkPostgres(stack: Stack): string[] {
     if (portMappings(server.service).length > 0)
       problems.push(`${server.name}: publishes a port; the database is for the compose network only`);
     if (server.primaryUrl === undefined) continue;
+    // The clone on first start is the mounted script's doing; the image's own entrypoint would initdb instead.
+    const targets = new Set(mounts(server.service).map((m) => m.target));
+    if (!argv(server.service.entrypoint).some((a) => targets.has(a)))
+      problems.push(`${server.name}: its entrypoint runs no mounted script, so nothing clones the primary`);
     const where = `${server.name}: PRIMARY_URL`;
     const primary = resolveServer(where, server.primaryUrl, server.service, servers, problems);
     if (primary?.primaryUrl !== undefined) problems.push(`${where} names ${primary.name}, itself a standby`);
     else if (primary !== undefined) {
-      if (decodeURIComponent(server.primaryUrl.username) !== primary.env.PG_REPLICATION_USER)
-        problems.push(`${where} user differs from ${primary.name}'s PG_REPLICATION_USER`);
-      if (decodeURIComponent(server.primaryUrl.password) !== primary.env.PG_REPLICATION_PASSWORD)
-        problems.push(`${where} password differs from ${primary.name}'s PG_REPLICATION_PASSWORD`);
+      problems.push(...credentialProblems(where, server.primaryUrl, primary, 'PG_REPLICATION_USER', 'PG_REPLICATION_PASSWORD'));
     }
     if (settingOf(server.service, 'hot_standby_feedback') !== 'on')
       problems.push(`${server.name}: hot_standby_feedback is not on (a block's commit would cancel API reads)`);
@@ -657,10 +673,7 @@ export function checkPostgres(stack: Stack): string[] {
         problems.push(`${where} names ${server.name}, which streams from no primary`);
         continue;
       }
-      if (decodeURIComponent(url.username) !== primary.env.POSTGRES_USER)
-        problems.push(`${where} user differs from ${primary.name}'s POSTGRES_USER`);
-      if (decodeURIComponent(url.password) !== primary.env.POSTGRES_PASSWORD)
-        problems.push(`${where} password differs from ${primary.name}'s POSTGRES_PASSWORD`);
+      problems.push(...credentialProblems(where, url, primary, 'POSTGRES_USER', 'POSTGRES_PASSWORD'));
       if (url.pathname.slice(1) !== (primary.env.POSTGRES_DB ?? primary.env.POSTGRES_USER))
         problems.push(
           `${where} names database ${url.pathname.slice(1) || '(none)'}, ${primary.name} creates ${primary.env.POSTGRES_DB ?? '(its user)'}`,

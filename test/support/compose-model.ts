@@ -77,6 +77,7 @@ const serviceSchema = z.looseObject({
   profiles: z.array(z.string()).optional(),
   build: z.union([z.string(), z.looseObject({ context: z.string(), dockerfile: z.string().optional() })]).optional(),
   command: stringList.optional(),
+  entrypoint: stringList.optional(),
   environment: z.union([z.record(z.string(), scalar), z.array(z.string())]).optional(),
   ports: z
     .array(

@@ -497,10 +497,27 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
     /postgres-standby: max_standby_streaming_delay is not a short duration/,
   ],
   [
+    "a standby on the image's own entrypoint",
+    'postgres',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'postgres-standby', 'entrypoint'], () => ['docker-entrypoint.sh'])),
+    /postgres-standby: its entrypoint runs no mounted script/,
+  ],
+  [
     'a published database port',
     'postgres',
     () => stackOf(edited(RAW_COMPOSE, ['services', 'postgres-primary', 'ports'], () => ['127.0.0.1:5432:5432'])),
     /postgres-primary: publishes a port/,
+  ],
+  [
+    'a mounted script that is not in the repository',
+    'operations',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services', 'postgres-standby', 'volumes'], (v) =>
+          (v as string[]).map((m) => m.replace('./config/postgres/standby-entrypoint.sh', './config/postgres/standby.sh')),
+        ),
+      ),
+    /postgres-standby: mounts \.\/config\/postgres\/standby\.sh, which does not exist/,
   ],
   [
     'an image running as root',
