@@ -61,6 +61,26 @@ export interface AddrsumService {
   readonly configError: string | undefined;
 }
 
+/** The Compose profiles a service runs with; none = the default stack, which every `up` starts. */
+const profilesOf = (service: Service): readonly string[] => service.profiles ?? [];
+
+const defaultStack = (items: readonly AddrsumService[]): AddrsumService[] => items.filter((i) => profilesOf(i.service).length === 0);
+
+/** Each profile's own services, named for messages (`docker compose --profile p up` starts them beside the default stack). */
+function profileGroups(items: readonly AddrsumService[]): Array<{ label: string; members: AddrsumService[] }> {
+  const profiles = [...new Set(items.flatMap((i) => profilesOf(i.service)))];
+  return profiles.map((p) => ({ label: `profile ${p}`, members: items.filter((i) => profilesOf(i.service).includes(p)) }));
+}
+
+/**
+ * The default stack and each profile, each checked as a stack of its own: a profile's API may serve other
+ * chains than the default API, from the profile's own indexer.
+ */
+const serviceGroups = (items: readonly AddrsumService[]): AddrsumService[][] => [
+  defaultStack(items),
+  ...profileGroups(items).map((g) => g.members),
+];
+
 /** Services built from this repository (`build:`), i.e. running our code. */
 export function addrsumServices(stack: Stack): AddrsumService[] {
   return Object.entries(stack.compose.services)
@@ -88,6 +108,22 @@ const ANY_HOST = new Set(['0.0.0.0', '*', '::', '[::]']);
 /** Read by libraries, not by src/config.ts (express switches to production behaviour). */
 const LIBRARY_ENV = new Set(['NODE_ENV']);
 
+/** Where a chain's index lives, as one comparable string: the PostgreSQL server and database, or the file. */
+function indexWhere(config: Config, chain: ChainCode): string {
+  const url = config.chains[chain].indexUrl;
+  if (url === undefined) return path.posix.join(config.dataDir, `${chain.toLowerCase()}.sqlite`);
+  const { hostname, port, pathname } = new URL(url);
+  return `postgres://${hostname}:${port || '5432'}${pathname}`;
+}
+
+/** Whether the process opens a SQLite file in ADDRSUM_DATA_DIR: an index without a URL, or keys.sqlite. */
+function usesDataDir(s: AddrsumService): boolean {
+  const config = s.config;
+  if (config === undefined) return true;
+  if (s.role === 'indexer') return s.chain === undefined || config.chains[s.chain].indexUrl === undefined;
+  return config.keysUrl === undefined || CHAIN_CODES.some((c) => isChainServed(config, c) && config.chains[c].indexUrl === undefined);
+}
+
 export function checkEnvironment(stack: Stack): string[] {
   const known = new Set(ENV_VARIABLES);
   const problems = addrsumServices(stack).flatMap((s) =>
@@ -110,13 +146,25 @@ export function checkConfigs(stack: Stack): string[] {
 export function checkProcesses(stack: Stack): string[] {
   const services = addrsumServices(stack);
   const problems: string[] = [];
-  const apis = services.filter((s) => s.role === 'api');
+  const defaults = defaultStack(services);
+  const apis = defaults.filter((s) => s.role === 'api');
   if (apis.length !== 1) problems.push(`expected one API service, found ${apis.length}`);
-  for (const s of services.filter((x) => x.role === 'unknown')) problems.push(`${s.name}: command runs neither the API nor an indexer`);
   for (const chain of CHAIN_CODES) {
-    const indexers = services.filter((s) => s.role === 'indexer' && s.chain === chain);
+    const indexers = defaults.filter((s) => s.role === 'indexer' && s.chain === chain);
     if (indexers.length !== 1) problems.push(`expected one ${chain} indexer, found ${indexers.length}`);
   }
+  for (const { label, members } of profileGroups(services)) {
+    if (!members.some((s) => s.role === 'api')) problems.push(`${label}: no API service`);
+  }
+  // One writer per index: a second indexer on the same file or database would wait for the lock and stop.
+  const writers = new Map<string, string>();
+  for (const s of services.filter((x) => x.role === 'indexer' && x.chain && x.config)) {
+    const where = indexWhere(s.config as Config, s.chain as ChainCode);
+    const first = writers.get(where);
+    if (first !== undefined) problems.push(`${s.name} and ${first} both write the ${s.chain as ChainCode} index ${where}`);
+    writers.set(where, s.name);
+  }
+  for (const s of services.filter((x) => x.role === 'unknown')) problems.push(`${s.name}: command runs neither the API nor an indexer`);
   for (const s of services) {
     if (s.role === 'indexer' && s.chain === undefined) problems.push(`${s.name}: indexer without a valid --chain`);
     if (s.role === 'indexer' && s.chain && s.config && s.config.chains[s.chain].rpcUrl === undefined) {
@@ -162,10 +210,15 @@ export function entryProblems(who: string, args: readonly string[], dockerfile: 
 /**
  * The API reads the indexes only: it names its chains (ADDRSUM_SERVE_CHAINS), holds no node credentials,
  * and expects each chain's network as its indexer builds it (it refuses an index of another network).
+ * A profile's APIs are held to the profile's indexers.
  */
 export function checkApiCredentials(stack: Stack): string[] {
+  return serviceGroups(addrsumServices(stack)).flatMap(apiCredentialProblems);
+}
+
+/** checkApiCredentials within one group: its APIs serve what its own indexers build. */
+function apiCredentialProblems(services: readonly AddrsumService[]): string[] {
   const problems: string[] = [];
-  const services = addrsumServices(stack);
   const indexed = new Set(services.filter((s) => s.role === 'indexer' && s.chain).map((s) => s.chain as ChainCode));
   for (const s of services.filter((x) => x.role === 'api')) {
     for (const [key, value] of Object.entries(s.env)) {
@@ -332,16 +385,32 @@ export function checkApiPort(stack: Stack): string[] {
     const maps = portMappings(s.service);
     if (!maps.some((m) => m.target === port))
       problems.push(`${s.name}: no port mapping targets ADDRSUM_PORT ${port} (${maps.map((m) => m.target).join(', ') || 'none'})`);
+    for (const m of maps.filter((x) => !LOOPBACK.has(x.hostIp ?? '')))
+      problems.push(
+        `${s.name}: port ${m.target} is published on ${m.hostIp ?? 'every interface'}, not loopback (the proxy in front terminates TLS)`,
+      );
     if (!healthcheckText(s.service).includes(`:${port}/health`))
       problems.push(`${s.name}: healthcheck does not probe /health on port ${port}`);
+  }
+  const hostPorts = new Map<string, string>();
+  for (const [name, service] of Object.entries(stack.compose.services)) {
+    for (const m of portMappings(service).filter((x) => x.published !== undefined)) {
+      const key = `${m.hostIp ?? ''}:${String(m.published)}`;
+      const first = hostPorts.get(key);
+      if (first !== undefined) problems.push(`${name} and ${first} both publish ${key}`);
+      hostPorts.set(key, name);
+    }
   }
   return problems;
 }
 
-/** Where Prometheus must find each addrsum process: service name → host:port. */
+/**
+ * Where Prometheus must find each addrsum process of the default stack: service name → host:port. A
+ * profile's processes are not scraped: they would be "down" (and page) whenever the profile is off.
+ */
 function metricsEndpoints(stack: Stack): Map<string, string> {
   const endpoints = new Map<string, string>();
-  for (const s of addrsumServices(stack)) {
+  for (const s of defaultStack(addrsumServices(stack))) {
     if (!s.config) continue;
     if (s.role === 'api') endpoints.set(s.name, `${s.name}:${s.config.api.port}`);
     if (s.role === 'indexer' && s.chain) endpoints.set(s.name, `${s.name}:${s.config.chains[s.chain].metricsPort}`);
@@ -385,10 +454,13 @@ export function checkPrometheus(stack: Stack): string[] {
   return problems;
 }
 
-/** Indexers (writers) and the API (reader) share one named volume at the one ADDRSUM_DATA_DIR. */
+/**
+ * Indexers (writers) and APIs (readers) of SQLite files share one named volume at the one
+ * ADDRSUM_DATA_DIR; a process whose index and keys are all in PostgreSQL opens no file there.
+ */
 export function checkDataVolume(stack: Stack): string[] {
   const problems: string[] = [];
-  const services = addrsumServices(stack).filter((s) => s.config);
+  const services = addrsumServices(stack).filter((s) => s.config && usesDataDir(s));
   const dirs = new Set(services.map((s) => (s.config as Config).dataDir));
   if (dirs.size !== 1) problems.push(`addrsum services disagree on ADDRSUM_DATA_DIR: ${[...dirs].join(', ')}`);
   const sources = new Set<string>();
@@ -419,6 +491,10 @@ export function checkOperations(stack: Stack): string[] {
     else refs.push({ where: name, ref: svc.image });
     if (!['always', 'unless-stopped'].includes(svc.restart ?? '')) problems.push(`${name}: restart policy is ${svc.restart ?? 'none'}`);
     if (svc.healthcheck?.test === undefined) problems.push(`${name}: no healthcheck`);
+    // A missing bind-mount source is not an error to Docker: it mounts an empty directory in its place.
+    for (const { source } of mounts(svc).filter((m) => m.source.startsWith('./'))) {
+      if (!existsSync(path.join(stack.repoRoot, source))) problems.push(`${name}: mounts ${source}, which does not exist`);
+    }
   }
   for (const { where, ref } of refs) {
     const first = ref.split('/')[0] ?? '';
@@ -444,6 +520,8 @@ export function checkOperations(stack: Stack): string[] {
 }
 
 const SECRET_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*:\?[^}]*\}$/;
+/** The password of a node's or a database's URL; the user may itself be a `${…}` reference. */
+const URL_PASSWORD = /^(?:https?|postgres(?:ql)?):\/\/(?:\$\{[^}]*\}|[^:@/]*):([^@]*)@/;
 
 /** Secrets come from .env and fail loudly when missing: `${NAME:?message}`, never a literal. */
 export function checkSecrets(rawCompose: unknown): string[] {
@@ -452,7 +530,7 @@ export function checkSecrets(rawCompose: unknown): string[] {
     .map((r) => `\${${r.name}} is used without :? (a missing secret must stop docker compose)`);
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
-      const password = /^-rpcpassword=(.*)$/s.exec(v)?.[1] ?? /^https?:\/\/[^:@/]*:([^@]*)@/.exec(v)?.[1];
+      const password = /^-rpcpassword=(.*)$/s.exec(v)?.[1] ?? URL_PASSWORD.exec(v)?.[1];
       if (password !== undefined && !SECRET_REFERENCE.test(password))
         problems.push(`a password is written literally: ${v.replace(password, '<literal>')}`);
     } else if (Array.isArray(v)) v.forEach(walk);
@@ -460,4 +538,151 @@ export function checkSecrets(rawCompose: unknown): string[] {
   };
   walk(rawCompose);
   return [...new Set(problems)];
+}
+
+interface PostgresServer {
+  readonly name: string;
+  readonly service: Service;
+  readonly env: Record<string, string>;
+  /** The server a standby clones and streams from (its PRIMARY_URL); undefined for a primary. */
+  readonly primaryUrl: URL | undefined;
+}
+
+const isPostgresImage = (service: Service) => /^postgres:/.test(service.image ?? '');
+
+function postgresServers(stack: Stack): Map<string, PostgresServer> {
+  const servers = new Map<string, PostgresServer>();
+  for (const [name, service] of Object.entries(stack.compose.services).filter(([, svc]) => isPostgresImage(svc))) {
+    const env = environmentOf(service);
+    servers.set(name, { name, service, env, primaryUrl: env.PRIMARY_URL === undefined ? undefined : new URL(env.PRIMARY_URL) });
+  }
+  return servers;
+}
+
+/** The PostgreSQL URLs a process is given: each chain's index, and the keys. */
+function postgresUrls(s: AddrsumService): Array<{ variable: string; url: URL; chain: ChainCode | undefined }> {
+  const config = s.config;
+  if (config === undefined) return [];
+  const urls = CHAIN_CODES.flatMap((chain) => {
+    const url = config.chains[chain].indexUrl;
+    return url === undefined ? [] : [{ variable: `ADDRSUM_${chain}_INDEX_URL`, url: new URL(url), chain }];
+  });
+  return config.keysUrl === undefined ? urls : [...urls, { variable: 'ADDRSUM_KEYS_URL', url: new URL(config.keysUrl), chain: undefined }];
+}
+
+/** Why `client` cannot reach `server` whenever it runs: a service that only some profile starts. */
+function profileGap(client: Service, server: Service): string | undefined {
+  const needed = profilesOf(server);
+  if (needed.length === 0) return undefined;
+  const has = profilesOf(client);
+  return has.length > 0 && has.every((p) => needed.includes(p)) ? undefined : `runs only with profile ${needed.join(' or ')}`;
+}
+
+/** Problems with `url` as a connection from `client` to one of `servers`; the server when it is one. */
+function resolveServer(
+  where: string,
+  url: URL,
+  client: Service,
+  servers: ReadonlyMap<string, PostgresServer>,
+  problems: string[],
+): PostgresServer | undefined {
+  const server = servers.get(url.hostname);
+  if (server === undefined) {
+    problems.push(`${where} names host ${url.hostname}, which is no PostgreSQL service`);
+    return undefined;
+  }
+  if ((url.port || '5432') !== '5432') problems.push(`${where} uses port ${url.port}, ${server.name} listens on 5432`);
+  const gap = profileGap(client, server.service);
+  if (gap !== undefined) problems.push(`${where} names ${server.name}, which ${gap}`);
+  return server;
+}
+
+/** The primary a server's data comes from: itself, or (through standbys) the one it streams from. */
+function primaryOf(server: PostgresServer, servers: ReadonlyMap<string, PostgresServer>): PostgresServer | undefined {
+  const seen = new Set<string>();
+  let at: PostgresServer | undefined = server;
+  while (at?.primaryUrl !== undefined && !seen.has(at.name)) {
+    seen.add(at.name);
+    at = servers.get(at.primaryUrl.hostname);
+  }
+  return at?.primaryUrl === undefined ? at : undefined;
+}
+
+/** Problems unless `url` logs in as the role `server` creates from its `userVariable` and `passwordVariable`. */
+function credentialProblems(where: string, url: URL, server: PostgresServer, userVariable: string, passwordVariable: string): string[] {
+  const parts = [
+    ['user', url.username, userVariable],
+    ['password', url.password, passwordVariable],
+  ] as const;
+  return parts
+    .filter(([, given, variable]) => decodeURIComponent(given) !== server.env[variable])
+    .map(([what, , variable]) => `${where} ${what} differs from ${server.name}'s ${variable}`);
+}
+
+const settingOf = (service: Service, name: string) =>
+  argv(service.command)
+    .filter((a) => a.startsWith(`${name}=`))
+    .at(-1)
+    ?.slice(name.length + 1);
+
+/**
+ * The PostgreSQL topology (docs/scale-out.md): each standby streams from a primary with the replication
+ * role the primary creates, keeps API reads from being cancelled and replay from waiting long; every
+ * addrsum URL names a PostgreSQL service with the primary's database and owner; an indexer writes a
+ * primary (a standby takes no writes); an API's index is a copy of what an indexer of that chain writes;
+ * no database port is published.
+ */
+export function checkPostgres(stack: Stack): string[] {
+  const problems: string[] = [];
+  const servers = postgresServers(stack);
+  for (const server of servers.values()) {
+    if (portMappings(server.service).length > 0)
+      problems.push(`${server.name}: publishes a port; the database is for the compose network only`);
+    if (server.primaryUrl === undefined) continue;
+    // The clone on first start is the mounted script's doing; the image's own entrypoint would initdb instead.
+    const targets = new Set(mounts(server.service).map((m) => m.target));
+    if (!argv(server.service.entrypoint).some((a) => targets.has(a)))
+      problems.push(`${server.name}: its entrypoint runs no mounted script, so nothing clones the primary`);
+    const where = `${server.name}: PRIMARY_URL`;
+    const primary = resolveServer(where, server.primaryUrl, server.service, servers, problems);
+    if (primary?.primaryUrl !== undefined) problems.push(`${where} names ${primary.name}, itself a standby`);
+    else if (primary !== undefined) {
+      problems.push(...credentialProblems(where, server.primaryUrl, primary, 'PG_REPLICATION_USER', 'PG_REPLICATION_PASSWORD'));
+    }
+    if (settingOf(server.service, 'hot_standby_feedback') !== 'on')
+      problems.push(`${server.name}: hot_standby_feedback is not on (a block's commit would cancel API reads)`);
+    const delay = durationSeconds(settingOf(server.service, 'max_standby_streaming_delay'));
+    if (!(delay >= 0 && delay <= 30))
+      problems.push(`${server.name}: max_standby_streaming_delay is not a short duration (at most 30s; replay must not wait on reads)`);
+  }
+  const services = addrsumServices(stack);
+  const written = new Map<string, Set<ChainCode>>();
+  for (const s of services.filter((x) => x.role === 'indexer' && x.chain)) {
+    const url = s.config?.chains[s.chain as ChainCode].indexUrl;
+    if (url === undefined) continue;
+    const host = new URL(url).hostname;
+    written.set(host, new Set([...(written.get(host) ?? []), s.chain as ChainCode]));
+  }
+  for (const s of services) {
+    for (const { variable, url, chain } of postgresUrls(s)) {
+      const where = `${s.name}: ${variable}`;
+      const server = resolveServer(where, url, s.service, servers, problems);
+      if (server === undefined) continue;
+      const primary = primaryOf(server, servers);
+      if (primary === undefined) {
+        problems.push(`${where} names ${server.name}, which streams from no primary`);
+        continue;
+      }
+      problems.push(...credentialProblems(where, url, primary, 'POSTGRES_USER', 'POSTGRES_PASSWORD'));
+      if (url.pathname.slice(1) !== (primary.env.POSTGRES_DB ?? primary.env.POSTGRES_USER))
+        problems.push(
+          `${where} names database ${url.pathname.slice(1) || '(none)'}, ${primary.name} creates ${primary.env.POSTGRES_DB ?? '(its user)'}`,
+        );
+      if (s.role === 'indexer' && server !== primary)
+        problems.push(`${where} names ${server.name}, a standby: the indexer writes, so it must name the primary ${primary.name}`);
+      if (s.role === 'api' && chain !== undefined && !written.get(primary.name)?.has(chain))
+        problems.push(`${where} reads ${server.name}, a copy of ${primary.name}, where no ${chain} indexer writes`);
+    }
+  }
+  return problems;
 }

@@ -74,8 +74,10 @@ const stringList = z.union([z.string(), z.array(z.string())]);
 
 const serviceSchema = z.looseObject({
   image: z.string().optional(),
+  profiles: z.array(z.string()).optional(),
   build: z.union([z.string(), z.looseObject({ context: z.string(), dockerfile: z.string().optional() })]).optional(),
   command: stringList.optional(),
+  entrypoint: stringList.optional(),
   environment: z.union([z.record(z.string(), scalar), z.array(z.string())]).optional(),
   ports: z
     .array(

@@ -3,9 +3,12 @@
  * schema (test/fixtures/compose-spec), and its services agree with the code's configuration — every
  * variable is one src/config.ts reads and loads cleanly, RPC URLs and ZMQ endpoints name the nodes'
  * listeners and credentials, the API's published port and Prometheus' targets are the configured ports,
- * the API holds no node credentials, and the commands run compiled dist/ files built from existing
- * sources. Where Debian's Compose v1 is installed, its own `docker-compose config` accepts the file too.
- * Each check is also run against a deliberately broken copy, to prove it can fail.
+ * the APIs hold no node credentials, and the commands run compiled dist/ files built from existing
+ * sources. The profile scale-out is checked alike, as a stack of its own, and its PostgreSQL topology
+ * with it: a standby streaming from the primary, the indexer writing the primary, the APIs reading a copy
+ * of what it writes, every URL naming a database service. Where Debian's Compose v1 is installed, its own
+ * `docker-compose config` accepts the file too. Each check is also run against a deliberately broken
+ * copy, to prove it can fail.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import {
   checkDataVolume,
   checkEnvironment,
   checkOperations,
+  checkPostgres,
   checkPrometheus,
   checkProcesses,
   checkRpc,
@@ -38,11 +42,17 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NO_ENTRIES_ROOT = `${ROOT}test/fixtures/compose-spec/`;
 const read = (file: string) => readFileSync(`${ROOT}${file}`, 'utf8');
 
-const RAW_COMPOSE: unknown = parse(read('docker-compose.yml'));
+/** `merge`: the file's `<<:` merge keys (YAML 1.1, which Compose reads) are applied as Compose does. */
+const RAW_COMPOSE: unknown = parse(read('docker-compose.yml'), { merge: true });
 const RAW_PROMETHEUS: unknown = parse(read('config/prometheus.yml'));
 const DOCKERFILE = read('Dockerfile');
 /** What an operator's .env holds (URL-safe, as the compose file's header asks). */
-const DOT_ENV = { BTC_RPC_PASSWORD: 'btc0test0secret', LTC_RPC_PASSWORD: 'ltc0test0secret' };
+const DOT_ENV = {
+  BTC_RPC_PASSWORD: 'btc0test0secret',
+  LTC_RPC_PASSWORD: 'ltc0test0secret',
+  PG_PASSWORD: 'pg0test0secret',
+  PG_REPLICATION_PASSWORD: 'repl0test0secret',
+};
 
 /**
  * The compose-spec schema is draft 2019-09 but still carries draft-04 `id` members, which Ajv 8 refuses
@@ -92,6 +102,16 @@ const mapFlag = (service: string, flag: string, value: string | null) =>
     (cmd as string[]).flatMap((a) => (a.startsWith(`-${flag}=`) ? (value === null ? [] : [`-${flag}=${value}`]) : [a])),
   );
 
+const withoutKey = (map: unknown, key: string) => Object.fromEntries(Object.entries(map as Json).filter(([k]) => k !== key));
+/** `postgres -c name=value` arguments: the value of `name` replaced. */
+const setSetting = (service: string, name: string, value: string) =>
+  edited(RAW_COMPOSE, ['services', service, 'command'], (cmd) =>
+    (cmd as string[]).map((a) => (a.startsWith(`${name}=`) ? `${name}=${value}` : a)),
+  );
+/** The profile's database URLs, as the file writes them (the password left to .env). */
+const PRIMARY_URL = 'postgres://addrsum:${PG_PASSWORD:?x}@postgres-primary:5432/addrsum';
+const STANDBY_URL = PRIMARY_URL.replace('postgres-primary', 'postgres-standby');
+
 const CHECKS = {
   environment: checkEnvironment,
   configs: checkConfigs,
@@ -103,6 +123,7 @@ const CHECKS = {
   dataVolume: checkDataVolume,
   operations: checkOperations,
   apiCredentials: checkApiCredentials,
+  postgres: checkPostgres,
 } as const;
 
 describe('docker-compose.yml', () => {
@@ -114,6 +135,10 @@ describe('docker-compose.yml', () => {
   it('stops with the variable named when an RPC password is missing or empty', () => {
     expect(() => interpolate(RAW_COMPOSE, { LTC_RPC_PASSWORD: 'x' })).toThrow(/^BTC_RPC_PASSWORD: set BTC_RPC_PASSWORD in \.env/);
     expect(() => interpolate(RAW_COMPOSE, { BTC_RPC_PASSWORD: 'x', LTC_RPC_PASSWORD: '' })).toThrow(InterpolationError);
+    // Compose interpolates every service, so the profile's passwords are needed for a plain `up` too.
+    expect(() => interpolate(RAW_COMPOSE, { BTC_RPC_PASSWORD: 'x', LTC_RPC_PASSWORD: 'x' })).toThrow(
+      /^PG_PASSWORD: set PG_PASSWORD in \.env/,
+    );
     expect(checkSecrets(RAW_COMPOSE)).toEqual([]);
   });
 
@@ -338,12 +363,7 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
   [
     'an API without ADDRSUM_SERVE_CHAINS',
     'apiCredentials',
-    () =>
-      stackOf(
-        edited(RAW_COMPOSE, ['services', 'api', 'environment'], (e) =>
-          Object.fromEntries(Object.entries(e as Json).filter(([k]) => k !== 'ADDRSUM_SERVE_CHAINS')),
-        ),
-      ),
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api', 'environment'], (e) => withoutKey(e, 'ADDRSUM_SERVE_CHAINS'))),
     /api: ADDRSUM_SERVE_CHAINS is unset/,
   ],
   [
@@ -357,6 +377,147 @@ const BROKEN: Array<[string, keyof typeof CHECKS, () => Stack, RegExp]> = [
     'apiCredentials',
     () => stackOf(setEnv('api', 'ADDRSUM_LTC_NETWORK', 'testnet')),
     /api: expects LTC testnet, indexer-ltc indexes mainnet/,
+  ],
+  [
+    'a misspelt variable in the profile',
+    'environment',
+    () => stackOf(setEnv('api-replica-1', 'ADDRSUM_LTC_INDEXURL', STANDBY_URL)),
+    /api-replica-1: sets ADDRSUM_LTC_INDEXURL/,
+  ],
+  [
+    'an index URL that is not PostgreSQL',
+    'configs',
+    () => stackOf(setEnv('indexer-ltc-pg', 'ADDRSUM_LTC_INDEX_URL', 'mysql://addrsum:${PG_PASSWORD:?x}@postgres-primary/addrsum')),
+    /indexer-ltc-pg: invalid configuration: ADDRSUM_LTC_INDEX_URL: expected a postgres:\/\/ URL/,
+  ],
+  [
+    'two indexers writing one database',
+    'processes',
+    () => stackOf(setEnv('indexer-ltc', 'ADDRSUM_LTC_INDEX_URL', PRIMARY_URL)),
+    /indexer-ltc-pg and indexer-ltc both write the LTC index postgres:\/\/postgres-primary:5432\/addrsum/,
+  ],
+  [
+    'a profile without an API',
+    'processes',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services'], (svcs) =>
+          Object.fromEntries(Object.entries(svcs as Json).filter(([k]) => !k.startsWith('api-replica'))),
+        ),
+      ),
+    /profile scale-out: no API service/,
+  ],
+  [
+    "a profile API given a node's RPC URL",
+    'apiCredentials',
+    () => stackOf(setEnv('api-replica-2', 'ADDRSUM_LTC_RPC_URL', 'http://addrsum:${LTC_RPC_PASSWORD:?x}@litecoind:9332')),
+    /api-replica-2: receives ADDRSUM_LTC_RPC_URL, a node credential/,
+  ],
+  [
+    'a profile API serving a chain the profile does not index',
+    'apiCredentials',
+    () => stackOf(setEnv('api-replica-1', 'ADDRSUM_SERVE_CHAINS', 'BTC,LTC')),
+    /api-replica-1: serves BTC, which no indexer builds/,
+  ],
+  [
+    'an API replica published on every interface',
+    'apiPort',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api-replica-1', 'ports'], () => ['8081:8080'])),
+    /api-replica-1: port 8080 is published on every interface, not loopback/,
+  ],
+  [
+    'two replicas on one host port',
+    'apiPort',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api-replica-2', 'ports'], () => ['127.0.0.1:8081:8080'])),
+    /api-replica-2 and api-replica-1 both publish 127\.0\.0\.1:8081/,
+  ],
+  [
+    'a replica keeping keys.sqlite without the data volume',
+    'dataVolume',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'api-replica-1', 'environment'], (e) => withoutKey(e, 'ADDRSUM_KEYS_URL'))),
+    /api-replica-1: nothing is mounted at ADDRSUM_DATA_DIR/,
+  ],
+  [
+    'a standby cloning a host that is no service',
+    'postgres',
+    () => stackOf(setEnv('postgres-standby', 'PRIMARY_URL', 'postgres://replicator:${PG_REPLICATION_PASSWORD:?x}@postgres:5432')),
+    /postgres-standby: PRIMARY_URL names host postgres, which is no PostgreSQL service/,
+  ],
+  [
+    'a standby given the wrong replication password',
+    'postgres',
+    () => stackOf(setEnv('postgres-standby', 'PRIMARY_URL', 'postgres://replicator:${PG_PASSWORD:?x}@postgres-primary:5432')),
+    /postgres-standby: PRIMARY_URL password differs from postgres-primary's PG_REPLICATION_PASSWORD/,
+  ],
+  [
+    'an API reading a host that is no service',
+    'postgres',
+    () => stackOf(setEnv('api-replica-1', 'ADDRSUM_LTC_INDEX_URL', STANDBY_URL.replace('postgres-standby', 'standby'))),
+    /api-replica-1: ADDRSUM_LTC_INDEX_URL names host standby, which is no PostgreSQL service/,
+  ],
+  [
+    'an indexer writing the standby',
+    'postgres',
+    () => stackOf(setEnv('indexer-ltc-pg', 'ADDRSUM_LTC_INDEX_URL', STANDBY_URL)),
+    /indexer-ltc-pg: ADDRSUM_LTC_INDEX_URL names postgres-standby, a standby/,
+  ],
+  [
+    'an API reading a copy no indexer writes',
+    'postgres',
+    () => {
+      const primary = (RAW_COMPOSE as { services: Json }).services['postgres-primary'];
+      const twoPrimaries = edited(RAW_COMPOSE, ['services', 'postgres-other'], () => primary);
+      const url = PRIMARY_URL.replace('postgres-primary', 'postgres-other');
+      return stackOf(edited(twoPrimaries, ['services', 'indexer-ltc-pg', 'environment', 'ADDRSUM_LTC_INDEX_URL'], () => url));
+    },
+    /api-replica-1: ADDRSUM_LTC_INDEX_URL reads postgres-standby, a copy of postgres-primary, where no LTC indexer writes/,
+  ],
+  [
+    'a default API reading a profile database',
+    'postgres',
+    () => stackOf(setEnv('api', 'ADDRSUM_KEYS_URL', STANDBY_URL)),
+    /api: ADDRSUM_KEYS_URL names postgres-standby, which runs only with profile scale-out/,
+  ],
+  [
+    'another database user than the primary creates',
+    'postgres',
+    () => stackOf(setEnv('api-replica-1', 'ADDRSUM_KEYS_URL', STANDBY_URL.replace('//addrsum:', '//postgres:'))),
+    /api-replica-1: ADDRSUM_KEYS_URL user differs from postgres-primary's POSTGRES_USER/,
+  ],
+  [
+    'a standby without hot_standby_feedback',
+    'postgres',
+    () => stackOf(setSetting('postgres-standby', 'hot_standby_feedback', 'off')),
+    /postgres-standby: hot_standby_feedback is not on/,
+  ],
+  [
+    'a standby whose replay may wait forever',
+    'postgres',
+    () => stackOf(setSetting('postgres-standby', 'max_standby_streaming_delay', '-1')),
+    /postgres-standby: max_standby_streaming_delay is not a short duration/,
+  ],
+  [
+    "a standby on the image's own entrypoint",
+    'postgres',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'postgres-standby', 'entrypoint'], () => ['docker-entrypoint.sh'])),
+    /postgres-standby: its entrypoint runs no mounted script/,
+  ],
+  [
+    'a published database port',
+    'postgres',
+    () => stackOf(edited(RAW_COMPOSE, ['services', 'postgres-primary', 'ports'], () => ['127.0.0.1:5432:5432'])),
+    /postgres-primary: publishes a port/,
+  ],
+  [
+    'a mounted script that is not in the repository',
+    'operations',
+    () =>
+      stackOf(
+        edited(RAW_COMPOSE, ['services', 'postgres-standby', 'volumes'], (v) =>
+          (v as string[]).map((m) => m.replace('./config/postgres/standby-entrypoint.sh', './config/postgres/standby.sh')),
+        ),
+      ),
+    /postgres-standby: mounts \.\/config\/postgres\/standby\.sh, which does not exist/,
   ],
   [
     'an image running as root',
@@ -387,6 +548,9 @@ describe('each check catches a broken file', () => {
     expect(checkSecrets(setEnv('indexer-btc', 'ADDRSUM_BTC_RPC_URL', 'http://addrsum:${BTC_RPC_PASSWORD}@bitcoind:8332'))).toEqual([
       '${BTC_RPC_PASSWORD} is used without :? (a missing secret must stop docker compose)',
       'a password is written literally: http://addrsum:<literal>@bitcoind:8332',
+    ]);
+    expect(checkSecrets(setEnv('api-replica-1', 'ADDRSUM_KEYS_URL', STANDBY_URL.replace('${PG_PASSWORD:?x}', 'hunter2')))).toEqual([
+      'a password is written literally: postgres://addrsum:<literal>@postgres-standby:5432/addrsum',
     ]);
   });
 });
@@ -435,6 +599,8 @@ describe(`docker-compose ${COMPOSE_V1.stdout?.trim() ?? ''} (Compose v1) config`
     // Relative paths resolve from the repository: the build context and Prometheus' configuration.
     expect(JSON.stringify(resolved)).toContain(path.join(ROOT, 'config/prometheus.yml'));
     expect(Object.keys(resolved.services.api?.environment ?? {}).filter((k) => /RPC|PASSWORD/.test(k))).toEqual([]);
+    // The merge key (`<<:`) gives the second replica the first one's settings, its own port.
+    expect(resolved.services['api-replica-2']?.environment).toEqual(resolved.services['api-replica-1']?.environment);
   });
 
   it('refuses a top-level name: (why the file has none) and a missing password', { timeout: 120_000 }, () => {
