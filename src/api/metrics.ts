@@ -39,6 +39,7 @@ export interface ApiMetrics {
   readonly nodeHeight: Gauge<'chain'>;
   /** 1 while the chain answers (index present, fresh, within syncLagBlocks of the node), else 0. Configured chains only. */
   readonly chainReady: Gauge<'chain'>;
+  readonly standbyReplayLag: Gauge<'chain'>;
   /** Seconds since the indexer last heard from its node, per chain (as recorded in the index). */
   readonly nodeSeenAge: Gauge<'chain'>;
   /** Seconds since the indexed tip block's header time, per chain. */
@@ -99,6 +100,13 @@ export function createApiMetrics(options: { defaultMetrics?: boolean } = {}): Ap
       help: '1 if the chain is answered (index present, fresh, lag within syncLagBlocks), else 0',
       labelNames: ['chain'],
       aggregator: 'min',
+      registers,
+    }),
+    standbyReplayLag: new Gauge({
+      name: 'addrsum_api_chain_standby_replay_lag_seconds',
+      help: 'Reading a streaming standby: seconds its replay is behind the WAL it received, per chain',
+      labelNames: ['chain'],
+      aggregator: 'max',
       registers,
     }),
     nodeSeenAge: new Gauge({

@@ -19,6 +19,7 @@
  * - Litecoin MWEB programs (peg-in `OP_9 <32>`, HogAddr `OP_8 <32>`) are ordinary UTXOs of their own
  *   script: the HogEx spends them, and gettxoutsetinfo counts them. No address maps to those scripts.
  */
+import type { ParsedTx } from '../chain/block-parser.js';
 import { toDisplayHex } from '../chain/hash.js';
 import { isUnspendable } from '../chain/script.js';
 import { DeltaCollector, inIdOrder, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
@@ -229,4 +230,10 @@ class Batch {
     this.undo?.spent.push(coin);
     return coin;
   }
+}
+
+/** The coinbase txid of a block's transactions (blocks.coinbase_txid), null when the first is no coinbase. */
+export function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
+  const first = txs[0];
+  return first?.coinbase === true ? first.txid : null;
 }

@@ -17,6 +17,8 @@ export interface ChainStatus {
   tipTime: Date | null;
   /** Address history kept, or being built up to a height (status() only; absent: off). */
   historyState?: { readonly state: 'on' } | { readonly state: 'building'; readonly builtHeight: number };
+  /** status() only, read from a streaming standby: seconds its replay is behind what it received (0: none). */
+  standbyReplayLagSeconds?: number;
 }
 
 /** What a script's confirmed history adds up to: received − sent = its balance. */

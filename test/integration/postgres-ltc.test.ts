@@ -144,6 +144,34 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     await expectBothEqualNode('reorg');
   }, 180_000);
 
+  it('a standby whose replay is paused states the tip it replayed, and /ready reports its lag', async () => {
+    const readyRow = async (api: ApiProcess): Promise<{ indexedHash: string; standbyReplayLagSeconds?: number }> => {
+      const body = (await (await fetch(`${api.url}/ready`)).json()) as {
+        data: { chains: { chain: string; indexedHash: string; standbyReplayLagSeconds?: number }[] };
+      };
+      return body.data.chains.find((c) => c.chain === 'LTC')!;
+    };
+    expect((await readyRow(onStandby)).standbyReplayLagSeconds).toBe(0);
+    expect(await readyRow(onPrimary)).not.toHaveProperty('standbyReplayLagSeconds');
+    const replayed = await lw.nodeTip();
+    await standby.sql('SELECT pg_wal_replay_pause()');
+    try {
+      await mineWithActivity(node, 1, manifest);
+      await lw.world.waitForTip('a block the standby does not replay', 60_000);
+      await waitFor(
+        'the standby to report a replay lag',
+        async () => ((await readyRow(onStandby)).standbyReplayLagSeconds ?? 0) > 0,
+        30_000,
+      );
+      // What it answers is what it replayed, and it says so: the older tip, never a mix.
+      expect((await ask(onStandby, manifest.addresses[0]!.address)).blockHash).toBe(replayed);
+      expect((await ask(onPrimary, manifest.addresses[0]!.address)).blockHash).toBe(await lw.nodeTip());
+    } finally {
+      await standby.sql('SELECT pg_wal_replay_resume()');
+    }
+    await expectBothEqualNode('replay resumed');
+  }, 180_000);
+
   it('makes no SQLite file of the chain anywhere it runs', () => {
     expect(readdirSync(lw.world.dataDir).filter((f) => /^ltc\.sqlite/i.test(f))).toEqual([]);
   });

@@ -227,6 +227,12 @@ export const SCHEMAS: Json = {
         minimum: -1,
         description: 'While history is being built: the last height built (−1: none yet); the build ends at indexedHeight.',
       },
+      standbyReplayLagSeconds: {
+        type: 'number',
+        minimum: 0,
+        description:
+          'Only for an index read from a PostgreSQL streaming standby: seconds its replay is behind the WAL it received (0: caught up). Its answers are at its replayed tip.',
+      },
       bootstrap: {
         type: 'object',
         additionalProperties: false,

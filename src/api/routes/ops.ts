@@ -43,6 +43,8 @@ export interface ChainReadiness {
   /** Address history: kept, being built (historyBuiltHeight: how far), or off; absent while nothing is indexed. */
   history?: 'off' | 'building' | 'on';
   historyBuiltHeight?: number;
+  /** The index is read from a streaming standby: how far its replay is behind what it received (seconds). */
+  standbyReplayLagSeconds?: number;
 }
 
 function describe(handle: ChainHandle, state: ChainState, mempoolTxs: number | null): ChainReadiness {
@@ -82,6 +84,7 @@ function describe(handle: ChainHandle, state: ChainState, mempoolTxs: number | n
         tipAgeSeconds: state.ages.tipAgeSeconds,
         history: s.historyState?.state ?? ('off' as const),
         ...(s.historyState?.state === 'building' && { historyBuiltHeight: s.historyState.builtHeight }),
+        ...(s.standbyReplayLagSeconds !== undefined && { standbyReplayLagSeconds: s.standbyReplayLagSeconds }),
       };
       if (state.kind === 'ready') return row;
       return { ...row, reason: state.kind === 'stale' ? state.reason : `the index is ${state.lag} blocks behind the node` };
@@ -118,6 +121,7 @@ export async function readiness(deps: AppDeps, metrics: ApiMetrics, clock: Clock
       if (row.nodeHeight !== null) metrics.nodeHeight.set(labels, row.nodeHeight);
       if (row.nodeSeenAgeSeconds !== null) metrics.nodeSeenAge.set(labels, row.nodeSeenAgeSeconds);
       if (row.tipAgeSeconds !== null) metrics.tipAge.set(labels, row.tipAgeSeconds);
+      if (row.standbyReplayLagSeconds !== undefined) metrics.standbyReplayLag.set(labels, row.standbyReplayLagSeconds);
       return row;
     }),
   );

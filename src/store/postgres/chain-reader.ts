@@ -45,6 +45,7 @@ import {
 } from './history-reader.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
+import { standbyReplayLag } from './standby-lag.js';
 
 export const STATUS_COLUMNS =
   'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time, ' +
@@ -156,11 +157,18 @@ export class PgIndexReader implements IndexReader {
   }
 
   /** One statement: the tip and history's state belong to one commit. */
+  /** With the history state and, read on a streaming standby, how far its replay lags (standby-lag.ts). */
   async status(): Promise<ChainStatus | null> {
-    const row = await this.statusRow(this.pool);
+    const [row, lag] = await Promise.all([this.statusRow(this.pool), standbyReplayLag(this.pool)]);
     const status = this.toStatus(row);
     const state = historyState(row);
-    return status && (state ? { ...status, historyState: state } : status);
+    return (
+      status && {
+        ...status,
+        ...(state && { historyState: state }),
+        ...(lag !== undefined && { standbyReplayLagSeconds: lag }),
+      }
+    );
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */

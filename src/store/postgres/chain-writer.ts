@@ -20,9 +20,8 @@
  * snapshot bootstrap is snapshot-load.ts's (base_height in `state`: blocks rows run from it up).
  */
 import { toDisplayHex } from '../../chain/hash.js';
-import type { ParsedTx } from '../../chain/block-parser.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
-import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
+import { checkExtends, coinbaseTxid, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import type {
@@ -46,6 +45,7 @@ import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
 import { setPgUtxoList } from './utxo-list.js';
 import { loadPgSnapshot, readBaseHeight, readPendingLoad } from './snapshot-load.js';
+import { takeWriterLock } from './writer-lock.js';
 
 export const DEFAULT_UNDO_DEPTH = 288;
 
@@ -64,7 +64,6 @@ export interface PgWriterOptions {
 export const LOCK_WAIT_MS = 3000;
 /** A statement of the writer may take this long: a catch-up batch writes many thousands of rows at once. */
 export const WRITE_STATEMENT_TIMEOUT_MS = 120_000;
-const LOCK_RETRY_MS = 100;
 
 interface StateRow {
   tip_height: number | null;
@@ -392,20 +391,4 @@ export class PgIndexWriter implements IndexWriter {
   private async writeNodeSeen(node: NodeSeen): Promise<void> {
     await this.client.query(`UPDATE ${this.schema}.state SET node_height = $1, node_seen_at = $2`, [node.height, node.at.getTime()]);
   }
-}
-
-/** Tries the session lock until `waitMs` passed; false: another session holds it still. */
-async function takeWriterLock(client: PoolClient, name: string, waitMs: number): Promise<boolean> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
-    if (rows[0]?.ok) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
-  }
-}
-
-function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
-  const first = txs[0];
-  return first?.coinbase === true ? first.txid : null;
 }

@@ -37,7 +37,7 @@ import { ChangeFeed } from './change-feed.js';
 import { Checkpointer, truncateWal } from './checkpointer.js';
 import { openWriterDb, raiseGeneration, type Db } from './db.js';
 import { createdAgain, restoredAgain, withScripts } from '../change-set.js';
-import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
+import { checkExtends, coinbaseTxid, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
 import { MempoolStore } from './mempool-store.js';
@@ -47,7 +47,7 @@ import { migrate } from './migrate.js';
 import { commitChangeSet, takeCoins } from './change-commit.js';
 import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
-import { coinbaseTxid, setUtxoList } from './utxo-list.js';
+import { setUtxoList } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
 import type {
   BaseBlock,

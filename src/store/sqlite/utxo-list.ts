@@ -24,19 +24,12 @@
  * indexer builds them after the load, in bulk, never row by row.
  */
 import { randomBytes } from 'node:crypto';
-import type { ParsedTx } from '../../chain/block-parser.js';
 import type { Db } from './db.js';
 import { ALL_SHARDS, LEGACY_UTXO_LIST_INDEX, shardIndexName, shardIndexSql, shardTerms, UTXO_LIST_SHARDS } from './utxo-list-shards.js';
 import type { UtxoListEvent } from '../index-model.js';
 
 export const UTXO_LIST_KEY = 'utxo_list';
 export const UTXO_LIST_SECRET_KEY = 'utxo_list_secret';
-
-/** The coinbase txid of a block's transactions (blocks.coinbase_txid), null when the first is no coinbase. */
-export function coinbaseTxid(txs: readonly ParsedTx[]): Buffer | null {
-  const first = txs[0];
-  return first?.coinbase === true ? first.txid : null;
-}
 
 function indexExists(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined;
