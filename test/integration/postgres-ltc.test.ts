@@ -3,7 +3,9 @@
  * starts (harness/postgres.ts): the indexer writes the LTC index into a primary; one API reads the
  * primary, another a streaming standby (pg_basebackup -R); the keys live in PostgreSQL too. Both APIs
  * must equal the node's `scantxoutset` for every address after SIGKILLs during catch-up, at a new tip and
- * after a reorg; `addrsum-verify` on the index finds nothing; no SQLite file of the chain is ever made.
+ * after a reorg; history and the UTXO listing (both on) paged through the standby equal a walk of the
+ * node's blocks and its `scantxoutset`; `addrsum-verify` on the index finds nothing; no SQLite file of
+ * the chain is ever made.
  * Then the faults: the primary killed (its API answers 503 and recovers by itself when it is back), and
  * a failover (the primary dead for good, the standby promoted, the indexer pointed at it).
  */
@@ -17,7 +19,8 @@ import { promote, startPrimary, startStandby, waitForReplay, type PgCluster } fr
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { utxoSetTotals } from '../../harness/regtest-scan.js';
 import { openPostgresKeyStore, openPostgresReader, openPostgresVerifier } from '../../src/store/postgres/engine.js';
-import { apiMismatches } from '../support/ltc-oracle.js';
+import { historyMismatches } from '../support/history-check.js';
+import { apiMismatches, listingMismatches } from '../support/ltc-oracle.js';
 
 const LIMITS = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
 
@@ -45,7 +48,8 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     standby = await startStandby(primary);
     writeUrl = primary.url;
     lw = await LitecoindWorld.start({
-      env: { ADDRSUM_LTC_INDEX_URL: primary.url },
+      // History and the listing on: every part of the index goes through PostgreSQL and the standby.
+      env: { ADDRSUM_LTC_INDEX_URL: primary.url, ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' },
       indexedTip: () => tipIn(writeUrl),
     });
     node = lw.node;
@@ -143,6 +147,25 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     expect(lw.world.indexer!.output()).toMatch(/rolled back/);
     await expectBothEqualNode('reorg');
   }, 180_000);
+
+  it('pages the history of every script and the UTXOs of every address through the standby as the node says', async () => {
+    await waitForReplay(primary, standby);
+    const keyed = (path: string): Promise<Response> => fetch(`${onStandby.url}${path}`, { headers: { 'x-api-key': apiKey } });
+    const get = async (path: string) => {
+      const res = await keyed(path);
+      return { status: res.status, text: await res.text() };
+    };
+    const history = await historyMismatches(get, node.cliExact);
+    expect(history.wrong).toEqual([]);
+    expect(history.scripts).toBeGreaterThan(100);
+    const listing = await listingMismatches(
+      keyed,
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
+    expect(listing.wrong).toEqual([]);
+    expect(listing.listed).toBeGreaterThan(manifest.addresses.length);
+  }, 300_000);
 
   it('a standby whose replay is paused states the tip it replayed, and /ready reports its lag', async () => {
     const readyRow = async (api: ApiProcess): Promise<{ indexedHash: string; standbyReplayLagSeconds?: number }> => {

@@ -8,25 +8,17 @@
 import Database, { type SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { copyFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCoins } from '../../src/chain/amount.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
-import { scanUnspents } from '../../harness/regtest-scan.js';
 import { utxoListIndexExists, utxoListRecorded } from '../../src/store/sqlite/utxo-list.js';
 import { listedEntries, rebuildShards } from '../support/utxo-listing.js';
+import { listingMismatches } from '../support/ltc-oracle.js';
 
 const LIST_ON = { ADDRSUM_UTXO_LIST: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
-
-interface Page {
-  utxos: { txid: string; vout: number; valueSatoshi: number; value: number; height: number; coinbase: boolean | null }[];
-  next: string | null;
-  blockHeight: number;
-  blockHash: string;
-}
 
 describe('UTXO listing against a real litecoind', () => {
   let lw: LitecoindWorld;
@@ -46,52 +38,16 @@ describe('UTXO listing against a real litecoind', () => {
     await lw?.close();
   });
 
-  const getJson = async (path: string): Promise<{ status: number; body: { data: Page & { balanceSatoshi: number; code?: string } } }> => {
-    const res = await fetch(`${api.url}${path}`, { headers: { 'x-api-key': apiKey } });
-    return { status: res.status, body: (await res.json()) as { data: Page & { balanceSatoshi: number } } };
-  };
-
   /** Every address paged with limit=2 equals scantxoutset; sums equal the summaries; one tip on every page. */
   async function expectListingEqualsNode(phase: string): Promise<void> {
-    const addresses = manifest.addresses.map((a) => a.address);
-    const scan = await scanUnspents(node, addresses);
-    const wrong: string[] = [];
-    let listed = 0;
-    for (const address of addresses) {
-      const want = (scan.byScript.get(scan.scripts.get(address)!) ?? []).map((u) => `${u.txid}:${u.vout} ${u.sats} ${u.height}`).sort();
-      const got: string[] = [];
-      const tips = new Set<string>();
-      let cursor: string | null = null;
-      let sum = 0;
-      for (let pages = 0; pages < 10_000; pages++) {
-        const r = await getJson(`/api/v1/LTC/address/${address}/utxos?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`);
-        if (r.status !== 200) {
-          wrong.push(`${address}: page ${pages} answered ${r.status} ${JSON.stringify(r.body)}`);
-          break;
-        }
-        const page = r.body.data;
-        if (page.utxos.length > 2) wrong.push(`${address}: a page of ${page.utxos.length}`);
-        tips.add(`${page.blockHeight} ${page.blockHash}`);
-        for (const u of page.utxos) {
-          got.push(`${u.txid}:${u.vout} ${u.valueSatoshi} ${u.height}`);
-          sum += u.valueSatoshi;
-          if (parseCoins(u.value.toFixed(8)) !== BigInt(u.valueSatoshi))
-            wrong.push(`${address}: value ${u.value} is not ${u.valueSatoshi} sat`);
-        }
-        cursor = page.next;
-        if (cursor === null) break;
-      }
-      listed += got.length;
-      if ([...tips].join() !== `${scan.height} ${scan.bestBlock}`)
-        wrong.push(`${address}: pages at ${[...tips].join(' | ')}, node at ${scan.height}`);
-      if (JSON.stringify([...got].sort()) !== JSON.stringify(want))
-        wrong.push(`${address}: listed ${got.join(', ')}; node ${want.join(', ')}`);
-      const summary = await getJson(`/api/v1/LTC/address/${address}`);
-      if (summary.body.data.balanceSatoshi !== sum)
-        wrong.push(`${address}: listed sum ${sum}, summary ${summary.body.data.balanceSatoshi}`);
-    }
+    const get = (path: string) => fetch(`${api.url}${path}`, { headers: { 'x-api-key': apiKey } });
+    const { wrong, listed } = await listingMismatches(
+      get,
+      node,
+      manifest.addresses.map((a) => a.address),
+    );
     expect(wrong, phase).toEqual([]);
-    expect(listed, phase).toBeGreaterThan(addresses.length);
+    expect(listed, phase).toBeGreaterThan(manifest.addresses.length);
   }
 
   it('catches up with the listing on while SIGKILLed at random moments, then pages every address exactly as scantxoutset', async () => {
@@ -116,8 +72,8 @@ describe('UTXO listing against a real litecoind', () => {
   it('off removes the listing (404 UTXO_LIST_DISABLED); on again, SIGKILLed as it builds and restarted, equals a fresh build', async () => {
     await lw.world.startIndexer();
     await waitFor('the listing to be removed', () => readFlags().index === false, 60_000, lw.world.indexer);
-    const off = await getJson(`/api/v1/LTC/address/${manifest.addresses[0]!.address}/utxos`);
-    expect([off.status, off.body.data.code]).toEqual([404, 'UTXO_LIST_DISABLED']);
+    const off = await fetch(`${api.url}/api/v1/LTC/address/${manifest.addresses[0]!.address}/utxos`, { headers: { 'x-api-key': apiKey } });
+    expect([off.status, ((await off.json()) as { data: { code?: string } }).data.code]).toEqual([404, 'UTXO_LIST_DISABLED']);
     await lw.world.stopIndexer();
     const indexer = await lw.world.startIndexer({ env: LIST_ON });
     await waitFor(

@@ -4,14 +4,14 @@
  * satoshi at the node's tip, and `npm run verify` must find nothing.
  */
 import { expect } from 'vitest';
-import { formatCoins } from '../../src/chain/amount.js';
+import { formatCoins, parseCoins } from '../../src/chain/amount.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { checkIndex, type Expected } from '../../harness/index-check.js';
 import { runVerifyCli } from '../../harness/indexer-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import type { ChainManifest } from '../../harness/regtest-chain.js';
-import { scanAddresses, scanScripts, utxoSetTotals } from '../../harness/regtest-scan.js';
+import { scanAddresses, scanScripts, scanUnspents, utxoSetTotals } from '../../harness/regtest-scan.js';
 
 const params = chainParams('LTC', 'regtest');
 
@@ -75,4 +75,60 @@ export async function apiMismatches(url: string, apiKey: string, node: Litecoind
       wrong.push(`${address}: ${res.status} ${text} (node: ${expected} at ${tip})`);
   }
   return wrong;
+}
+
+interface ListingPage {
+  utxos: { txid: string; vout: number; valueSatoshi: number; value: number; height: number }[];
+  next: string | null;
+  blockHeight: number;
+  blockHash: string;
+}
+
+/**
+ * Every address's UTXO listing paged with limit=2 through `get` (a GET on the API under test, keyed)
+ * against `scantxoutset`: the outputs, their exact coins, the sum against the summary, one tip on every
+ * page. Returns what differs and how many outputs were listed.
+ */
+export async function listingMismatches(
+  get: (path: string) => Promise<Response>,
+  node: Litecoind,
+  addresses: readonly string[],
+): Promise<{ wrong: string[]; listed: number }> {
+  const scan = await scanUnspents(node, addresses);
+  const wrong: string[] = [];
+  let listed = 0;
+  for (const address of addresses) {
+    const want = (scan.byScript.get(scan.scripts.get(address)!) ?? []).map((u) => `${u.txid}:${u.vout} ${u.sats} ${u.height}`).sort();
+    const got: string[] = [];
+    const tips = new Set<string>();
+    let cursor: string | null = null;
+    let sum = 0;
+    for (let pages = 0; pages < 10_000; pages++) {
+      const res = await get(`/api/v1/LTC/address/${address}/utxos?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`);
+      const text = await res.text();
+      if (res.status !== 200) {
+        wrong.push(`${address}: page ${pages} answered ${res.status} ${text}`);
+        break;
+      }
+      const page = (JSON.parse(text) as { data: ListingPage }).data;
+      if (page.utxos.length > 2) wrong.push(`${address}: a page of ${page.utxos.length}`);
+      tips.add(`${page.blockHeight} ${page.blockHash}`);
+      for (const u of page.utxos) {
+        got.push(`${u.txid}:${u.vout} ${u.valueSatoshi} ${u.height}`);
+        sum += u.valueSatoshi;
+        if (parseCoins(u.value.toFixed(8)) !== BigInt(u.valueSatoshi))
+          wrong.push(`${address}: value ${u.value} is not ${u.valueSatoshi} sat`);
+      }
+      cursor = page.next;
+      if (cursor === null) break;
+    }
+    listed += got.length;
+    if ([...tips].join() !== `${scan.height} ${scan.bestBlock}`)
+      wrong.push(`${address}: pages at ${[...tips].join(' | ')}, node at ${scan.height}`);
+    if (JSON.stringify([...got].sort()) !== JSON.stringify(want))
+      wrong.push(`${address}: listed ${got.join(', ')}; node ${want.join(', ')}`);
+    const summary = (await (await get(`/api/v1/LTC/address/${address}`)).json()) as { data: { balanceSatoshi: number } };
+    if (summary.data.balanceSatoshi !== sum) wrong.push(`${address}: listed sum ${sum}, summary ${summary.data.balanceSatoshi}`);
+  }
+  return { wrong, listed };
 }

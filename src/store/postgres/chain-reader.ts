@@ -127,11 +127,12 @@ export class PgIndexReader implements IndexReader {
 
   /** One statement: the script's figures and the status they are true at. */
   async summary(script: Uint8Array): Promise<ScriptSummary | null> {
-    const { rows } = await this.pool.query<StatusRow & FiguresRow & HistoryFiguresRow>(
-      `SELECT ${STATUS_COLUMNS}, s.balance::text AS balance, s.utxo_count::text AS utxo_count${FIGURES_COLUMNS} ` +
-        `FROM ${this.schema}.state AS st LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = $1 ${figuresJoin(this.schema, '$1')}`,
-      [scriptKey(script)],
-    );
+    // A named statement: each connection parses and plans it once, not on every lookup (the API's hot path).
+    const { rows } = await this.pool.query<StatusRow & FiguresRow & HistoryFiguresRow>({
+      name: `${this.schema}.summary`,
+      text: summarySql(this.schema),
+      values: [scriptKey(script)],
+    });
     const row = rows[0];
     const status = row ? this.toStatus(row) : null;
     if (!status) return null;
@@ -337,6 +338,14 @@ export class PgIndexReader implements IndexReader {
       scripts: r.scripts === null ? null : splitKeys(r.scripts),
     }));
   }
+}
+
+/** The summary's one statement: the status and the script's figures, from one snapshot. */
+function summarySql(schema: string): string {
+  return (
+    `SELECT ${STATUS_COLUMNS}, s.balance::text AS balance, s.utxo_count::text AS utxo_count${FIGURES_COLUMNS} ` +
+    `FROM ${schema}.state AS st LEFT JOIN ${schema}.scripts AS s ON s.script_key = $1 ${figuresJoin(schema, '$1')}`
+  );
 }
 
 const MEMPOOL_COLUMNS =
