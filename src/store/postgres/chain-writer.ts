@@ -39,7 +39,7 @@ import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
 import { createdAgain, restoredAgain, withScripts } from '../change-set.js';
-import { Touched, recordChange, resolveCoins, writeChangeSet } from './change-write.js';
+import { Touched, recordChange, resolveCoins, takeCoins, writeChangeSet } from './change-write.js';
 import { PgHistory } from './history-writer.js';
 import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
@@ -200,8 +200,8 @@ export class PgIndexWriter implements IndexWriter {
     const { client, schema } = this;
     const totals = await this.mempool.guard(() =>
       inTransaction(client, async () => {
-        const set = connectBlocks(plan, await resolveCoins(client, schema, plan.needed), undoFrom, await this.history.connecting());
-        const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain);
+        const set = connectBlocks(plan, await takeCoins(client, schema, plan.needed), undoFrom, await this.history.connecting());
+        const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain, true);
         if (set.history) await this.history.commit(set.history);
         await client.query(
           `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,

@@ -46,8 +46,32 @@ export async function resolveCoins(
 }
 
 /**
- * Writes a change set: removes its spent coins, adds its new ones, applies its aggregate deltas. Returns
- * the totals after it. A new coin at an outpoint still unspent throws INCONSISTENT with `conflict`'s message.
+ * resolveCoins for a batch that spends every coin it finds (a connect: planBatch's `needed`): the coins
+ * leave `table` in the statement that reads them, one pass over the key instead of a read now and a
+ * delete later. The change set computed from them spends exactly these (write it with `spentTaken`); a
+ * refusal rolls the transaction back, the coins with it.
+ */
+export async function takeCoins(
+  client: Queryable,
+  schema: string,
+  outpoints: ReadonlyMap<string, Buffer>,
+  table = 'utxos',
+): Promise<Map<string, Coin>> {
+  const coins = new Map<string, Coin>();
+  if (outpoints.size === 0) return coins;
+  const { rows } = await client.query<CoinRow>(
+    `DELETE FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[]) RETURNING outpoint, script_key, value::text AS value, height`,
+    [[...outpoints.values()]],
+  );
+  for (const r of rows)
+    coins.set(r.outpoint.toString('latin1'), { outpoint: r.outpoint, scriptKey: r.script_key, value: BigInt(r.value), height: r.height });
+  return coins;
+}
+
+/**
+ * Writes a change set: removes its spent coins (unless takeCoins already did: `spentTaken`), adds its new
+ * ones, applies its aggregate deltas. Returns the totals after it. A new coin at an outpoint still unspent
+ * throws INCONSISTENT with `conflict`'s message.
  */
 export async function writeChangeSet(
   client: Queryable,
@@ -55,21 +79,23 @@ export async function writeChangeSet(
   set: ChangeSet,
   before: Totals,
   conflict: (coin: Coin) => string,
+  spentTaken = false,
 ): Promise<Totals> {
-  await moveCoins(client, schema, 'utxos', set, conflict);
+  await moveCoins(client, schema, 'utxos', set, conflict, spentTaken);
   const scripts = await writeDeltas(client, schema, set.deltas, before.scripts);
   return { utxos: before.utxos + set.utxos, amount: before.amount + set.amount, scripts };
 }
 
-/** Removes a change set's spent coins from `table` (shaped as utxos) and adds its new ones; INCONSISTENT as writeChangeSet. */
+/** Removes a change set's spent coins from `table` (shaped as utxos: see takeCoins) and adds its new ones; INCONSISTENT as writeChangeSet. */
 export async function moveCoins(
   client: Queryable,
   schema: string,
   table: string,
   set: Pick<ChangeSet, 'spent' | 'created'>,
   conflict: (coin: Coin) => string,
+  spentTaken = false,
 ): Promise<void> {
-  if (set.spent.length > 0)
+  if (!spentTaken && set.spent.length > 0)
     await client.query(`DELETE FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[])`, [set.spent.map((c) => c.outpoint)]);
   await insertCoins(client, `${schema}.${table}`, set.created, conflict);
 }
@@ -88,42 +114,44 @@ async function insertCoins(client: Queryable, table: string, coins: readonly Coi
   throw new StoreError('INCONSISTENT', conflict(first));
 }
 
+/** A script row the deltas left empty or negative; the first row instead counts the rows the upsert inserted. */
 interface ScriptRow {
-  script_key: Buffer;
-  balance: string;
-  utxo_count: string;
-  inserted: boolean;
+  script_key: Buffer | null;
+  balance: string | null;
+  utxo_count: string | null;
+  inserted: number | null;
 }
 
 /**
  * Adds the deltas to the aggregate rows in one upsert (a missing row starts at the delta), then deletes
  * the rows left with no UTXO. Returns the script count after. A negative count or balance, or a balance
- * without UTXOs, means the index is inconsistent.
+ * without UTXOs, means the index is inconsistent. Only the rows that need a look come back (the count
+ * of new ones, then the emptied or negative ones), not one row per delta.
  */
 async function writeDeltas(client: Queryable, schema: string, deltas: readonly ScriptDelta[], before: number): Promise<number> {
   if (deltas.length === 0) return before;
   const { rows } = await client.query<ScriptRow>(
-    `INSERT INTO ${schema}.scripts AS s (script_key, balance, utxo_count) ` +
+    `WITH up AS (INSERT INTO ${schema}.scripts AS s (script_key, balance, utxo_count) ` +
       'SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[]) ON CONFLICT (script_key) DO UPDATE ' +
       'SET balance = s.balance + excluded.balance, utxo_count = s.utxo_count + excluded.utxo_count ' +
-      'RETURNING s.script_key, s.balance::text AS balance, s.utxo_count::text AS utxo_count, (s.xmax = 0) AS inserted',
+      'RETURNING s.script_key, s.balance, s.utxo_count, (s.xmax = 0) AS inserted) ' +
+      'SELECT NULL::bytea AS script_key, NULL::text AS balance, NULL::text AS utxo_count, (count(*) FILTER (WHERE inserted))::int AS inserted FROM up ' +
+      'UNION ALL SELECT script_key, balance::text, utxo_count::text, NULL FROM up WHERE utxo_count <= 0 OR balance < 0',
     [deltas.map((d) => d.key), deltas.map((d) => d.balance.toString()), deltas.map((d) => d.count)],
   );
-  let scripts = before;
+  let scripts = before + (rows[0]?.inserted ?? 0);
   const emptied: Buffer[] = [];
-  for (const row of rows) {
-    const balance = BigInt(row.balance);
-    const count = BigInt(row.utxo_count);
-    if (count < 0n || balance < 0n || (count === 0n && balance !== 0n))
+  for (const row of rows.slice(1)) {
+    const balance = BigInt(row.balance!);
+    const count = BigInt(row.utxo_count!);
+    // Only an emptied row is fine: no UTXO and no balance.
+    if (count !== 0n || balance !== 0n)
       throw new StoreError(
         'INCONSISTENT',
-        `aggregate of script ${row.script_key.toString('hex')} would become balance ${balance} with ${count} UTXOs`,
+        `aggregate of script ${row.script_key!.toString('hex')} would become balance ${balance} with ${count} UTXOs`,
       );
-    if (row.inserted) scripts++;
-    if (count === 0n) {
-      emptied.push(row.script_key);
-      scripts--;
-    }
+    emptied.push(row.script_key!);
+    scripts--;
   }
   if (emptied.length > 0) await client.query(`DELETE FROM ${schema}.scripts WHERE script_key = ANY($1::bytea[])`, [emptied]);
   return scripts;

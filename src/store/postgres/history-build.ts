@@ -14,7 +14,7 @@ import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import type { BuildState } from '../history-links.js';
 import type { BlockToApply, Tip } from '../index-model.js';
 import type { BlockUndo } from '../undo.js';
-import { moveCoins, resolveCoins } from './change-write.js';
+import { moveCoins, resolveCoins, takeCoins } from './change-write.js';
 import type { HistoryRows } from './history-rows.js';
 import type { Queryable } from './pg-pool.js';
 
@@ -53,9 +53,9 @@ export class HistoryBuild {
   /** Connects the next blocks of the build, inside the caller's transaction (which checked that they extend it). */
   async connect(blocks: readonly BlockToApply[]): Promise<void> {
     const plan = planBatch(blocks);
-    const coins = await resolveCoins(this.client, this.schema, plan.needed, TABLE);
+    const coins = await takeCoins(this.client, this.schema, plan.needed, TABLE);
     const set = connectBlocks(plan, coins, NO_UNDO, { nextTx: await this.rows.nextTx() });
-    await moveCoins(this.client, this.schema, TABLE, set, createdAgain);
+    await moveCoins(this.client, this.schema, TABLE, set, createdAgain, true);
     await this.rows.commit(set.history!);
     const last = blocks[blocks.length - 1]!;
     await this.setBuilt(last.height, last.hash);
