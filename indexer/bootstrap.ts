@@ -156,7 +156,8 @@ export async function loadSnapshot(
       sorting = true;
       log.info(
         { coins: stats.coins, seconds: round1(seconds) },
-        `bootstrap: the file's coins are not in txid order (found within its first ${stats.coins} coins); reading it again to sort them`,
+        // SQLite reads the file a second time to sort; PostgreSQL sorts while it builds the key: either way, longer.
+        `bootstrap: the file's coins are not in txid order (found within its first ${stats.coins} coins); the load sorts them, which takes longer`,
       );
     }
     log.info({ phase, coins: stats.coins, seconds: round1(seconds) }, `bootstrap: ${phase}`);
