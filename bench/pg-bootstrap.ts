@@ -170,6 +170,9 @@ export async function runPgBootstrapBench(coins: number, write: boolean): Promis
       writeSection(
         'pg-bootstrap',
         [
+          '## pg-bootstrap — the UTXO-snapshot bootstrap, PostgreSQL (binary COPY) beside SQLite (issue 34)',
+          '',
+          `Command: \`npx tsx bench/pg-bootstrap.ts ${coins} --write\`. Goal: the 185,000,000-coin bootstrap through COPY in at most 45 minutes.`,
           `Bootstrap of a synthetic snapshot of ${fmt(coins)} coins on both engines (bench/pg-bootstrap.ts, ${today()}; ${machineLine()}; load average ${fmt(loadavg()[0]!, 1)}).`,
           `PostgreSQL ${Object.entries(PG_SETTINGS)
             .map(([k, v]) => `${k}=${v}`)
