@@ -70,6 +70,10 @@ export function openPool(url: string, opts: PoolOptions): Pool {
       statement_timeout: opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
       query_timeout: (opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS) + 1000,
       idleTimeoutMillis: 30_000,
+      // An API's standby is often on another machine: a server that vanished without closing the
+      // connection (power, network partition) is noticed by TCP keepalive, not only by the next timeout.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     },
     opts.maxWaiting ?? Infinity,
     opts.name,
