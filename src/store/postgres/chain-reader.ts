@@ -45,7 +45,7 @@ import {
 } from './history-reader.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
-import { standbyReplayLag } from './standby-lag.js';
+import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
 
 export const STATUS_COLUMNS =
   'st.tip_height, st.tip_hash, st.node_height, st.node_seen_at::text AS node_seen_at, st.tip_time::text AS tip_time, ' +
@@ -157,10 +157,16 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
-  /** One statement: the tip and history's state belong to one commit. */
-  /** With the history state and, read on a streaming standby, how far its replay lags (standby-lag.ts). */
+  /**
+   * One statement: the tip and history's state belong to one commit; read on a streaming standby, also
+   * how far its replay lags (standby-lag.ts).
+   */
   async status(): Promise<ChainStatus | null> {
-    const [row, lag] = await Promise.all([this.statusRow(this.pool), standbyReplayLag(this.pool)]);
+    const { rows } = await this.pool.query<StatusRow & { standby_lag: number | null }>(
+      `SELECT ${STATUS_COLUMNS}, ${STANDBY_LAG_SQL} AS standby_lag FROM ${this.schema}.state AS st`,
+    );
+    const row = rows[0] ?? { ...EMPTY_STATUS, standby_lag: null };
+    const lag = standbyReplayLag(row.standby_lag);
     const status = this.toStatus(row);
     const state = historyState(row);
     return (
@@ -292,17 +298,7 @@ export class PgIndexReader implements IndexReader {
 
   private async statusRow(client: Queryable): Promise<StatusRow> {
     const { rows } = await client.query<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM ${this.schema}.state AS st`);
-    return (
-      rows[0] ?? {
-        tip_height: null,
-        tip_hash: null,
-        node_height: null,
-        node_seen_at: null,
-        tip_time: null,
-        history: 0,
-        history_built: null,
-      }
-    );
+    return rows[0] ?? EMPTY_STATUS;
   }
 
   private toStatus(row: StatusRow): ChainStatus | null {
@@ -347,6 +343,17 @@ function summarySql(schema: string): string {
     `FROM ${schema}.state AS st LEFT JOIN ${schema}.scripts AS s ON s.script_key = $1 ${figuresJoin(schema, '$1')}`
   );
 }
+
+/** What a state table without its row reads as: nothing indexed. */
+const EMPTY_STATUS: StatusRow = {
+  tip_height: null,
+  tip_hash: null,
+  node_height: null,
+  node_seen_at: null,
+  tip_time: null,
+  history: 0,
+  history_built: null,
+};
 
 const MEMPOOL_COLUMNS =
   ', m.received::text AS m_received, m.sent::text AS m_sent, m.utxo_count::text AS m_utxo_count, m.tx_count::text AS m_tx_count';

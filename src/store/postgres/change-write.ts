@@ -24,25 +24,19 @@ interface CoinRow {
   height: number;
 }
 
+const COIN_COLUMNS = 'outpoint, script_key, value::text AS value, height';
+
 /**
  * The coins the index holds at `outpoints` (by id), in one query; an outpoint with no row is absent.
  * `table`: a coin table shaped as utxos (a history build's own, history-build.ts).
  */
-export async function resolveCoins(
+export function resolveCoins(
   client: Queryable,
   schema: string,
   outpoints: ReadonlyMap<string, Buffer>,
   table = 'utxos',
 ): Promise<Map<string, Coin>> {
-  const coins = new Map<string, Coin>();
-  if (outpoints.size === 0) return coins;
-  const { rows } = await client.query<CoinRow>(
-    `SELECT outpoint, script_key, value::text AS value, height FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[])`,
-    [[...outpoints.values()]],
-  );
-  for (const r of rows)
-    coins.set(r.outpoint.toString('latin1'), { outpoint: r.outpoint, scriptKey: r.script_key, value: BigInt(r.value), height: r.height });
-  return coins;
+  return readCoins(client, `SELECT ${COIN_COLUMNS} FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[])`, outpoints);
 }
 
 /**
@@ -51,18 +45,20 @@ export async function resolveCoins(
  * delete later. The change set computed from them spends exactly these (write it with `spentTaken`); a
  * refusal rolls the transaction back, the coins with it.
  */
-export async function takeCoins(
+export function takeCoins(
   client: Queryable,
   schema: string,
   outpoints: ReadonlyMap<string, Buffer>,
   table = 'utxos',
 ): Promise<Map<string, Coin>> {
+  return readCoins(client, `DELETE FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[]) RETURNING ${COIN_COLUMNS}`, outpoints);
+}
+
+/** Runs `sql` (one statement of COIN_COLUMNS rows, the outpoints as $1) and keys its coins by id. */
+async function readCoins(client: Queryable, sql: string, outpoints: ReadonlyMap<string, Buffer>): Promise<Map<string, Coin>> {
   const coins = new Map<string, Coin>();
   if (outpoints.size === 0) return coins;
-  const { rows } = await client.query<CoinRow>(
-    `DELETE FROM ${schema}.${table} WHERE outpoint = ANY($1::bytea[]) RETURNING outpoint, script_key, value::text AS value, height`,
-    [[...outpoints.values()]],
-  );
+  const { rows } = await client.query<CoinRow>(sql, [[...outpoints.values()]]);
   for (const r of rows)
     coins.set(r.outpoint.toString('latin1'), { outpoint: r.outpoint, scriptKey: r.script_key, value: BigInt(r.value), height: r.height });
   return coins;

@@ -5,16 +5,13 @@
  * older tip. A standby that receives nothing at all shows 0 here; the freshness rules (the node last
  * seen, replicated with the tip) make it stale.
  */
-import type { Queryable } from './pg-pool.js';
-
-const LAG_SQL =
-  'SELECT CASE WHEN NOT pg_is_in_recovery() THEN NULL ' +
+/** An SQL expression: seconds of replay lag on a standby (float8), NULL on a primary. */
+export const STANDBY_LAG_SQL =
+  '(CASE WHEN NOT pg_is_in_recovery() THEN NULL ' +
   'WHEN pg_last_wal_receive_lsn() IS NULL OR pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 ' +
-  'ELSE GREATEST(0, COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)) END::float8 AS lag';
+  'ELSE GREATEST(0, COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)) END)::float8';
 
-/** Seconds of replay lag on a standby; undefined on a primary. */
-export async function standbyReplayLag(client: Queryable): Promise<number | undefined> {
-  const { rows } = await client.query<{ lag: number | null }>(LAG_SQL);
-  const lag = rows[0]?.lag ?? null;
+/** The lag as reported (milliseconds' precision); undefined on a primary. */
+export function standbyReplayLag(lag: number | null): number | undefined {
   return lag === null ? undefined : Math.round(lag * 1000) / 1000;
 }
