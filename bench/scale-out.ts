@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApi, type ApiProcess } from '../harness/api-process.js';
 import { startPrimary, startStandby, waitForReplay, type PgCluster } from '../harness/postgres.js';
@@ -50,6 +51,7 @@ const FOLLOW_BLOCKS = QUICK ? 20 : 60;
 const FOLLOW_TXS = 200;
 const FOLLOW_EVERY_MS = 250;
 const LOOKUPS = QUICK ? 2_000 : 10_000;
+const LATENCY_ROUNDS = QUICK ? 1 : 3;
 const WARMUP_LOOKUPS = 1_000;
 const LOAD_SECONDS = QUICK ? 4 : 8;
 const LOAD_ROUNDS = QUICK ? 1 : 3;
@@ -160,6 +162,18 @@ async function serve(dir: string, env: Record<string, string>): Promise<Served> 
   });
   trackChild(api.child);
   return { api, key };
+}
+
+/** VACUUM (ANALYZE) and CHECKPOINT on the database at `url`: no background catch-up left from the bulk writes. */
+async function settle(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
 }
 
 /** Sequential lookups over one kept-alive connection: what one request costs, not a queue. */
@@ -291,6 +305,11 @@ export async function runScaleOutBench(): Promise<{ goalMet: boolean }> {
         say(`round ${round + 1} ${engine}: ${fmt(apply[engine].at(-1)!, 2)} blocks/s`);
       }
     }
+    // Settled before anything is served: the earlier rounds' databases dropped and the served one vacuumed
+    // and checkpointed, as an operator does after a bulk load. Otherwise autovacuum and the checkpointer
+    // work through three databases' churn while (b) measures, and their I/O is what the tail shows.
+    for (let round = 0; round < ROUNDS - 1; round++) await primary.sql(`DROP DATABASE IF EXISTS scale_out_${round}`);
+    await settle(pgUrl);
     const standby = await startStandby(primary);
     clusters.push(standby);
     await waitForReplay(primary, standby);
@@ -304,13 +323,22 @@ export async function runScaleOutBench(): Promise<{ goalMet: boolean }> {
     const onStandby = await serve(keysDir('standby'), { ADDRSUM_LTC_INDEX_URL: standbyUrl.toString() });
     servers.push(onSqlite, onPrimary, onStandby);
 
-    // (b) latency, one connection. Unpinned: pinning the servers to one core (API and database backend
-    // taking turns on it) made every p99 worse here, SQLite's too.
-    const lat = {
-      sqlite: await latency(onSqlite, plan.address, plan.balance),
-      primary: await latency(onPrimary, plan.address, plan.balance),
-      standby: await latency(onStandby, plan.address, plan.balance),
-    };
+    // (b) latency, one connection, LATENCY_ROUNDS rounds in a rotating order; the median of each figure.
+    // Unpinned: pinning the servers to one core (API and database backend taking turns on it) made every
+    // p99 worse here, SQLite's too.
+    const targets = { sqlite: onSqlite, primary: onPrimary, standby: onStandby };
+    const rounds: Record<keyof typeof targets, { p50: number; p99: number }[]> = { sqlite: [], primary: [], standby: [] };
+    for (let round = 0; round < LATENCY_ROUNDS; round++) {
+      const names = Object.keys(targets) as (keyof typeof targets)[];
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(i + round) % names.length]!;
+        rounds[name].push(await latency(targets[name], plan.address, plan.balance));
+      }
+    }
+    const mid = (xs: { p50: number; p99: number }[]) => ({ p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) });
+    const lat = { sqlite: mid(rounds.sqlite), primary: mid(rounds.primary), standby: mid(rounds.standby) };
+    const p99s = (name: keyof typeof targets): string => rounds[name].map((r) => fmt(r.p99, 2)).join(', ');
+    say(`latency p99 rounds: sqlite ${p99s('sqlite')}; primary ${p99s('primary')}; standby ${p99s('standby')}`);
     say(`latency p99: sqlite ${fmt(lat.sqlite.p99, 2)} ms, primary ${fmt(lat.primary.p99, 2)} ms, standby ${fmt(lat.standby.p99, 2)} ms`);
     const read = {
       sqlite: await readLatency(openSqliteReader(chainDbPath(sqliteDir, 'LTC')), plan.address),
@@ -370,7 +398,7 @@ export async function runScaleOutBench(): Promise<{ goalMet: boolean }> {
       '| --- | ---: | ---: | ---: | --- | --- |',
       `| block apply, ${fmt(TXS_PER_BLOCK)}-tx blocks, one commit each (median) | ${fmt(median(apply.sqlite), 2)} blocks/s | ${fmt(median(apply.postgres), 2)} blocks/s | **${applyRatio.toFixed(2)}×** | ≥ 0.5× | ${met(goals.apply)} |`,
       `| API req/s, one process, ${CONNECTIONS} connections (median of ${LOAD_ROUNDS}) | ${fmt(median(perProcess.sqlite))} | ${fmt(median(perProcess.standby))} (on the standby) | **${rpsRatio.toFixed(2)}×** | ≥ 0.5× | ${met(goals.rps)} |`,
-      `| lookup over loopback, one connection, p50 / p99 (${fmt(LOOKUPS)} sequential) | ${fmt(lat.sqlite.p50, 2)} / ${fmt(lat.sqlite.p99, 2)} ms | primary ${fmt(lat.primary.p50, 2)} / **${fmt(lat.primary.p99, 2)}** ms; standby ${fmt(lat.standby.p50, 2)} / **${fmt(lat.standby.p99, 2)}** ms | – | p99 ≤ 2 ms | ${met(goals.p99)} |`,
+      `| lookup over loopback, one connection, p50 / p99 (${fmt(LOOKUPS)} sequential, median of ${LATENCY_ROUNDS} rounds) | ${fmt(lat.sqlite.p50, 2)} / ${fmt(lat.sqlite.p99, 2)} ms | primary ${fmt(lat.primary.p50, 2)} / **${fmt(lat.primary.p99, 2)}** ms; standby ${fmt(lat.standby.p50, 2)} / **${fmt(lat.standby.p99, 2)}** ms | – | p99 ≤ 2 ms | ${met(goals.p99)} |`,
       `| the reader port's summary in-process, no HTTP, p50 / p99 (not a goal) | ${fmt(read.sqlite.p50, 2)} / ${fmt(read.sqlite.p99, 2)} ms | standby ${fmt(read.standby.p50, 2)} / ${fmt(read.standby.p99, 2)} ms | – | – | |`,
       `| commit on the primary → the standby's API states it, p50 / p99 (${FOLLOW_BLOCKS} blocks of ${FOLLOW_TXS} txs, one every ${FOLLOW_EVERY_MS} ms) | – | ${fmt(followP50, 1)} / **${fmt(followP99, 1)}** ms | – | p99 ≤ 1 s | ${met(goals.follow)} |`,
       '',
@@ -378,6 +406,8 @@ export async function runScaleOutBench(): Promise<{ goalMet: boolean }> {
       '| --- | ---: | ---: | ---: |',
       `| aggregate req/s (${CONNECTIONS} connections each, median of ${LOAD_ROUNDS}) | ${fmt(aggregate[1]!)} | ${fmt(aggregate[2]!)} | ${fmt(aggregate[4]!)} |`,
       '',
+      `Lookup p99 of each round: SQLite ${p99s('sqlite')} ms; primary ${p99s('primary')} ms; standby ${p99s('standby')} ms. The primary's`,
+      'earlier rounds were dropped and the served database vacuumed and checkpointed before anything was served.',
       'Every answer was checked (balance of the target address, 200, no errors); the lookup latency is per request with nothing',
       "queued, the req/s a closed loop. The aggregate cannot grow past what this machine's two cores give the API processes,",
       'PostgreSQL and the load generator together, so this run cannot show how it grows on a standby with more cores.',

@@ -55,8 +55,8 @@ CREATE TABLE mempool_history (
 
 -- Only while history is being built: the UTXO set at history_built, shaped as utxos.
 CREATE TABLE history_build_utxos (
-  outpoint   bytea PRIMARY KEY,
-  script_key bytea NOT NULL,
   value      bigint NOT NULL,
-  height     integer NOT NULL
+  height     integer NOT NULL,
+  outpoint   bytea PRIMARY KEY,
+  script_key bytea NOT NULL
 );

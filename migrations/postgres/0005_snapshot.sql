@@ -1,16 +1,6 @@
--- Bootstrapping from a UTXO snapshot (src/store/postgres/snapshot-load.ts documents the load).
+-- Bootstrapping from a UTXO snapshot (src/store/postgres/snapshot-load.ts documents the load: its coins go
+-- straight into utxos, in chunks, while that table has no key).
 -- Run by the writer only, inside its migration transaction with search_path set to the chain's schema.
-
--- The snapshot's coins as the load reads them, in chunks; emptied by the load's last commit. UNLOGGED:
--- no WAL for rows that are copied once more, into utxos, at the end. Not replicated, and emptied by a
--- crash of the server: no reader needs it, and a load that finds it empty starts again from the file's
--- first coin (the progress lives in `state`, which is logged).
-CREATE UNLOGGED TABLE snapshot_coins (
-  outpoint   bytea NOT NULL,
-  script_key bytea NOT NULL,
-  value      bigint NOT NULL,
-  height     integer NOT NULL
-);
 
 -- The txid of the coinbase of each height at or below the base with a coinbase coin in the snapshot
 -- (null: its coins disagree); complete up to state.snapshot_coinbase_height. Written by the load only.

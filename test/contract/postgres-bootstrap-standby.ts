@@ -1,6 +1,6 @@
 /**
- * A snapshot bootstrap seen from a streaming standby: the staging table is UNLOGGED (not replicated),
- * so everything a reader needs must live elsewhere. While a killed load is pending, a reader on the
+ * A snapshot bootstrap seen from a streaming standby, where the load's chunks (utxos without its key)
+ * replay as they commit. While a killed load is pending, a reader on the
  * standby shows its progress as one on the primary does; once it is resumed and done, the standby
  * answers as the primary, and its copy of utxos and scripts verifies clean.
  */

@@ -1,25 +1,25 @@
 /**
  * Bulk load of an empty index from a UTXO snapshot on PostgreSQL (indexer/bootstrap.ts feeds it), with
  * the semantics of ../sqlite/bulk-load.ts; only the way the rows go in differs:
- * - the coins go through binary COPY (copy-binary.ts, pg-copy.ts) into `snapshot_coins`, an UNLOGGED
- *   table without any index, committed every `chunkCoins` coins together with how many of the file's
+ * - the coins go through binary COPY (copy-binary.ts, pg-copy.ts) straight into `utxos`, whose primary
+ *   key the first chunk drops, committed every `chunkCoins` coins together with how many of the file's
  *   coins are in (state.bootstrap_coins), the outpoint of the last one and the progress readers see;
- * - the last transaction builds the index in bulk: `utxos` from the staged coins with its primary key
- *   dropped and added back after (one sort, every b-tree page written once, and a coin given twice is
- *   found there: DUPLICATE_COIN), the aggregates from the source's per-script sums (COPY, in key order)
- *   or a GROUP BY over the staged coins, the snapshot's coinbase txids, the totals, the base block and
- *   the tip; then it empties the staging table.
+ * - the last transaction builds the index in bulk: the key of `utxos` added back (one sort, every b-tree
+ *   page written once, and a coin given twice is found there: DUPLICATE_COIN), the aggregates from the
+ *   source's per-script sums (COPY, in key order) or a GROUP BY over the coins, the snapshot's coinbase
+ *   txids, the totals, the base block and the tip.
+ * Each coin is written once: no staging table copied into utxos at the end (at 20M coins that copy was
+ * the largest part of the build, and the staging table a second copy of every coin on disk).
  * The order of the file does not matter (the index build sorts): coins out of txid order only change the
  * phase readers see to 'reading and sorting coins', and the file is read once.
  *
  * Until that last commit the index has no tip: readers answer as for an empty index (the API says
- * CHAIN_SYNCING) and see the progress (bootstrap()). Nothing a reader needs is in the staging table, so a
- * reader on a standby (where an UNLOGGED table is empty) answers the same. What a kill leaves: the
- * committed chunks and state.bootstrap_base. Loading the same snapshot again skips the coins already in
- * (the file's first bootstrap_coins, checked against the outpoint recorded for the last of them) and
- * goes on; another snapshot, or staged coins lost with a crash of the server, start over. Block sync
- * refuses to start on them (BOOTSTRAP_PENDING). A load that fails with an error (a bad file, a duplicate
- * coin) discards what it had committed, leaving the empty index.
+ * CHAIN_SYNCING) and see the progress (bootstrap()); no reader reads utxos without a tip. What a kill
+ * leaves: the committed chunks (utxos without its key) and state.bootstrap_base. Loading the same
+ * snapshot again skips the coins already in (the file's first bootstrap_coins, checked against the
+ * outpoint recorded for the last of them) and goes on; another snapshot starts over. Block sync refuses
+ * to start on them (BOOTSTRAP_PENDING). A load that fails with an error (a bad file, a duplicate coin)
+ * discards what it had committed, leaving the empty index with its key.
  */
 import { SatsSum } from '../../chain/amount.js';
 import { StoreError } from '../errors.js';
@@ -91,7 +91,7 @@ export async function loadPgSnapshot(
 /** The load to resume (null: a fresh one); refuses an index that is not empty, discards another snapshot's chunks. */
 async function startingPoint(client: PoolClient, schema: string, base: BaseBlock, opts: BulkLoadOptions): Promise<PendingLoad | null> {
   const { rows } = await client.query<{ blocks: boolean; staged: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM ${schema}.blocks) AS blocks, EXISTS (SELECT 1 FROM ${schema}.snapshot_coins) AS staged`,
+    `SELECT EXISTS (SELECT 1 FROM ${schema}.blocks) AS blocks, EXISTS (SELECT 1 FROM ${schema}.utxos) AS staged`,
   );
   const { blocks, staged } = rows[0]!;
   const pending = await readPendingLoad(client, schema);
@@ -103,14 +103,16 @@ async function startingPoint(client: PoolClient, schema: string, base: BaseBlock
     await discard(client, schema);
     return null;
   }
-  // Staged coins lost with a crash of the server (the table is UNLOGGED): nothing to resume.
+  // Nothing committed but the base (a snapshot without coins): nothing to resume.
   return staged && pending.last !== null ? pending : null;
 }
 
-/** Deletes the committed chunks of an unfinished load: back to the empty index. */
+/** Deletes the committed chunks of an unfinished load: back to the empty index, with its key. */
 async function discard(client: PoolClient, schema: string): Promise<void> {
   await inTransaction(client, async () => {
-    await client.query(`TRUNCATE ${schema}.snapshot_coins, ${schema}.snapshot_coinbase`);
+    await client.query(`TRUNCATE ${schema}.utxos, ${schema}.snapshot_coinbase`);
+    const { rows } = await client.query(`SELECT 1 FROM pg_constraint WHERE conrelid = '${schema}.utxos'::regclass AND contype = 'p'`);
+    if (rows.length === 0) await client.query(`ALTER TABLE ${schema}.utxos ADD CONSTRAINT utxos_pkey PRIMARY KEY (outpoint)`);
     await client.query(
       `UPDATE ${schema}.state SET bootstrap_base = NULL, bootstrap_coins = NULL, bootstrap_last = NULL, bootstrap_progress = NULL`,
     );
@@ -174,10 +176,14 @@ class Loader {
         }
       };
       await inTransaction(client, async () => {
-        if (first) await client.query(`UPDATE ${schema}.state SET bootstrap_base = $1`, [this.base.hash]);
+        if (first) {
+          await client.query(`UPDATE ${schema}.state SET bootstrap_base = $1`, [this.base.hash]);
+          // Rows go in without a b-tree to keep in order; finish() sorts them once into the key.
+          await client.query(`ALTER TABLE ${schema}.utxos DROP CONSTRAINT IF EXISTS utxos_pkey`);
+        }
         await copyIn(
           client,
-          `COPY ${schema}.snapshot_coins (outpoint, script_key, value, height) FROM STDIN (FORMAT binary)`,
+          `COPY ${schema}.utxos (outpoint, script_key, value, height) FROM STDIN (FORMAT binary)`,
           binaryCopy(COIN_COLUMNS, batch()),
         );
         this.progress = { ...this.progress, coins: read };
@@ -201,9 +207,6 @@ class Loader {
       const coinbases = opts.coinbases?.() ?? null;
       const scriptSums = opts.sums?.() ?? null;
       this.phase('building aggregates');
-      // Built without its index, which is then sorted once; nobody but this writer reads utxos.
-      await long(`ALTER TABLE ${schema}.utxos DROP CONSTRAINT utxos_pkey`);
-      await long(`INSERT INTO ${schema}.utxos (outpoint, script_key, value, height) SELECT * FROM ${schema}.snapshot_coins`);
       await long(`ALTER TABLE ${schema}.utxos ADD CONSTRAINT utxos_pkey PRIMARY KEY (outpoint)`);
       // Readers read `scripts` (an empty one until this commits): filled in key order under its index, so
       // that no lock of this load ever keeps them waiting.
@@ -230,7 +233,7 @@ class Loader {
       } else {
         await long(
           `INSERT INTO ${schema}.scripts (script_key, balance, utxo_count) ` +
-            `SELECT script_key, SUM(value), COUNT(*) FROM ${schema}.snapshot_coins GROUP BY script_key ORDER BY script_key`,
+            `SELECT script_key, SUM(value), COUNT(*) FROM ${schema}.utxos GROUP BY script_key ORDER BY script_key`,
         );
         const { rows } = await long<{ scripts: string; utxos: string; amount: string }>(
           `SELECT COUNT(*)::text AS scripts, COALESCE(SUM(utxo_count), 0)::text AS utxos, COALESCE(SUM(balance), 0)::text AS amount FROM ${schema}.scripts`,
@@ -258,7 +261,6 @@ class Loader {
           'bootstrap_base = NULL, bootstrap_coins = NULL, bootstrap_last = NULL, bootstrap_progress = NULL',
         [base.height, base.hash, coinbases ? base.height : null, totals.utxos, totals.amount.toString(), totals.scripts],
       );
-      await client.query(`TRUNCATE ${schema}.snapshot_coins`);
       return totals;
     });
   }
