@@ -1,0 +1,36 @@
+/**
+ * What Electrum calls a script's status: SHA-256 over `"{tx_hash}:{height}:"` for every entry of the
+ * script's history, as hex; null for an empty history. Electrum recomputes it from `get_history` and
+ * distrusts the server when the two differ, so the order here is the order get_history answers:
+ * - confirmed transactions in blockchain order (height, then position in the block);
+ * - then the mempool: height 0 when every input is confirmed, −1 otherwise, ordered by (−height,
+ *   tx_hash) as protocol 1.6 fixes it (1.4 leaves it open; one order for every version).
+ */
+import { createHash } from 'node:crypto';
+
+export interface ElectrumHistoryEntry {
+  /** Display order (byte-reversed) hex, as the protocol names transactions. */
+  readonly txHash: string;
+  /** Confirmed: the block height (≥ 1); mempool: 0, or −1 with an unconfirmed input. */
+  readonly height: number;
+}
+
+export interface ConfirmedEntry extends ElectrumHistoryEntry {
+  /** Position in its block: orders transactions of one height. */
+  readonly position: number;
+}
+
+/** The protocol's order: confirmed entries by (height, position), then mempool entries by (−height, txHash). */
+export function historyOrder(confirmed: readonly ConfirmedEntry[], mempool: readonly ElectrumHistoryEntry[]): ElectrumHistoryEntry[] {
+  const chain = [...confirmed].sort((a, b) => a.height - b.height || a.position - b.position);
+  const pool = [...mempool].sort((a, b) => b.height - a.height || (a.txHash < b.txHash ? -1 : a.txHash > b.txHash ? 1 : 0));
+  return [...chain.map(({ txHash, height }) => ({ txHash, height })), ...pool];
+}
+
+/** The status of a history already in the protocol's order (historyOrder); null when it is empty. */
+export function historyStatus(history: readonly ElectrumHistoryEntry[]): string | null {
+  if (history.length === 0) return null;
+  const hash = createHash('sha256');
+  for (const e of history) hash.update(`${e.txHash}:${e.height}:`);
+  return hash.digest('hex');
+}
