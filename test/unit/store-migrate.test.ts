@@ -43,6 +43,7 @@ describe('migrations', () => {
     expect(tables).toEqual([
       'blocks',
       'changes',
+      'headers',
       'history',
       'history_blocks',
       'history_txids',
