@@ -7,6 +7,7 @@
 import { coinbaseTxid } from '../connect-blocks.js';
 import { headerPrevHash } from '../../chain/block-header.js';
 import { StoreError } from '../errors.js';
+import { HeaderChecker } from '../header-verify.js';
 import { checkHeaderRun, headerRange, headersFromOf, type HeaderRange } from '../header-chain.js';
 import type { BlockToApply, Tip } from '../index-model.js';
 import type { Queryable } from './pg-pool.js';
@@ -86,4 +87,22 @@ export async function readHeaderRange(client: Queryable, schema: string, from: n
   const row = rows[0];
   if (!row || row.tip_height === null || row.tip_hash === null) return null;
   return headerRange({ height: row.tip_height, hash: row.tip_hash }, row.lowest, from, count, () => row.headers ?? []);
+}
+
+/** Headers per query of the verifier: keyset pages, so a mainnet's millions never sit in memory at once. */
+const VERIFY_PAGE = 50_000;
+
+/** `addrsum-verify`'s check of the stored headers (../header-verify.ts), inside the caller's snapshot. */
+export async function verifyPgHeaders(client: Queryable, schema: string, tip: Tip | null): Promise<string[]> {
+  const checker = new HeaderChecker();
+  for (let from = 0; ;) {
+    const { rows } = await client.query<{ height: number; header: Buffer; hash: Buffer | null }>(
+      `SELECT h.height, h.header, b.hash FROM ${schema}.headers AS h LEFT JOIN ${schema}.blocks AS b ON b.height = h.height ` +
+        'WHERE h.height >= $1 ORDER BY h.height LIMIT $2',
+      [from, VERIFY_PAGE],
+    );
+    for (const r of rows) checker.add(r.height, r.header, r.hash);
+    if (rows.length < VERIFY_PAGE) return checker.finish(tip);
+    from = rows[rows.length - 1]!.height + 1;
+  }
 }
