@@ -46,7 +46,7 @@ export function withHeadersFrom<T extends ChainStatus>(status: T | null, lowest:
  * at most `count`, none past the tip; null when there is none to read (`from` above the tip or below
  * headersFrom, or count ≤ 0).
  */
-export function headerSpan(from: number, count: number, headersFrom: number, tipHeight: number): { from: number; to: number } | null {
+function headerSpan(from: number, count: number, headersFrom: number, tipHeight: number): { from: number; to: number } | null {
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count)) throw new RangeError(`headers(${from}, ${count}): not integers`);
   const to = Math.min(from + count - 1, tipHeight);
   return from < headersFrom || to < from ? null : { from, to };

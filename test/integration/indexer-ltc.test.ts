@@ -9,9 +9,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { apiMismatches, expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
-import { waitFor } from '../../harness/indexer-process.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
-import { openSqliteReader } from '../../src/store/sqlite/engine.js';
+import { expectHeadersEqualNode, storedHeaders } from '../support/header-oracle.js';
 
 describe('LTC indexer and API against a real litecoind', () => {
   let lw: LitecoindWorld;
@@ -68,35 +67,19 @@ describe('LTC indexer and API against a real litecoind', () => {
   }, 120_000);
 
   it("keeps every block header equal to the node's, and backfills those an older index lacks", async () => {
-    const headersOf = async (): Promise<{ headersFrom: number | undefined; headers: string[] }> => {
-      const reader = openSqliteReader(lw.world.dbPath);
-      try {
-        const status = await reader.status();
-        const range = await reader.headers(0, status!.tipHeight + 1);
-        expect(range?.tipHeight).toBe(status!.tipHeight);
-        return { headersFrom: status!.headersFrom, headers: range!.headers.map((h) => h.toString('hex')) };
-      } finally {
-        await reader.close();
-      }
-    };
-    const nodeHeaders = async (height: number): Promise<string[]> => {
-      const hashes = await Promise.all(Array.from({ length: height + 1 }, (_, h) => node.cli<string>('getblockhash', h)));
-      return Promise.all(hashes.map((hash) => node.cli<string>('getblockheader', hash, false)));
-    };
     // Kept through the kills of the catch-up and the reorg.
-    const height = await node.cli<number>('getblockcount');
-    expect(await headersOf()).toEqual({ headersFrom: undefined, headers: await nodeHeaders(height) });
+    await expectHeadersEqualNode(node, lw.world.dbPath, lw.world.indexer);
 
     // An index made before headers were kept (or a snapshot's) lacks those below some height.
     await lw.world.stopIndexer();
+    const height = await node.cli<number>('getblockcount');
     const db = new Database(lw.world.dbPath);
     db.prepare('DELETE FROM headers WHERE height < ?').run(height - 3);
     db.close();
-    expect((await headersOf()).headersFrom).toBe(height - 3);
+    expect((await storedHeaders(lw.world.dbPath)).headersFrom).toBe(height - 3);
     await lw.world.startIndexer();
-    await waitFor('the header backfill', async () => (await headersOf()).headersFrom === undefined, 60_000, lw.world.indexer);
+    await expectHeadersEqualNode(node, lw.world.dbPath, lw.world.indexer);
     expect(lw.world.indexer!.output()).toMatch(/every block header from genesis is stored/);
-    expect(await headersOf()).toEqual({ headersFrom: undefined, headers: await nodeHeaders(height) });
     // `npm run verify` checks every stored header against its block and its neighbours.
     await expectIndexEqualsNode('header backfill');
   }, 120_000);
