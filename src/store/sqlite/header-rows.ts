@@ -11,8 +11,8 @@ import { StoreError } from '../errors.js';
 import type { Tip } from '../index-model.js';
 import type { Db } from './db.js';
 
-/** The lowest stored height (null: none), as one SQL expression for a status statement. */
-export const LOWEST_HEADER_SQL = '(SELECT MIN(height) FROM headers)';
+/** The lowest stored height (null: none): with the tip, what headersFrom is (../header-chain.ts). */
+const LOWEST_HEADER_SQL = '(SELECT MIN(height) FROM headers)';
 
 export class HeaderRows {
   private readonly insertStmt: Database.Statement<[number, Buffer]>;
