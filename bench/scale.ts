@@ -18,6 +18,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
+import { syntheticHeader } from '../src/chain/block-header.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SqliteIndexWriter } from '../src/store/sqlite/engine.js';
@@ -114,8 +115,13 @@ export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, 
         hogEx: false,
       });
     }
-    const hash = txidOf(0x70000000 + height, 'random');
-    blocks.push({ height, hash, prevHash: prev, txs });
+    const { header, hash } = syntheticHeader(
+      prev,
+      txs.map((tx) => tx.txid),
+      0,
+      height,
+    );
+    blocks.push({ height, hash, prevHash: prev, header, txs });
     prev = hash;
   }
   return blocks;

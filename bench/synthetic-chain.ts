@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParsedTx } from '../src/chain/block-parser.js';
+import { syntheticHeader } from '../src/chain/block-header.js';
 import type { BlockToApply } from '../src/store/index-model.js';
 
 export const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -25,8 +26,14 @@ export class SyntheticChain {
   /** The next block, linked to the previous one (height 0 first: like any genesis, its outputs never count). */
   block(txs: ParsedTx[]): BlockToApply {
     const height = this.nextHeight++;
-    const hash = sha(`${this.label} block ${height}`);
-    const block = { height, hash, prevHash: this.prev, txs };
+    // The label in the nonce: two chains' blocks of the same transactions differ.
+    const { header, hash } = syntheticHeader(
+      this.prev,
+      txs.map((tx) => tx.txid),
+      0,
+      sha(`${this.label} block ${height}`).readUInt32LE(0),
+    );
+    const block = { height, hash, prevHash: this.prev, header, txs };
     this.prev = hash;
     return block;
   }

@@ -21,6 +21,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ParsedTx } from '../src/chain/block-parser.js';
+import { syntheticHeader } from '../src/chain/block-header.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/migrate.js';
@@ -135,8 +136,13 @@ function applyBlocks(file: string, firstHeight: number, firstPrev: Buffer): Bloc
         const outputs = [0, 1].map((o) => ({ script: otherScript(rng.int(TOTAL)), value: BigInt(1_000 + o) }));
         txs.push({ txid: sha(`${VERSION} apply ${height} ${t}`), inputs, outputs, coinbase: false, hogEx: false });
       }
-      const hash = sha(`${VERSION} apply block ${height}`);
-      blocks.push({ height, hash, prevHash: prev, txs });
+      const { header, hash } = syntheticHeader(
+        prev,
+        txs.map((tx) => tx.txid),
+        0,
+        height,
+      );
+      blocks.push({ height, hash, prevHash: prev, header, txs });
       prev = hash;
     }
   } finally {

@@ -41,6 +41,7 @@ import { ChainStore } from '../src/store/sqlite/chain-store.js';
 import { ecc } from '../src/wallet/ecc.js';
 import { trackChild, trackDir, untrackDir } from './emergency.js';
 import { machineLine, median, percentile, today, writeSection } from './report.js';
+import { SyntheticChain } from './synthetic-chain.js';
 
 const AFTER_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BEFORE_ENV = 'ADDRSUM_BENCH_BEFORE_REPO';
@@ -89,10 +90,8 @@ function makeDataDir(): DataDir {
   trackDir(dir);
   const chain = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest' });
   try {
-    chain.applyBlocks([
-      { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
-      { height: 1, hash: Buffer.alloc(32, 8), prevHash: Buffer.alloc(32, 9), txs: [] },
-    ]);
+    const blocks = new SyntheticChain('wallet-fairness');
+    chain.applyBlocks([blocks.block([]), blocks.block([])]);
     chain.setNodeHeight(1, new Date());
   } finally {
     chain.close();

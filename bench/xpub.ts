@@ -31,6 +31,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import { networks, payments } from 'bitcoinjs-lib';
 import type { ParsedTx } from '../src/chain/block-parser.js';
+import { syntheticHeader } from '../src/chain/block-header.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { parseCoins, stringifyWithCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
@@ -122,7 +123,18 @@ function fundingBlock(w: Wallet, height: number, prevHash: Buffer): BlockToApply
     hogEx: false,
   };
   const pay: ParsedTx = { txid: sha(`xpub-bench pay ${height}`), inputs: [], outputs, coinbase: false, hogEx: false };
-  return { height, hash: sha(`xpub-bench block ${height}`), prevHash, txs: [coinbase, pay] };
+  const txs = [coinbase, pay];
+  return {
+    height,
+    prevHash,
+    ...syntheticHeader(
+      prevHash,
+      txs.map((tx) => tx.txid),
+      0,
+      height,
+    ),
+    txs,
+  };
 }
 
 interface WalletData {

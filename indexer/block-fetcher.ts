@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { parseBlock } from '../src/chain/block-parser.js';
+import { HEADER_SIZE, parseBlock } from '../src/chain/block-parser.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import type { BlockSource } from './block-source.js';
 import { CodedError } from '../src/coded-error.js';
@@ -86,6 +86,7 @@ export class BlockFetcher {
     if (toDisplayHex(block.header.hash) !== hash) {
       throw new BlockHashMismatch(`node returned block ${toDisplayHex(block.header.hash)} for ${hash} at height ${height}`);
     }
-    return { height, hash: fromDisplayHex(hash), prevHash: block.header.prevHash, time: block.header.time, txs: block.txs };
+    const header = raw.subarray(0, HEADER_SIZE);
+    return { height, hash: fromDisplayHex(hash), prevHash: block.header.prevHash, header, time: block.header.time, txs: block.txs };
   }
 }

@@ -17,7 +17,8 @@ import { IndexerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
 import { NodeClient, withRetry } from './node-client.js';
 import { checkNode } from './node-check.js';
-import { retryingSource } from './node-source.js';
+import { retryingHeaderSource, retryingSource } from './node-source.js';
+import { backfillHeaders } from './header-backfill.js';
 import { Syncer } from './sync.js';
 import { checkNotPruned, HistoryBuilder } from './history-build.js';
 import { followHashBlocks } from './zmq.js';
@@ -148,7 +149,12 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
       : null;
     // After the first catch-up: balances first, and the two would share the node's block fetches.
     const history = build && syncer.caughtUp.then(() => new HistoryBuilder(store, source, chainConfig, log, metrics).run(signal));
-    await Promise.all([syncer.run(signal), mempool, history]);
+    // Beside block sync, once it is on the node's chain (header-backfill.ts); headers never hold up balances.
+    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    const headers = Promise.race([syncer.caughtUp, stopped]).then(() =>
+      signal.aborted ? undefined : backfillHeaders(store, retryingHeaderSource(client, log, metrics, signal), log, { signal }),
+    );
+    await Promise.all([syncer.run(signal), mempool, history, headers]);
   } catch (err) {
     if (!signal.aborted) throw err;
   } finally {

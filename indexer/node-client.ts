@@ -3,8 +3,8 @@
  *
  * - Auth: `http://user:pass@host:port` or the node's cookie file (`__cookie__:<hex>`). The cookie is
  *   re-read after every 401, because a node restart writes a new one (GenerateAuthCookie).
- * - Blocks: REST `/rest/block/<hash>.bin` (raw bytes, no hex/JSON overhead, no auth) when the node runs
- *   with `-rest=1`, probed once via `/rest/chaininfo.json`; otherwise RPC `getblock <hash> 0` (hex).
+ * - Blocks (and headers, node-headers.ts): REST `/rest/block/<hash>.bin` (raw bytes, no hex/JSON overhead,
+ *   no auth) when the node runs with `-rest=1`, probed once via `/rest/chaininfo.json`; otherwise RPC `getblock <hash> 0` (hex).
  *   Both carry MWEB data as the node serializes it.
  * - One keep-alive agent, so thousands of small calls during catch-up reuse a few sockets.
  * - Every failure is a NodeError (rpc-errors.ts); retrying is the caller's choice (withRetry).
@@ -235,32 +235,35 @@ export class NodeClient {
   /** Raw block bytes as the node serializes them (MWEB data included). NOT_FOUND when the node lacks it. */
   async getBlock(hash: string): Promise<Buffer> {
     assertHash(hash);
-    if (await this.restAvailable()) {
-      const request = `REST block ${hash}`;
-      const reply = await this.send('GET', `/rest/block/${hash}.bin`, undefined, null, request);
-      if (reply.status === 200) return reply.body;
-      const text = reply.body.toString('utf8');
-      if (reply.status === 404 && text === '') {
-        // No handler at all: the node was restarted without -rest since we probed. Probe again next time.
-        this.rest = null;
-      } else if (reply.status === 404) {
-        throw new NodeError('NOT_FOUND', `node at ${this.safeUrl}: ${request}: ${text.trim()}`, false, {
-          httpStatus: 404,
-          request,
-        });
-      } else if (reply.status === 503) {
-        throw new NodeError('WARMING_UP', `node at ${this.safeUrl}: ${request}: ${text.trim()}`, true, { httpStatus: 503, request });
-      } else {
-        throw fromHttpStatus(reply.status, text, this.safeUrl, request);
-      }
+    const bin = await this.restGet(`/rest/block/${hash}.bin`, `REST block ${hash}`);
+    if (bin !== null) return bin;
+    return this.hexResult(await this.call<unknown>('getblock', [hash, 0]), 'getblock');
+  }
+
+  /**
+   * A binary REST resource (`path` under /rest/), or null when the node serves no REST (-rest=0):
+   * the caller then asks over RPC. NOT_FOUND when the node lacks what the path names.
+   */
+  async restGet(path: string, request: string): Promise<Buffer | null> {
+    if (!(await this.restAvailable())) return null;
+    const reply = await this.send('GET', path, undefined, null, request);
+    if (reply.status === 200) return reply.body;
+    const text = reply.body.toString('utf8');
+    if (reply.status === 404 && text === '') {
+      // No handler at all: the node was restarted without -rest since we probed. Probe again next time.
+      this.rest = null;
+      return null;
     }
-    const hex = await this.call<unknown>('getblock', [hash, 0]);
-    if (typeof hex !== 'string' || !HEX.test(hex)) {
-      throw new NodeError('BAD_RESPONSE', `node at ${this.safeUrl}: getblock ${hash} 0 did not return hex`, false, {
-        request: 'getblock',
-      });
-    }
-    return Buffer.from(hex, 'hex');
+    const why = `node at ${this.safeUrl}: ${request}: ${text.trim()}`;
+    if (reply.status === 404) throw new NodeError('NOT_FOUND', why, false, { httpStatus: 404, request });
+    if (reply.status === 503) throw new NodeError('WARMING_UP', why, true, { httpStatus: 503, request });
+    throw fromHttpStatus(reply.status, text, this.safeUrl, request);
+  }
+
+  /** An RPC result that must be hex (a raw block, a raw header), as bytes. */
+  hexResult(hex: unknown, request: string): Buffer {
+    if (typeof hex === 'string' && HEX.test(hex)) return Buffer.from(hex, 'hex');
+    throw new NodeError('BAD_RESPONSE', `node at ${this.safeUrl}: ${request} did not return hex`, false, { request });
   }
 
   /** Whether the node serves REST; asked once (concurrent callers share the probe), re-asked after a failed probe. */

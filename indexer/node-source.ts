@@ -2,17 +2,15 @@ import { ChainChanged, type BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
 import { NodeError, withRetry, type NodeClient } from './node-client.js';
 import type { LogSink } from '../src/logger.js';
+import type { HeaderSource } from './header-backfill.js';
+import { fetchHeaders } from './node-headers.js';
 
 /**
  * The sync loop's view of a node: every call retried with backoff while the node is down, warming up
  * or refusing our password (the process never exits on those), until shutdown aborts the wait.
  */
 export function retryingSource(client: NodeClient, log: LogSink, metrics: IndexerMetrics, signal: AbortSignal): BlockSource {
-  const retry = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    const value = await withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
-    metrics.nodeSeen();
-    return value;
-  };
+  const retry = retrying(log, metrics, signal);
   return {
     getTipHeights: async () => {
       const { blocks, headers } = await retry('getblockchaininfo', () => client.getChainInfo());
@@ -39,5 +37,23 @@ export function retryingSource(client: NodeClient, log: LogSink, metrics: Indexe
         throw err;
       }
     },
+  };
+}
+
+/** Every call retried as retryingSource's; what was said last counts as the node seen. */
+function retrying(log: LogSink, metrics: IndexerMetrics, signal: AbortSignal) {
+  return async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    const value = await withRetry(fn, { log, signal, what, onRetry: (err) => metrics.retries.inc({ code: err.code }) });
+    metrics.nodeSeen();
+    return value;
+  };
+}
+
+/** The header backfill's view of the node (header-backfill.ts), retried as retryingSource's. */
+export function retryingHeaderSource(client: NodeClient, log: LogSink, metrics: IndexerMetrics, signal: AbortSignal): HeaderSource {
+  const retry = retrying(log, metrics, signal);
+  return {
+    getBlockHash: (height) => retry('getblockhash', () => client.getBlockHash(height)),
+    getHeaders: (height, hash, count) => retry('REST headers', () => fetchHeaders(client, height, hash, count)),
   };
 }

@@ -33,6 +33,8 @@ export function serialWriter(writer: IndexWriter): IndexWriter {
     applyBlocks: (blocks, node) => queued(() => writer.applyBlocks(blocks, node)),
     rollbackTip: () => queued(() => writer.rollbackTip()),
     setNodeHeight: (height, at) => queued(() => writer.setNodeHeight(height, at)),
+    headersFrom: () => queued(() => writer.headersFrom()),
+    addHeaders: (from, headers) => queued(() => writer.addHeaders(from, headers)),
     loadSnapshot: (rows, base, opts) => queued(() => writer.loadSnapshot(rows, base, opts)),
     refusePendingBootstrap: () => queued(() => writer.refusePendingBootstrap()),
     setUtxoList: (on, onEvent) => queued(() => writer.setUtxoList(on, onEvent)),

@@ -11,26 +11,15 @@
  * The merkle root is recomputed from the txids and must equal the header's: every byte that feeds a
  * txid is thereby checked against the block hash, so a parse never silently yields a different block.
  */
-import { sha256d } from './hash.js';
+import { HEADER_SIZE, readHeader, type BlockHeader } from './block-header.js';
 import { ByteReader, ParseError } from './byte-reader.js';
 import { computeMerkle } from './merkle.js';
 import { readTransaction, type ParsedTx } from './tx-parser.js';
 
 export { ParseError, type ParseErrorCode } from './byte-reader.js';
+export { HEADER_SIZE, type BlockHeader } from './block-header.js';
 export { merkleRoot } from './merkle.js';
 export { parseTransaction, type ParsedTx, type TxInput, type TxOutput } from './tx-parser.js';
-
-export interface BlockHeader {
-  version: number;
-  /** Internal byte order; views into the parsed buffer. */
-  prevHash: Buffer;
-  merkleRoot: Buffer;
-  time: number;
-  bits: number;
-  nonce: number;
-  /** sha256d of the 80-byte header, internal byte order. */
-  hash: Buffer;
-}
 
 export interface ParsedBlock {
   header: BlockHeader;
@@ -39,7 +28,6 @@ export interface ParsedBlock {
   size: number;
 }
 
-const HEADER_SIZE = 80;
 /** version(4) + empty vin(1) + empty vout(1) + locktime(4). */
 const MIN_TX_SIZE = 10;
 const MERKLE_ROOT_OFFSET = 36;
@@ -72,19 +60,4 @@ export function parseBlock(buf: Buffer): ParsedBlock {
     throw new ParseError('MERKLE_MISMATCH', MERKLE_ROOT_OFFSET, 'merkle root of the transactions differs from the header');
   }
   return { header, txs, size: buf.length };
-}
-
-function readHeader(buf: Buffer): BlockHeader {
-  if (buf.length < HEADER_SIZE) {
-    throw new ParseError('TRUNCATED', buf.length, `block of ${buf.length} bytes is shorter than its header`);
-  }
-  return {
-    version: buf.readInt32LE(0),
-    prevHash: buf.subarray(4, 36),
-    merkleRoot: buf.subarray(36, 68),
-    time: buf.readUInt32LE(68),
-    bits: buf.readUInt32LE(72),
-    nonce: buf.readUInt32LE(76),
-    hash: sha256d(buf.subarray(0, HEADER_SIZE)),
-  };
 }

@@ -25,6 +25,7 @@ import { isUnspendable } from '../chain/script.js';
 import { DeltaCollector, inIdOrder, type ChangeSet, type Coin, type UndoRow } from './change-set.js';
 import { StoreError } from './errors.js';
 import type { BlockToApply, Tip } from './index-model.js';
+import { checkBlockHeaders } from './header-chain.js';
 import { HistoryCollector } from './history-change.js';
 import { formatOutpoint, outpointKey } from './outpoint.js';
 import { scriptKey } from './script-key.js';
@@ -94,7 +95,10 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
   return { blocks: planned, needed };
 }
 
-/** Throws NOT_CONNECTED unless `blocks` extend `tip` one by one (on an empty index, from height 0). */
+/**
+ * Throws NOT_CONNECTED unless `blocks` extend `tip` one by one (on an empty index, from height 0), and
+ * BAD_HEADER unless each carries its own header (header-chain.ts).
+ */
 export function checkExtends(tip: Tip | null, blocks: readonly BlockToApply[]): void {
   let prev = tip;
   for (const b of blocks) {
@@ -108,6 +112,7 @@ export function checkExtends(tip: Tip | null, blocks: readonly BlockToApply[]): 
     }
     prev = { height: b.height, hash: b.hash };
   }
+  checkBlockHeaders(blocks);
 }
 
 /**

@@ -14,6 +14,8 @@ export type StoreErrorCode =
   | 'NO_UNDO'
   /** Rolling back an empty store. */
   | 'EMPTY'
+  /** A block header that is not 80 bytes, does not hash to its block's hash, or does not link to the header below or above it. */
+  | 'BAD_HEADER'
   /** Aggregates or outpoints contradict each other (negative balance, overwritten unspent coin, …). */
   | 'INCONSISTENT'
   /** The file's schema is newer than this code knows. */

@@ -1,7 +1,6 @@
 /**
  * What an index holds and answers, in engine-free shapes: the vocabulary of the ports (ports.ts) that
  * every engine (src/store/sqlite/ today) speaks and that the API, the indexer and the CLIs use.
- *
  * Satoshi amounts are bigints (src/chain/amount.ts: sums may pass 2^53); counts and heights are numbers.
  */
 import type { ParsedTx } from '../chain/block-parser.js';
@@ -17,6 +16,8 @@ export interface ChainStatus {
   tipTime: Date | null;
   /** Address history kept, or being built up to a height (status() only; absent: off). */
   historyState?: { readonly state: 'on' } | { readonly state: 'building'; readonly builtHeight: number };
+  /** status() only: every block header from this height to the tip is stored, not yet those below (header-chain.ts); absent: all are. */
+  headersFrom?: number;
   /** status() only, read from a streaming standby: seconds its replay is behind what it received (0: none). */
   standbyReplayLagSeconds?: number;
 }
@@ -37,10 +38,7 @@ export interface ScriptSummary extends ChainStatus {
   history?: HistoryFigures;
 }
 
-/**
- * A script's mempool deltas (mempool-store.ts): Δ balance and Δ UTXO count may be negative; txCount =
- * mempool transactions touching it; zeros when none does.
- */
+/** A script's mempool deltas (mempool-store.ts): Δ balance, Δ UTXO count (either may be < 0), txCount touching it; zeros: none. */
 export interface MempoolDelta {
   balanceSats: bigint;
   utxoCount: number;
@@ -272,11 +270,12 @@ export interface FeedBounds {
   readonly last: number;
 }
 
-/** A block ready to index; hashes in internal byte order. */
+/** A block ready to index, with its 80-byte header (hashing to `hash`, naming `prevHash`: header-chain.ts); hashes in internal byte order. */
 export interface BlockToApply {
   height: number;
   hash: Buffer;
   prevHash: Buffer;
+  header: Buffer;
   /** Header time, seconds since the epoch (recorded for the tip: how old the indexed chain is). */
   time?: number;
   txs: ParsedTx[];

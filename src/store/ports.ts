@@ -38,6 +38,7 @@ import type {
   WalletHistoryRequest,
   WarmResult,
 } from './index-model.js';
+import type { HeaderRange } from './header-chain.js';
 
 /** Reading one chain's index: the API, the live hub and verification. */
 export interface IndexReader {
@@ -67,6 +68,11 @@ export interface IndexReader {
    * the unconfirmed ones first), in one snapshot; historyPage is the case of one script.
    */
   walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null>;
+  /**
+   * At most `count` stored block headers from height `from` up, never past the tip, in one snapshot with
+   * that tip and how far down the stored headers reach; null while nothing is indexed.
+   */
+  headers(from: number, count: number): Promise<HeaderRange | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;
   close(): Promise<void>;
@@ -99,6 +105,17 @@ export interface IndexWriter {
    */
   rollbackTip(): Promise<Tip | null>;
   setNodeHeight(height: number, at: Date): Promise<void>;
+  /**
+   * The lowest height from which every block header up to the tip is stored (0: all of them; tip + 1:
+   * none); null while nothing is indexed. Blocks store theirs as they are applied (BlockToApply.header).
+   */
+  headersFrom(): Promise<number | null>;
+  /**
+   * Stores the headers of the heights from `from` up, which must end just below the stored ones, in one
+   * commit (the backfill's); returns the new headersFrom. Refuses with NOT_CONNECTED (not just below) or
+   * BAD_HEADER (a broken link, or the last not the parent of the header above), writing nothing.
+   */
+  addHeaders(from: number, headers: readonly Buffer[]): Promise<number>;
   /** Fills an empty index from a UTXO snapshot (resumable after a kill); returns the totals at its base. */
   loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts?: BulkLoadOptions): Promise<Totals>;
   /** Throws BOOTSTRAP_PENDING when an interrupted snapshot load must be finished before block sync. */

@@ -7,7 +7,7 @@
  */
 import type { ParsedTx } from '../../src/chain/block-parser.js';
 import type { BlockToApply } from '../../src/store/index-model.js';
-import { Rng, opReturn, p2pkh, p2wpkh } from '../support/blocks.js';
+import { Rng, linkedBlock, opReturn, p2pkh, p2wpkh } from '../support/blocks.js';
 import { unspendable, type ChainModel } from './model.js';
 
 export interface GenOptions {
@@ -81,7 +81,7 @@ export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], 
       hogEx: false,
     });
   }
-  return { height, hash: rng.bytes(32), prevHash: tip ? tip.hash : Buffer.alloc(32), time: 1_700_000_000 + height * 600, txs };
+  return linkedBlock(height, tip ? tip.hash : Buffer.alloc(32), txs, { time: 1_700_000_000 + height * 600, nonce: rng.u32() });
 }
 
 /** Extends the model by `n` new blocks and returns them (the model now ends at the last). */

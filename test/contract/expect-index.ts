@@ -104,6 +104,10 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
   const tip = await ix.writer.tip();
   const hashes = await Promise.all(Array.from({ length: tipHeight + 2 }, (_, h) => ix.writer.hashAt(h)));
   const report = await ix.verifier.aggregates();
+  const headers = async (from: number, count: number) => {
+    const r = await ix.reader.headers(from, count);
+    return r && { tip: r.tipHeight, headersFrom: r.headersFrom, headers: r.headers.map((h) => h.toString('hex')) };
+  };
   return {
     writerTip: tip && { height: tip.height, hash: displayHex(tip.hash) },
     hashes: hashes.map((h) => h && displayHex(h)),
@@ -114,6 +118,14 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
     keyViews: byKey && { tip: tipOf(byKey), items: byKey.items },
     keyMempoolViews: byKeyMempool && { tip: tipOf(byKeyMempool), items: byKeyMempool.items },
     summaries: summaries.map((s) => s && { tip: tipOf(s), balanceSats: s.balanceSats, utxoCount: s.utxoCount, history: s.history }),
+    // Every header; then at the tip's edges: the last two, the tip's alone, none above it, and none for a count of 0.
+    headers: [
+      await headers(0, tipHeight + 2),
+      await headers(tipHeight - 1, 2),
+      await headers(tipHeight, 5),
+      await headers(tipHeight + 1, 5),
+      await headers(0, 0),
+    ],
     mempoolTxs: await ix.reader.mempoolTxs(),
     mempoolSize: await ix.writer.mempool.size(),
     aggregates: {
@@ -157,8 +169,16 @@ export async function expectIndex(
   const sums = model.sums();
   const histories = ix.history ? model.history() : null;
   const mempoolLines = mempool?.lines() ?? new Map<string, MempoolLine[]>();
+  const headers = (from: number, to: number) =>
+    tip && {
+      tip: height,
+      headersFrom: 0,
+      // Below height 0 nothing is stored: none from there.
+      headers: from < 0 ? [] : model.blocks.slice(from, to + 1).map((b) => b.header.toString('hex')),
+    };
   const want = {
     writerTip: at,
+    headers: [headers(0, height), headers(height - 1, height), headers(height, height), headers(0, -1), headers(0, -1)],
     hashes: [...model.blocks.map((b) => displayHex(b.hash)), null],
     totals,
     status: at,

@@ -3,8 +3,8 @@
  * OP_RETURN, coinbases, MWEB peg-ins and peg-outs): its hidden `dumptxoutset` file → `--bootstrap` →
  * every address equals `scantxoutset` and the totals equal `gettxoutsetinfo`, the UTXO listing (on
  * during the bootstrap, built in shards after the load) says `coinbase` for every loaded output exactly
- * as the node's `gettxout` does; then 10 more blocks and a 3-block reorg are followed and `npm run
- * verify` passes. Turned on then, history is built from genesis for the bootstrapped index and equals an
+ * as the node's `gettxout` does; then 10 more blocks and a 3-block reorg are followed, `npm run
+ * verify` passes, and the block headers the snapshot lacked are backfilled equal to the node's. Turned on then, history is built from genesis for the bootstrapped index and equals an
  * independent walk of the node's blocks.
  */
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { historyMismatches, type Get } from '../support/history-check.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
+import { expectHeadersEqualNode } from '../support/header-oracle.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { UtxoPager } from '../../src/store/sqlite/utxo-page.js';
@@ -126,6 +127,9 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
     await lw.world.waitForTip('a 3-block reorg', 60_000);
     expect(indexer.output()).toMatch(/rolled back/);
     await expectIndexEqualsNode('after a 3-block reorg');
+    // The snapshot brought no headers: those up to its base came from the node (the backfill).
+    await expectHeadersEqualNode(node, lw.world.dbPath, indexer);
+    expect(indexer.output()).toMatch(/every block header from genesis is stored/);
   }, 600_000);
 
   it('turned on for the bootstrapped index, history is built from genesis and equals a walk of the blocks', async () => {

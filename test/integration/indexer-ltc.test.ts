@@ -9,6 +9,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { apiMismatches, expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
+import Database from '../../src/store/sqlite/sqlite-driver.js';
+import { expectHeadersEqualNode, storedHeaders } from '../support/header-oracle.js';
 
 describe('LTC indexer and API against a real litecoind', () => {
   let lw: LitecoindWorld;
@@ -62,6 +64,24 @@ describe('LTC indexer and API against a real litecoind', () => {
     await lw.world.waitForTip('reorg', 30_000);
     expect(lw.world.indexer!.output()).toMatch(/rolled back/);
     await expectIndexEqualsNode('reorg');
+  }, 120_000);
+
+  it("keeps every block header equal to the node's, and backfills those an older index lacks", async () => {
+    // Kept through the kills of the catch-up and the reorg.
+    await expectHeadersEqualNode(node, lw.world.dbPath, lw.world.indexer);
+
+    // An index made before headers were kept (or a snapshot's) lacks those below some height.
+    await lw.world.stopIndexer();
+    const height = await node.cli<number>('getblockcount');
+    const db = new Database(lw.world.dbPath);
+    db.prepare('DELETE FROM headers WHERE height < ?').run(height - 3);
+    db.close();
+    expect((await storedHeaders(lw.world.dbPath)).headersFrom).toBe(height - 3);
+    await lw.world.startIndexer();
+    await expectHeadersEqualNode(node, lw.world.dbPath, lw.world.indexer);
+    expect(lw.world.indexer!.output()).toMatch(/every block header from genesis is stored/);
+    // `npm run verify` checks every stored header against its block and its neighbours.
+    await expectIndexEqualsNode('header backfill');
   }, 120_000);
 
   it('answers every address through the API exactly as scantxoutset says', async () => {

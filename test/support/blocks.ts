@@ -5,7 +5,22 @@
  * Litecoin-style MWEB peg-ins / HogEx transactions. Deterministic for a given seed.
  */
 import type { ParsedTx } from '../../src/chain/block-parser.js';
+import { syntheticHeader } from '../../src/chain/block-header.js';
 import type { BlockToApply } from '../../src/store/index-model.js';
+
+/**
+ * A block on `prevHash` with its synthetic header (block-header.ts): its hash is that header's, as the
+ * store checks. `nonce` tells apart siblings of the same transactions; `time` also goes into BlockToApply.
+ */
+export function linkedBlock(height: number, prevHash: Buffer, txs: ParsedTx[], opts: { time?: number; nonce?: number } = {}): BlockToApply {
+  const { header, hash } = syntheticHeader(
+    prevHash,
+    txs.map((tx) => tx.txid),
+    opts.time ?? 0,
+    opts.nonce ?? height,
+  );
+  return { height, hash, prevHash, header, ...(opts.time !== undefined && { time: opts.time }), txs };
+}
 
 /** mulberry32: small, seedable, good enough for picking test shapes. */
 export class Rng {
@@ -96,7 +111,7 @@ export class ChainBuilder {
 
   block(txs: ParsedTx[]): BlockToApply {
     const prev = this.blocks[this.blocks.length - 1];
-    const b: BlockToApply = { height: this.blocks.length, hash: randomHash(this.rng), prevHash: prev ? prev.hash : Buffer.alloc(32), txs };
+    const b = linkedBlock(this.blocks.length, prev ? prev.hash : Buffer.alloc(32), txs, { nonce: this.rng.u32() });
     this.blocks.push(b);
     return b;
   }

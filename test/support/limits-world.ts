@@ -13,6 +13,7 @@ import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import type { Tier } from '../../src/store/keys/tier.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { freePort } from '../../harness/ports.js';
+import { linkedBlock } from './blocks.js';
 
 /** A regtest bech32 address (valid on LTC regtest; never on chain here, so it answers 200 with zeros). */
 export const ADDRESS = 'rltc1qcswcz6dxhm2pgd6amemskh48azmfleqsrgcuyd';
@@ -41,10 +42,8 @@ export function apiEnv(dir: string): Record<string, string> {
 export function makeDataDir(prefix: string): DataDir {
   const dir = mkdtempSync(path.join(tmpdir(), `addrsum-${prefix}-`));
   const chain = ChainStore.open(path.join(dir, 'ltc.sqlite'), { chain: 'LTC', network: 'regtest' });
-  chain.applyBlocks([
-    { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
-    { height: 1, hash: Buffer.alloc(32, 8), prevHash: Buffer.alloc(32, 9), txs: [] },
-  ]);
+  const genesis = linkedBlock(0, Buffer.alloc(32), []);
+  chain.applyBlocks([genesis, linkedBlock(1, genesis.hash, [])]);
   chain.setNodeHeight(1, new Date());
   chain.close();
   return {

@@ -4,26 +4,24 @@
  */
 import type { NetworkName } from '../../src/chain/params.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { toDisplayHex } from '../../src/chain/hash.js';
+import { linkedBlock } from './blocks.js';
 
-export function writeOneCoinIndex(dbPath: string, network: NetworkName, script: Buffer, value = 123): void {
+/** Returns block 1's hash (display hex): the tip the index answers at. */
+export function writeOneCoinIndex(dbPath: string, network: NetworkName, script: Buffer, value = 123): string {
   const store = ChainStore.open(dbPath, { chain: 'LTC', network });
-  store.applyBlocks([
-    { height: 0, hash: Buffer.alloc(32, 9), prevHash: Buffer.alloc(32, 0), txs: [] },
+  const genesis = linkedBlock(0, Buffer.alloc(32), []);
+  const tip = linkedBlock(1, genesis.hash, [
     {
-      height: 1,
-      hash: Buffer.alloc(32, 1),
-      prevHash: Buffer.alloc(32, 9),
-      txs: [
-        {
-          txid: Buffer.alloc(32, 2),
-          inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-          outputs: [{ value: BigInt(value), script }],
-          coinbase: true,
-          hogEx: false,
-        },
-      ],
+      txid: Buffer.alloc(32, 2),
+      inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
+      outputs: [{ value: BigInt(value), script }],
+      coinbase: true,
+      hogEx: false,
     },
   ]);
+  store.applyBlocks([genesis, tip]);
   store.setNodeHeight(1, new Date());
   store.close();
+  return toDisplayHex(tip.hash);
 }

@@ -15,6 +15,7 @@ import type { ChainCode } from '../../src/chain/params.js';
 import type { SnapshotCoin } from '../../src/chain/snapshot-coin.js';
 import { coreGroup, coreHeader, ltcHeader, ltcRecords } from '../../src/chain/snapshot-writer.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { linkedBlock } from '../support/blocks.js';
 import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';
 import { decodeOutpoint } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
@@ -104,27 +105,22 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
       store.setUtxoList(true);
       expect(listed(store)).toEqual(expected((tx) => tx.want));
       // A block on top: its coinbase output true, a spend's output false; the snapshot's answers stand.
-      const block = {
-        height: BASE_HEIGHT + 1,
-        hash: Buffer.alloc(32, 0xc0),
-        prevHash: BASE,
-        txs: [
-          {
-            txid: Buffer.alloc(32, 0x09),
-            inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-            outputs: [{ value: 50n, script: SCRIPTS[0]! }],
-            coinbase: true,
-            hogEx: false,
-          },
-          {
-            txid: Buffer.alloc(32, 0x0a),
-            inputs: [{ prevTxid: TXS[2]!.txid, vout: 1 }],
-            outputs: [{ value: 40n, script: SCRIPTS[1]! }],
-            coinbase: false,
-            hogEx: false,
-          },
-        ],
-      };
+      const block = linkedBlock(BASE_HEIGHT + 1, BASE, [
+        {
+          txid: Buffer.alloc(32, 0x09),
+          inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
+          outputs: [{ value: 50n, script: SCRIPTS[0]! }],
+          coinbase: true,
+          hogEx: false,
+        },
+        {
+          txid: Buffer.alloc(32, 0x0a),
+          inputs: [{ prevTxid: TXS[2]!.txid, vout: 1 }],
+          outputs: [{ value: 40n, script: SCRIPTS[1]! }],
+          coinbase: false,
+          hogEx: false,
+        },
+      ]);
       store.applyBlocks([block]);
       const want = expected((tx) => tx.want);
       want.delete('3:1');

@@ -14,7 +14,7 @@ import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { verifyAggregates } from '../../src/store/sqlite/verify.js';
-import { Rng } from '../support/blocks.js';
+import { Rng, linkedBlock } from '../support/blocks.js';
 import type { LoadPhase } from '../../src/store/index-model.js';
 
 const BASE = { height: 900_000, hash: Buffer.alloc(32, 0xb0), prevHash: Buffer.alloc(32, 0xaf) };
@@ -178,7 +178,7 @@ describe('snapshot load in committed chunks', () => {
   it('block sync does not start on a killed load', () => {
     const store = open(killedImage(rows, 50));
     try {
-      const block = { height: 0, hash: Buffer.alloc(32, 1), prevHash: Buffer.alloc(32), txs: [] };
+      const block = linkedBlock(0, Buffer.alloc(32), []);
       expect(() => store.applyBlocks([block])).toThrow(expect.objectContaining({ code: 'BOOTSTRAP_PENDING' }));
     } finally {
       store.close();

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import { linkedBlock } from '../support/blocks.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
@@ -31,27 +32,22 @@ describe('snapshot bulk load', () => {
       const order = store.db.prepare('SELECT outpoint FROM utxos').pluck().all() as Buffer[];
       expect(order.map((b) => b[0])).toEqual([1, 3, 5, 7, 9]);
 
-      const block = {
-        height: 501,
-        hash: Buffer.alloc(32, 0xcc),
-        prevHash: base.hash,
-        txs: [
-          {
-            txid: txid(0xc0),
-            inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
-            outputs: [{ value: 50n, script: script(1) }],
-            coinbase: true,
-            hogEx: false,
-          },
-          {
-            txid: txid(0xc1),
-            inputs: [{ prevTxid: txid(3), vout: 1 }],
-            outputs: [{ value: 2500n, script: script(2) }],
-            coinbase: false,
-            hogEx: false,
-          },
-        ],
-      };
+      const block = linkedBlock(501, base.hash, [
+        {
+          txid: txid(0xc0),
+          inputs: [{ prevTxid: Buffer.alloc(32), vout: 0xffffffff }],
+          outputs: [{ value: 50n, script: script(1) }],
+          coinbase: true,
+          hogEx: false,
+        },
+        {
+          txid: txid(0xc1),
+          inputs: [{ prevTxid: txid(3), vout: 1 }],
+          outputs: [{ value: 2500n, script: script(2) }],
+          coinbase: false,
+          hogEx: false,
+        },
+      ]);
       store.applyBlocks([block]);
       expect(store.totals()).toEqual({ utxos: 6, amount: 25_000n - 3000n + 2550n, scripts: 3 });
       expect(verifyChain(store.db)).toEqual([]);

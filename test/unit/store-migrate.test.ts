@@ -43,6 +43,7 @@ describe('migrations', () => {
     expect(tables).toEqual([
       'blocks',
       'changes',
+      'headers',
       'history',
       'history_blocks',
       'history_txids',
@@ -157,6 +158,37 @@ describe('migrations', () => {
       expect(totals).toEqual({ txCount: 2, received: 9n, sent: 9n, funded: 1, spent: 1 });
     } finally {
       db.close();
+    }
+  });
+
+  it('0009 gives an index of schema 8 an empty headers table: new blocks store theirs, the rest is for the backfill', () => {
+    const path = join(dir, 'v8.sqlite');
+    const chain = new ChainBuilder();
+    for (let h = 0; h < 6; h++) chain.block([]);
+    const old = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    old.applyBlocks(chain.blocks);
+    old.close();
+    // What version 8 left: no headers table.
+    const raw = new Database(path);
+    raw.exec('DROP TABLE headers');
+    raw.prepare("UPDATE meta SET value = 8 WHERE key = 'schema_version'").run();
+    raw.close();
+
+    const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    try {
+      expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
+      expect(store.headersFrom()).toBe(6);
+      store.applyBlocks([chain.block([])]);
+      expect(store.headersFrom()).toBe(6);
+      expect(
+        store.addHeaders(
+          0,
+          chain.blocks.slice(0, 6).map((b) => b.header),
+        ),
+      ).toBe(0);
+      expect(store.db.prepare('SELECT header FROM headers ORDER BY height').pluck().all()).toEqual(chain.blocks.map((b) => b.header));
+    } finally {
+      store.close();
     }
   });
 

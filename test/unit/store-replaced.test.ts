@@ -7,17 +7,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
+import type { BlockToApply } from '../../src/store/index-model.js';
+import { linkedBlock } from '../support/blocks.js';
 
 let dir: string;
 let file: string;
 let store: ChainStore;
 
-const block = (height: number) => ({
-  height,
-  hash: Buffer.alloc(32, height + 1),
-  prevHash: height === 0 ? Buffer.alloc(32, 0) : Buffer.alloc(32, height),
-  txs: [],
-});
+const chain = [linkedBlock(0, Buffer.alloc(32), [])];
+const block = (height: number): BlockToApply => {
+  while (chain.length <= height) chain.push(linkedBlock(chain.length, chain[chain.length - 1]!.hash, []));
+  return chain[height]!;
+};
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'addrsum-replaced-'));

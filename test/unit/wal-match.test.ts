@@ -18,6 +18,7 @@ import { walGenerations, walMismatch } from '../../src/store/sqlite/wal-match.js
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { ADDRESS, apiEnv, request, ROUTE } from '../support/limits-world.js';
 import type { BlockToApply } from '../../src/store/index-model.js';
+import { linkedBlock } from '../support/blocks.js';
 
 const decoded = addressToScript(chainParams('LTC', 'regtest'), ADDRESS);
 if (!decoded.ok) throw new Error('test address does not decode');
@@ -25,27 +26,29 @@ const SCRIPT = Buffer.from(decoded.script);
 /** Each block's coinbase pays the address this much: the balance at height h is h × REWARD. */
 const REWARD = 1000;
 
-const hashOf = (h: number) => Buffer.alloc(32, (h % 250) + 1).fill(h >> 8, 0, 1);
+const chain: BlockToApply[] = [];
 function block(height: number): BlockToApply {
-  return {
+  while (chain.length <= height) chain.push(makeBlock(chain.length, chain[chain.length - 1]?.hash ?? Buffer.alloc(32)));
+  return chain[height]!;
+}
+function makeBlock(height: number, prevHash: Buffer): BlockToApply {
+  return linkedBlock(
     height,
-    hash: hashOf(height),
-    prevHash: height === 0 ? Buffer.alloc(32, 0) : hashOf(height - 1),
-    txs:
-      height === 0
-        ? []
-        : [
-            {
-              txid: Buffer.alloc(32, height % 256)
-                .fill(height >> 8, 0, 1)
-                .fill(7, 31),
-              inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
-              outputs: [{ value: BigInt(REWARD), script: SCRIPT }],
-              coinbase: true,
-              hogEx: false,
-            },
-          ],
-  };
+    prevHash,
+    height === 0
+      ? []
+      : [
+          {
+            txid: Buffer.alloc(32, height % 256)
+              .fill(height >> 8, 0, 1)
+              .fill(7, 31),
+            inputs: [{ prevTxid: Buffer.alloc(32, 0), vout: 0xffffffff }],
+            outputs: [{ value: BigInt(REWARD), script: SCRIPT }],
+            coinbase: true,
+            hogEx: false,
+          },
+        ],
+  );
 }
 const blocks = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => block(from + i));
 

@@ -45,6 +45,8 @@ import {
 } from './history-reader.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
+import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
+import { lowestHeaderSql, readHeaderRange } from './header-rows.js';
 import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
 
 export const STATUS_COLUMNS =
@@ -162,12 +164,12 @@ export class PgIndexReader implements IndexReader {
    * how far its replay lags (standby-lag.ts).
    */
   async status(): Promise<ChainStatus | null> {
-    const { rows } = await this.pool.query<StatusRow & { standby_lag: number | null }>(
-      `SELECT ${STATUS_COLUMNS}, ${STANDBY_LAG_SQL} AS standby_lag FROM ${this.schema}.state AS st`,
+    const { rows } = await this.pool.query<StatusRow & { standby_lag: number | null; lowest_header: number | null }>(
+      `SELECT ${STATUS_COLUMNS}, ${STANDBY_LAG_SQL} AS standby_lag, ${lowestHeaderSql(this.schema)} AS lowest_header FROM ${this.schema}.state AS st`,
     );
-    const row = rows[0] ?? { ...EMPTY_STATUS, standby_lag: null };
+    const row = rows[0] ?? { ...EMPTY_STATUS, standby_lag: null, lowest_header: null };
     const lag = standbyReplayLag(row.standby_lag);
-    const status = this.toStatus(row);
+    const status = withHeadersFrom(this.toStatus(row), row.lowest_header);
     const state = historyState(row);
     return (
       status && {
@@ -176,6 +178,11 @@ export class PgIndexReader implements IndexReader {
         ...(lag !== undefined && { standbyReplayLagSeconds: lag }),
       }
     );
+  }
+
+  /** Stored block headers from `from` (header-rows.ts), in one statement with the tip they belong to. */
+  headers(from: number, count: number): Promise<HeaderRange | null> {
+    return readHeaderRange(this.pool, this.schema, from, count);
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */

@@ -7,6 +7,7 @@
  * | scripts | script_key | balance, utxo_count                     | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
  * | blocks  | height     | hash, prev_hash, coinbase_txid          | rows 0..tip, each prev_hash = hash of height − 1            |
  * | undo    | height     | undo record (../undo.ts)                | only heights in (tip − undoDepth, tip]                      |
+ * | headers | height     | 80-byte block header (header-rows.ts)   | one run ending at the tip, down to genesis once backfilled (../header-chain.ts) |
  * | changes | seq        | kind, tip, touched scripts              | one row per commit that moves the tip; the newest FEED_KEEP |
  * | state   | one row    | chain, network, tip, tip_time, node seen, totals, mempool_seq | tip = last blocks row; totals = those of `scripts` |
  * | mempool_* | (mempool-writer.ts) | the node's mempool as per-script deltas | mined and conflicting txs leave in the block's transaction; a rollback empties them |
@@ -21,25 +22,18 @@
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { ChainCode, NetworkName } from '../../chain/params.js';
-import { checkExtends, coinbaseTxid, connectBlocks, planBatch } from '../connect-blocks.js';
+import { checkExtends, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
-import type {
-  BaseBlock,
-  BlockToApply,
-  BulkLoadOptions,
-  HistoryBuildProgress,
-  NodeSeen,
-  Tip,
-  Totals,
-  UtxoListEvent,
-} from '../index-model.js';
+import type { BaseBlock, BlockToApply, BulkLoadOptions, HistoryBuildProgress } from '../index-model.js';
+import type { NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
 import { belowBase, bootstrapPending } from '../bootstrap-state.js';
 import type { IndexWriter } from '../ports.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { chainSchema, migratePgChain } from './chain-schema.js';
 import { createdAgain, restoredAgain, withScripts } from '../change-set.js';
 import { Touched, recordChange, resolveCoins, takeCoins, writeChangeSet } from './change-write.js';
+import { addHeadersBelow, deleteBlockRows, insertBlockRows, readHeadersFrom } from './header-rows.js';
 import { PgHistory } from './history-writer.js';
 import { PgMempool } from './mempool-writer.js';
 import { inTransaction, openPool, type Pool, type PoolClient } from './pg-pool.js';
@@ -203,10 +197,7 @@ export class PgIndexWriter implements IndexWriter {
         const set = connectBlocks(plan, await takeCoins(client, schema, plan.needed), undoFrom, await this.history.connecting());
         const after = await writeChangeSet(client, schema, set, this.currentTotals, createdAgain, true);
         if (set.history) await this.history.commit(set.history);
-        await client.query(
-          `INSERT INTO ${schema}.blocks (height, hash, prev_hash, coinbase_txid) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bytea[], $4::bytea[])`,
-          [blocks.map((b) => b.height), blocks.map((b) => b.hash), blocks.map((b) => b.prevHash), blocks.map((b) => coinbaseTxid(b.txs))],
-        );
+        await insertBlockRows(client, schema, blocks);
         if (set.undo.length > 0)
           await client.query(`INSERT INTO ${schema}.undo (height, data) SELECT * FROM unnest($1::integer[], $2::bytea[])`, [
             set.undo.map((u) => u.height),
@@ -253,7 +244,7 @@ export class PgIndexWriter implements IndexWriter {
         const after = await writeChangeSet(client, schema, set, this.currentTotals, restoredAgain(tip.height));
         const changed = withScripts(set.touched, await this.history.disconnect(tip.height, undo, below));
         await client.query(`DELETE FROM ${schema}.undo WHERE height = $1`, [tip.height]);
-        await client.query(`DELETE FROM ${schema}.blocks WHERE height = $1`, [tip.height]);
+        await deleteBlockRows(client, schema, tip.height);
         // The blocks table keeps no header times: unknown until the next block is applied.
         await this.writeTip(below, after, null);
         // Core returns the block's transactions to its mempool; the follower re-reads it from the node.
@@ -274,6 +265,18 @@ export class PgIndexWriter implements IndexWriter {
       this.checkOpen();
       await this.writeNodeSeen({ height, at });
     });
+  }
+
+  /** The lowest height from which every header up to the tip is stored (header-rows.ts); null while nothing is indexed. */
+  headersFrom(): Promise<number | null> {
+    return this.serial(() => (this.checkOpen(), readHeadersFrom(this.client, this.schema, this.currentTip)));
+  }
+
+  /** Stores a backfilled run of headers just below the stored ones, in one transaction; returns the new headersFrom. */
+  addHeaders(from: number, headers: readonly Buffer[]): Promise<number> {
+    return this.serial(
+      () => (this.checkOpen(), inTransaction(this.client, () => addHeadersBelow(this.client, this.schema, from, headers, this.currentTip))),
+    );
   }
 
   /** Fills an empty index from a UTXO snapshot (snapshot-load.ts: resuming an interrupted load of it) and makes `base` the tip. */

@@ -9,6 +9,7 @@ import type { IndexVerifier } from '../ports.js';
 import type { ChainCode } from '../../chain/params.js';
 import { chainSchema, checkPgSchemaVersion } from './chain-schema.js';
 import { verifyPgHistory } from './history-verify.js';
+import { verifyPgHeaders } from './header-rows.js';
 import { openPool, withTransaction, type PoolClient } from './pg-pool.js';
 import { verifyPgUtxoList } from './utxo-list.js';
 
@@ -106,6 +107,9 @@ async function verifyChain(client: PoolClient, schema: string): Promise<string[]
     await client.query<{ n: number }>(`SELECT COUNT(*)::integer AS n FROM ${schema}.undo WHERE height > $1`, [blocks.hi ?? -1])
   ).rows[0]!.n;
   if (stray > 0) problems.push(`${stray} undo rows above the tip`);
+  problems.push(
+    ...(await verifyPgHeaders(client, schema, state.tip_height === null ? null : { height: state.tip_height, hash: state.tip_hash! })),
+  );
   const sums = (
     await client.query<{ scripts: string; utxos: string; amount: string }>(
       `SELECT COUNT(*)::text AS scripts, COALESCE(SUM(utxo_count), 0)::text AS utxos, COALESCE(SUM(balance), 0)::text AS amount FROM ${schema}.scripts`,

@@ -28,6 +28,8 @@ import { UtxoPager } from './utxo-page.js';
 import { BUILT_KEY } from './history-build.js';
 import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
+import { headerRange, withHeadersFrom, type HeaderRange } from '../header-chain.js';
+import { headerReads } from './header-rows.js';
 import { HistoryUnion } from './history-union.js';
 import { HISTORY_KEY_BYTES, headTotals } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
@@ -121,6 +123,7 @@ export class ChainReader {
   readonly feed: FeedReader;
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
   private readonly readStatus: () => ChainStatus | null;
+  private readonly readHeaders: (from: number, count: number) => HeaderRange | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
@@ -150,10 +153,17 @@ export class ChainReader {
       req.check?.(ctx);
       return { ...status, page: { ...('key' in req ? history.scriptPage(req) : history.page(req)), ...ctx } };
     });
-    // One snapshot: the tip and the build's height belong to one commit.
+    const headers = headerReads(db);
+    // One snapshot: the tip and the headers belong to one commit.
+    this.readHeaders = db.transaction((from: number, count: number): HeaderRange | null => {
+      const row = this.statusStmt.get()!;
+      if (row.tip_height === null || row.tip_hash === null) return null;
+      return headerRange({ height: Number(row.tip_height), hash: row.tip_hash }, headers.lowest(), from, count, headers.range);
+    });
+    // One snapshot: the tip, the headers' reach and the build's height belong to one commit.
     this.readStatus = db.transaction((): ChainStatus | null => {
       const row = this.statusStmt.get()!;
-      const status = this.toStatus(row);
+      const status = withHeadersFrom(this.toStatus(row), headers.lowest());
       if (status === null || row.history === null) return status;
       if (historyOn(row)) return { ...status, historyState: { state: 'on' } };
       return Number(row.history) === BUILDING
@@ -320,6 +330,11 @@ export class ChainReader {
   /** One page of several scripts' histories merged, each transaction once (history-page.ts), in one snapshot. */
   walletHistoryPage(req: WalletHistoryRequest): WalletHistoryPage | null {
     return this.readHistory(req) as WalletHistoryPage | null;
+  }
+
+  /** Stored block headers from `from` (../header-chain.ts), in one snapshot with the tip they belong to. */
+  headers(from: number, count: number): HeaderRange | null {
+    return this.readHeaders(from, count);
   }
 
   /** Indexed tip and the node's height as last seen by the indexer; null while nothing is indexed. */

@@ -7,6 +7,7 @@
  * | scripts | script_key                   | balance, utxo_count                    | = SUM(value), COUNT(*) of that script's utxos; no row when count = 0 |
  * | blocks  | height                       | hash, prev_hash, coinbase_txid (internal byte order) | rows 0..tip, each prev_hash = hash of height−1          |
  * | undo    | height                       | undo record (undo.ts)                  | only heights in (tip − undoDepth, tip]                  |
+ * | headers | height                       | 80-byte block header (header-rows.ts)  | one run ending at the tip, down to genesis once backfilled (../header-chain.ts) |
  * | snapshot_coinbase | height             | txid of its coinbase (bulk-load.ts)    | heights ≤ base_height with a coinbase coin in the snapshot; written by the load only |
  * | meta    | key                          | value                                  | tip_height/tip_hash = last blocks row; utxo_count, utxo_amount, script_count = totals of scripts; chain, network, schema_version; node_height, node_seen_at (ms), tip_time (s, header time of the tip); base_height |
  * | mempool_* | (mempool-store.ts)           | the node's mempool as per-script deltas | mined and conflicting transactions leave in the block's transaction; a rollback empties them |
@@ -40,6 +41,7 @@ import { createdAgain, restoredAgain, withScripts } from '../change-set.js';
 import { checkExtends, coinbaseTxid, connectBlocks, planBatch } from '../connect-blocks.js';
 import { disconnectBlock, outpointsToRestore } from '../disconnect-block.js';
 import { StoreError } from '../errors.js';
+import { HeaderRows } from './header-rows.js';
 import { MempoolStore } from './mempool-store.js';
 import { IndexHistory } from './index-history.js';
 import { readAmount, readMeta } from './meta.js';
@@ -49,16 +51,8 @@ import { prepareWriteStatements, type WriteStatements } from './statements.js';
 import { decodeUndo, encodeUndo } from '../undo.js';
 import { setUtxoList } from './utxo-list.js';
 import { describeWriter, WriterLock } from './writer-lock.js';
-import type {
-  BaseBlock,
-  BlockToApply,
-  BulkLoadOptions,
-  HistoryBuildProgress,
-  NodeSeen,
-  Tip,
-  Totals,
-  UtxoListEvent,
-} from '../index-model.js';
+import type { BaseBlock, BlockToApply, BulkLoadOptions, HistoryBuildProgress } from '../index-model.js';
+import type { NodeSeen, Tip, Totals, UtxoListEvent } from '../index-model.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
 
@@ -81,6 +75,7 @@ export class ChainStore {
   private readonly stmts: WriteStatements;
   /** Address history (index-history.ts): off, being built, or kept by block sync. */
   private readonly history: IndexHistory;
+  private readonly headers: HeaderRows;
   private currentTip: Tip | null;
   private currentTotals: Totals;
   private baseHeight: number | null;
@@ -99,6 +94,7 @@ export class ChainStore {
     this.feed = new ChangeFeed(db);
     this.mempool = new MempoolStore(db, this.feed, () => this.history.state === 'on');
     this.history = new IndexHistory(db);
+    this.headers = new HeaderRows(db);
     const height = meta.get('tip_height');
     this.currentTip = typeof height === 'number' ? { height, hash: meta.get('tip_hash') as Buffer } : null;
     const base = meta.get(BASE_HEIGHT_KEY);
@@ -204,6 +200,7 @@ export class ChainStore {
           if (set.history) this.history.commit(set.history, undoFrom);
           for (const block of blocks) {
             this.stmts.blockInsert.run(block.height, block.hash, block.prevHash, coinbaseTxid(block.txs));
+            this.headers.add(block.height, block.header);
             this.mempool.blockConnected(block.txs);
           }
           for (const { height, undo } of set.undo) this.stmts.undoInsert.run(height, encodeUndo(undo));
@@ -330,6 +327,7 @@ export class ChainStore {
           this.mempool.clear();
           this.stmts.undoDelete.run(tip.height);
           this.stmts.blockDelete.run(tip.height);
+          this.headers.removeFrom(tip.height);
           if (tip.height > 0 && !below) throw new StoreError('INCONSISTENT', `no block row at height ${tip.height - 1} below the tip`);
           this.writeTip(below, after);
           // The blocks table keeps no header times: unknown until the next block is applied.
@@ -342,6 +340,17 @@ export class ChainStore {
     this.currentTip = newTip;
     this.currentTotals = totals;
     return this.tip();
+  }
+
+  /** The lowest height from which every header up to the tip is stored (header-rows.ts); null while nothing is indexed. */
+  headersFrom(): number | null {
+    return this.headers.headersFrom(this.currentTip);
+  }
+
+  /** Stores a backfilled run of headers just below the stored ones, in one transaction; returns the new headersFrom. */
+  addHeaders(from: number, headers: readonly Buffer[]): number {
+    this.checkFile();
+    return this.headers.addBelow(from, headers, this.currentTip);
   }
 
   /**

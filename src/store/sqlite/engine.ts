@@ -82,6 +82,10 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.status());
   }
 
+  headers(from: number, count: number) {
+    return settle(() => this.reader.headers(from, count));
+  }
+
   mempoolTxs() {
     return settle(() => this.reader.mempoolTxs());
   }
@@ -141,6 +145,14 @@ export class SqliteIndexWriter implements IndexWriter {
 
   setNodeHeight(height: number, at: Date) {
     return settle(() => this.store.setNodeHeight(height, at));
+  }
+
+  headersFrom() {
+    return settle(() => this.store.headersFrom());
+  }
+
+  addHeaders(from: number, headers: readonly Buffer[]) {
+    return settle(() => this.store.addHeaders(from, headers));
   }
 
   loadSnapshot(rows: () => Iterable<unknown[]>, base: BaseBlock, opts?: BulkLoadOptions) {

@@ -11,6 +11,7 @@
  * equal values compare equal. Only the differences reported become bigints.
  */
 import { SatsSum } from '../../chain/amount.js';
+import { HeaderChecker } from '../header-verify.js';
 import type { Db } from './db.js';
 import type { AggregateReport, AggregateValues } from '../index-model.js';
 
@@ -77,9 +78,19 @@ function values(row: KeyedRow | null): AggregateValues | null {
   return row && { balance: BigInt(row.balance), utxoCount: row.utxo_count };
 }
 
+/** The stored headers (../header-verify.ts), each with its block's hash where a blocks row exists. */
+function verifyHeaders(db: Db, tipHeight: unknown, tipHash: unknown): string[] {
+  const checker = new HeaderChecker();
+  const rows = db.prepare<[], { height: number; header: Buffer; hash: Buffer | null }>(
+    'SELECT h.height, h.header, b.hash FROM headers AS h LEFT JOIN blocks AS b ON b.height = h.height ORDER BY h.height',
+  );
+  for (const r of rows.iterate()) checker.add(r.height, r.header, r.hash);
+  return checker.finish(typeof tipHeight === 'number' && tipHash instanceof Buffer ? { height: tipHeight, hash: tipHash } : null);
+}
+
 /**
  * Chain bookkeeping: blocks 0..tip (base_height..tip after a snapshot bootstrap) all present and linked by prev_hash, meta's tip = the last block,
- * undo rows only at or below the tip, meta's running totals = the sums over `scripts`.
+ * undo rows only at or below the tip, meta's running totals = the sums over `scripts`, the stored headers.
  * Returns human-readable problems; empty means consistent.
  */
 export function verifyChain(db: Db): string[] {
@@ -117,6 +128,7 @@ export function verifyChain(db: Db): string[] {
       .pluck()
       .get(blocks.hi ?? -1) as number;
     if (strayUndo > 0) problems.push(`${strayUndo} undo rows above the tip`);
+    problems.push(...verifyHeaders(db, tipHeight, tipHash));
     // Both sides as bigints (safeIntegers): the amount may pass 2^53, where numbers could compare equal wrongly.
     // meta.value is ANY: a total bound as a number is a REAL there, read as a number even so.
     const sums = db

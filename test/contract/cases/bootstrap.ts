@@ -24,8 +24,15 @@ const UNDO_DEPTH = 8;
 const CHILD = fileURLToPath(new URL('../bootstrap-child.ts', import.meta.url));
 
 /** What the ports answer of a bootstrapped index equals the model at its tip; nothing below `base` is known. */
-async function expectBootstrapped(ix: OpenIndex, model: ChainModel, base: BaseBlock, scripts: readonly Buffer[]): Promise<void> {
+async function expectBootstrapped(
+  ix: OpenIndex,
+  model: ChainModel,
+  base: BaseBlock,
+  scripts: readonly Buffer[],
+  headersFrom = base.height + 1,
+): Promise<void> {
   const tip = model.tip!;
+  const hex = (headers: readonly Buffer[] | undefined) => headers?.map((h) => h.toString('hex'));
   const at = { height: tip.height, hash: displayHex(tip.hash) };
   const totals = model.totals();
   const views = await ix.reader.views(scripts, true);
@@ -43,6 +50,9 @@ async function expectBootstrapped(ix: OpenIndex, model: ChainModel, base: BaseBl
     bootstrap: await ix.reader.bootstrap(),
     aggregates: [report.differenceCount, report.scripts, report.utxos, report.amount],
     problems: await ix.verifier.chain(),
+    headersFrom: [await ix.writer.headersFrom(), await ix.reader.status().then((s) => s?.headersFrom)],
+    headers: await ix.reader.headers(headersFrom, 1000).then((r) => r && [r.headersFrom, hex(r.headers)]),
+    belowHeaders: await ix.reader.headers(headersFrom - 1, 1000).then((r) => hex(r?.headers)),
   };
   const sum = model.sums().get(keyHex(scripts[0]!)) ?? { balance: 0n, count: 0 };
   expect(got).toEqual({
@@ -57,6 +67,10 @@ async function expectBootstrapped(ix: OpenIndex, model: ChainModel, base: BaseBl
     bootstrap: null,
     aggregates: [0, totals.scripts, totals.utxos, totals.amount],
     problems: [],
+    // A snapshot holds no headers: blocks after its base add theirs, the backfill those below.
+    headersFrom: [headersFrom, headersFrom > 0 ? headersFrom : undefined],
+    headers: [headersFrom, hex(model.blocks.slice(headersFrom).map((b) => b.header))],
+    belowHeaders: [],
   });
 }
 
@@ -98,6 +112,29 @@ export function bootstraps(engine: EngineFactory): void {
       }
       await expect(ix.writer.rollbackTip()).rejects.toMatchObject({ code: 'BELOW_BASE' });
       await expectBootstrapped(ix, snap.model, snap.base, snap.scripts);
+
+      // The backfill's commits: runs that end just below the stored headers and link to them, else nothing.
+      const all = snap.model.blocks.map((b) => b.header);
+      const top = snap.base.height - 9;
+      await expect(ix.writer.addHeaders(top - 1, all.slice(top - 1, -1))).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
+      const broken = all.slice(top);
+      broken[4] = all[0]!;
+      await expect(ix.writer.addHeaders(top, broken)).rejects.toMatchObject({ code: 'BAD_HEADER' });
+      // A run of another chain's headers, linked among themselves but not to the index's tip.
+      const other = snap.after.map((b) => b.header);
+      await expect(ix.writer.addHeaders(snap.base.height + 1 - other.length, other)).rejects.toMatchObject({ code: 'BAD_HEADER' });
+      expect(await ix.writer.headersFrom()).toBe(snap.base.height + 1);
+      expect(await ix.writer.addHeaders(top, all.slice(top))).toBe(top);
+      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts, top);
+      expect(await ix.writer.addHeaders(0, all.slice(0, top))).toBe(0);
+      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts, 0);
+      // Blocks on top of a complete run keep it complete; a rollback takes only the tip's.
+      await ix.writer.applyBlocks(snap.after);
+      for (const b of snap.after) snap.model.apply(b);
+      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts, 0);
+      await ix.writer.rollbackTip();
+      snap.model.rollback();
+      await expectBootstrapped(ix, snap.model, snap.base, snap.scripts, 0);
     } finally {
       await closeIndex(ix);
     }

@@ -8,7 +8,7 @@
  */
 import { expect, it } from 'vitest';
 import type { ParsedTx } from '../../../src/chain/block-parser.js';
-import { Rng, coinbaseTx, p2wpkh } from '../../support/blocks.js';
+import { Rng, coinbaseTx, linkedBlock, p2wpkh } from '../../support/blocks.js';
 import { extend, scriptPool } from '../chain-gen.js';
 import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { expectIndex, type OpenIndex } from '../expect-index.js';
@@ -96,13 +96,12 @@ export function mempool(engine: EngineFactory, has: EngineFeatures): void {
         expect(target).toBeDefined();
         const conflict: ParsedTx = { ...mempoolTx(rng, mm, pool), inputs: [target.inputs[0]!] };
         conflict.outputs = [{ script: pool[2]!, value: 1000n }];
-        const next = {
-          height: model.tip!.height + 1,
-          hash: rng.bytes(32),
-          prevHash: model.tip!.hash,
-          time: 1_800_000_000,
-          txs: [coinbaseTx([{ script: pool[3]!, value: 50_000_000 }], rng.bytes(32)), ...mined, conflict],
-        };
+        const next = linkedBlock(
+          model.tip!.height + 1,
+          model.tip!.hash,
+          [coinbaseTx([{ script: pool[3]!, value: 50_000_000 }], rng.bytes(32)), ...mined, conflict],
+          { time: 1_800_000_000, nonce: rng.u32() },
+        );
         mm.blockConnected(next.txs);
         model.apply(next);
         await ix.writer.applyBlocks([next]);

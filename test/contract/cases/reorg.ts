@@ -1,11 +1,11 @@
 /**
  * Reorgs deeper than one block: 3–6 blocks rolled back, one commit each, then a longer branch applied in
  * one or two commits, all within the undo window; and the refusal one block past it, which must leave
- * the index as it was and still writable.
+ * the index as it was and still writable; and the refusal of a block whose header is not its own.
  */
 import { expect, it } from 'vitest';
 import { Rng, p2wpkh } from '../../support/blocks.js';
-import { extend, scriptPool } from '../chain-gen.js';
+import { extend, nextBlock, scriptPool } from '../chain-gen.js';
 import type { EngineFactory, EngineFeatures } from '../engine.js';
 import { expectIndex } from '../expect-index.js';
 import { ChainModel } from '../model.js';
@@ -48,6 +48,13 @@ export function reorgs(engine: EngineFactory, has: EngineFeatures): void {
       await expect(ix.writer.rollbackTip()).rejects.toMatchObject({ code: 'NO_UNDO' });
       await expectIndex(ix, model, scripts);
       await ix.writer.applyBlocks(extend(rng, model, pool, 3, GEN));
+      await expectIndex(ix, model, scripts);
+
+      // A block whose header is not its own (another block's, or cut short) is refused, nothing written.
+      const next = nextBlock(rng, model, pool, GEN);
+      const sibling = nextBlock(rng, model, pool, GEN);
+      for (const header of [sibling.header, next.header.subarray(0, 79)])
+        await expect(ix.writer.applyBlocks([{ ...next, header }])).rejects.toMatchObject({ code: 'BAD_HEADER' });
       await expectIndex(ix, model, scripts);
     } finally {
       await closeIndex(ix);
