@@ -13,6 +13,7 @@ import { connectionMetrics } from './metrics.js';
 import { createHttpServer } from './http-server.js';
 import { wireApi } from './wiring.js';
 import { attachLiveSockets } from './live/ws-server.js';
+import { startElectrum } from '../electrum/service.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -32,10 +33,19 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     requestTimeoutMs: config.api.requestTimeoutMs,
   });
   const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
+  // Before the HTTP port: once `listening` is logged, every listener of the process accepts.
+  const electrum = await startElectrum(config, { limiter: wired.deps.limiter!, registry: wired.metrics.registry, logger }).catch(
+    (err: unknown) => {
+      wired.close();
+      throw err;
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => {
-      wired.close();
-      reject(explainListenError(err, { who: 'the API', setting: 'api.port', host: config.api.host, port: config.api.port }));
+      void electrum.close().finally(() => {
+        wired.close();
+        reject(explainListenError(err, { who: 'the API', setting: 'api.port', host: config.api.host, port: config.api.port }));
+      });
     });
     server.listen(config.api.port, config.api.host, resolve);
   });
@@ -55,6 +65,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
         // Live streams never finish on their own: end them first.
         sockets.close();
         wired.live.hub.close();
+        void electrum.close();
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         force.unref();
         server.close(() => {
