@@ -21,7 +21,9 @@ import { NetworkCounts } from './network-counts.js';
 import { networkPayer } from './pricing.js';
 import { ElectrumServer } from './server.js';
 
-export interface RunningElectrum {
+export interface ElectrumService {
+  /** Listens on every configured port; rejects (closing what did listen) when one cannot. */
+  listen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,15 +47,19 @@ function tlsOf(config: Config, chain: ChainCode): { port: number; cert: Buffer; 
   return { port: e.tlsPort, cert: readPem(`${at}.tlsCert`, e.tlsCert!), key: readPem(`${at}.tlsKey`, e.tlsKey!) };
 }
 
-export async function startElectrum(
+/**
+ * The configured listeners, built (TLS files read, chains checked: a ConfigError otherwise) but not yet
+ * listening. Under node:cluster the supervisor takes a worker's first listen for the HTTP port (its
+ * `listening` line, the rolling restart's "ready"), so main.ts listens here after the HTTP server.
+ */
+export function electrumService(
   config: Config,
   deps: { readonly limiter: RateLimiter; readonly registry: Registry; readonly logger: Logger },
-): Promise<RunningElectrum> {
+): ElectrumService {
   const chains = CHAIN_CODES.filter((c) => {
     const { tcp, tls } = electrumPorts(c, config);
     return tcp || tls;
   });
-  if (chains.length === 0) return { close: async () => undefined };
   for (const chain of chains) {
     if (!isChainServed(config, chain)) {
       throw new ConfigError(
@@ -72,33 +78,36 @@ export async function startElectrum(
     connectionsPerNetwork: e.connectionsPerNetwork,
   };
   const anonymous = config.api.tiers.default;
-  const servers: ElectrumServer[] = [];
+  const servers = chains.map((chain) => {
+    const log = deps.logger.child({ component: 'electrum', chain });
+    startSeries(metrics, chain);
+    return new ElectrumServer({
+      chain,
+      host: config.api.host,
+      tcpPort: config.chains[chain].electrum.port,
+      tls: tlsOf(config, chain),
+      registry: methodRegistry(
+        serverMethods({ params: chainParams(chain, config.chains[chain].network), software: SERVER_SOFTWARE, banner: e.banner }),
+      ),
+      limits,
+      maxConnections: config.api.maxConnections,
+      counts,
+      payer: (ip) => networkPayer(deps.limiter, anonymous, ip),
+      metrics,
+      causes: new CauseLog(log),
+      log,
+    });
+  });
   const close = async (): Promise<void> => void (await Promise.all(servers.map((s) => s.close())));
-  try {
-    for (const chain of chains) {
-      const log = deps.logger.child({ component: 'electrum', chain });
-      const params = chainParams(chain, config.chains[chain].network);
-      const server = new ElectrumServer({
-        chain,
-        host: config.api.host,
-        tcpPort: config.chains[chain].electrum.port,
-        tls: tlsOf(config, chain),
-        registry: methodRegistry(serverMethods({ params, software: SERVER_SOFTWARE, banner: e.banner })),
-        limits,
-        maxConnections: config.api.maxConnections,
-        counts,
-        payer: (ip) => networkPayer(deps.limiter, anonymous, ip),
-        metrics,
-        causes: new CauseLog(log),
-        log,
-      });
-      servers.push(server);
-      startSeries(metrics, chain);
-      await server.listen();
-    }
-  } catch (err) {
-    await close();
-    throw err;
-  }
-  return { close };
+  return {
+    listen: async () => {
+      try {
+        for (const server of servers) await server.listen();
+      } catch (err) {
+        await close();
+        throw err;
+      }
+    },
+    close,
+  };
 }

@@ -277,3 +277,40 @@ describe('Electrum requests priced on the anonymous tier (default limits: 5 per 
     expect((await other.call('server.ping')).result).toBeNull();
   });
 });
+
+describe('Electrum in the API process: several workers, and files it cannot read', () => {
+  it('serves Electrum from every worker, while the supervisor announces the HTTP port', async () => {
+    const port = await freePort();
+    const workers = await startApi({
+      ...data.env,
+      ADDRSUM_API_WORKERS: '2',
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_LTC_ELECTRUM_PORT: String(port),
+    });
+    try {
+      expect((await fetch(`${workers.url}/health`)).status).toBe(200);
+      for (let i = 0; i < 6; i++) {
+        const client = await ElectrumClient.connect(port, { localAddress: '127.0.0.8' });
+        clients.push(client);
+        expect((await client.call('server.ping')).result).toBeNull();
+        client.close();
+      }
+      // A scrape answers for every worker (cluster-metrics.ts): all six pings, wherever they were served.
+      const text = await (await fetch(`${workers.url}/metrics`)).text();
+      expect(text).toContain('addrsum_api_electrum_requests_total{chain="LTC",method="server.ping",outcome="ok"} 6');
+    } finally {
+      await workers.stop();
+    }
+  });
+
+  it('refuses to start when the TLS files cannot be read, naming the variable', async () => {
+    const start = startApi({
+      ...data.env,
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_LTC_ELECTRUM_TLS_PORT: String(await freePort()),
+      ADDRSUM_LTC_ELECTRUM_TLS_CERT: path.join(data.dir, 'missing.crt'),
+      ADDRSUM_LTC_ELECTRUM_TLS_KEY: path.join(data.dir, 'missing.key'),
+    });
+    await expect(start).rejects.toThrow(/CONFIG_INVALID: chains\.LTC\.electrum\.tlsCert \(ADDRSUM_LTC_ELECTRUM_TLS_CERT\): cannot read/);
+  });
+});
