@@ -2,8 +2,9 @@
  * One Electrum connection: lines in, requests dispatched to the method registry, answers out (a batch
  * gets one array). What a client sends never throws out of here; what it does wrong is answered, and
  * what it keeps doing wrong closes the connection with a reason (close-reasons.ts):
- *   - at most MAX_IN_FLIGHT lines are handled at once; beyond MAX_QUEUED_LINES waiting, the socket stops
- *     being read (TCP pushes back on the client), so a pipelining client holds bounded memory;
+ *   - at most MAX_IN_FLIGHT lines are handled at once; beyond MAX_QUEUED_LINES waiting (or twice the
+ *     longest line's bytes), the socket stops being read (TCP pushes back on the client), so a pipelining
+ *     client holds bounded memory;
  *   - each line is paid for before it runs (`pay`: the client network's token bucket); an empty bucket
  *     answers "slow down" instead of queueing, and MAX_REFUSALS of those in a row close the connection;
  *   - an unparseable line is answered -32700 and the connection stays, until MAX_BAD_LINES in a row;
@@ -86,6 +87,8 @@ export class Session implements ElectrumSession {
   private readonly splitter: LineSplitter;
   private readonly idle: NodeJS.Timeout;
   private queue: Queued[] = [];
+  /** Characters of the lines waiting (about their bytes): 256 lines of a megabyte each would be too many. */
+  private queuedChars = 0;
   private head = 0;
   private inFlight = 0;
   private badLines = 0;
@@ -157,6 +160,7 @@ export class Session implements ElectrumSession {
     clearTimeout(this.idle);
     this.queue = [];
     this.head = 0;
+    this.queuedChars = 0;
     this.opts.events.closed(reason);
   }
 
@@ -164,7 +168,10 @@ export class Session implements ElectrumSession {
     if (!this.reading) return;
     const { lines, oversized } = this.splitter.push(chunk);
     if (lines.length > 0) this.idle.refresh();
-    for (const line of lines) this.queue.push(line);
+    for (const line of lines) {
+      this.queue.push(line);
+      this.queuedChars += line.length;
+    }
     if (oversized) {
       this.queue.push(OVERSIZED);
       this.reading = false;
@@ -182,6 +189,7 @@ export class Session implements ElectrumSession {
         this.close('oversized_line');
         return;
       }
+      this.queuedChars -= next.length;
       this.inFlight++;
       void this.handleLine(next)
         .catch((err: unknown) => this.opts.events.internalError(NO_METHOD, err))
@@ -197,10 +205,11 @@ export class Session implements ElectrumSession {
       this.head = 0;
     }
     const waiting = this.queue.length - this.head;
-    if (!this.paused && waiting > MAX_QUEUED_LINES) {
+    const full = waiting > MAX_QUEUED_LINES || this.queuedChars > 2 * this.opts.limits.maxLineBytes;
+    if (!this.paused && full) {
       this.paused = true;
       this.socket.pause();
-    } else if (this.paused && waiting <= MAX_QUEUED_LINES / 2) {
+    } else if (this.paused && waiting <= MAX_QUEUED_LINES / 2 && this.queuedChars <= this.opts.limits.maxLineBytes) {
       this.paused = false;
       this.socket.resume();
     }
@@ -210,6 +219,8 @@ export class Session implements ElectrumSession {
     const parsed = parseLine(line);
     const bad = isBadLine(parsed);
     this.badLines = bad ? this.badLines + 1 : 0;
+    // Taken now: lines in flight after this one count on before it is answered.
+    const badRun = this.badLines;
     const cost = parsed.items.reduce((sum, item) => sum + this.costOf(item), 0);
     let payment: Payment;
     try {
@@ -228,7 +239,7 @@ export class Session implements ElectrumSession {
     }
     if (this.closed) return;
     if (answers.length > 0) this.write(parsed.batch ? answers : answers[0]!);
-    if (bad && this.badLines >= MAX_BAD_LINES) this.close('bad_lines');
+    if (badRun >= MAX_BAD_LINES) this.close('bad_lines');
     else if (this.refusals >= MAX_REFUSALS) this.close('rate_limited');
     else if (this.closeAfter !== undefined) this.close(this.closeAfter);
   }
