@@ -234,7 +234,8 @@ export class Session implements ElectrumSession {
       this.refusals = 0;
       answers = (await Promise.all(parsed.items.map((item) => this.answer(item)))).filter((a) => a !== undefined);
     } else {
-      this.refusals++;
+      // Only the client's own excess counts towards closing it; a limit store that cannot answer is ours.
+      if (payment.error.code === 'EXCESSIVE_RESOURCE_USAGE') this.refusals++;
       answers = parsed.items.flatMap((item) => this.refused(item, payment.error));
     }
     if (this.closed) return;

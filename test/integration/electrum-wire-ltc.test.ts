@@ -241,6 +241,10 @@ describe('Electrum limits', () => {
     expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(await metric('addrsum_api_electrum_disconnects_total', 'reason="bad_lines"')).toBeGreaterThanOrEqual(1);
+    // Unknown methods are counted under one label value, never by the name the client sent.
+    const scrape = await (await fetch(`${api.url}/metrics`)).text();
+    expect(scrape).toContain('method="unknown",outcome="not_found"');
+    expect(scrape).not.toContain('no.such.method');
     // The pinger's own session was never touched.
     expect((await pinger.call('server.ping')).result).toBeNull();
   });
