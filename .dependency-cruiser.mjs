@@ -88,7 +88,7 @@ export default {
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
     layer(
       'electrum-through-ports',
-      'src/electrum (the API process\'s Electrum server) reads the index through the ports, never an engine, the indexer or the keys',
+      "src/electrum (the API process's Electrum server) reads the index through the ports, never an engine, the indexer or the keys",
       '^src/electrum/',
       '^(indexer|src/keys|src/store/(sqlite|postgres))/',
     ),
