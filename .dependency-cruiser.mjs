@@ -12,6 +12,7 @@
  *                              src/store/postgres/ (node-postgres only in its pg-pool.ts, eslint.config.js)
  *   src/keys/                  the addrsum-keys command: the above
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
+ *   src/electrum/              the API process's Electrum server: the above but the engines, keys and indexer
  *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
  *
  * Behind the ports: in src/api only wiring.ts, in indexer/ only main.ts (each opens the index) import
@@ -85,6 +86,13 @@ export default {
       '^src/store/(sqlite|postgres)/',
     ),
     layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
+    layer(
+      'electrum-through-ports',
+      "src/electrum (the API process's Electrum server) reads the index through the ports, never an engine, the indexer or the keys",
+      '^src/electrum/',
+      '^(indexer|src/keys|src/store/(sqlite|postgres))/',
+    ),
+    layer('indexer-not-electrum', 'the indexer never imports the Electrum server', '^indexer/', '^src/electrum/'),
     layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),
     layer('indexer-not-api-keys', 'src/api and indexer/ never import each other; the indexer has no keys', '^indexer/', '^src/(api|keys)/'),
     layer(

@@ -32,6 +32,10 @@ function chainBindings(chain: ChainCode): EnvBinding[] {
     { name: `ADDRSUM_${chain}_UNDO_DEPTH`, path: p('undoDepth'), kind: 'int' },
     { name: `ADDRSUM_${chain}_PREFETCH`, path: p('prefetch'), kind: 'int' },
     { name: `ADDRSUM_${chain}_COMMIT_INTERVAL_MS`, path: p('commitIntervalMs'), kind: 'int' },
+    { name: `ADDRSUM_${chain}_ELECTRUM_PORT`, path: [...p('electrum'), 'port'], kind: 'int' },
+    { name: `ADDRSUM_${chain}_ELECTRUM_TLS_PORT`, path: [...p('electrum'), 'tlsPort'], kind: 'int' },
+    { name: `ADDRSUM_${chain}_ELECTRUM_TLS_CERT`, path: [...p('electrum'), 'tlsCert'], kind: 'text' },
+    { name: `ADDRSUM_${chain}_ELECTRUM_TLS_KEY`, path: [...p('electrum'), 'tlsKey'], kind: 'text' },
   ];
 }
 
@@ -83,6 +87,13 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   },
   { name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_DEFAULT', path: ['api', 'live', 'subscriptionsPerKey', 'default'], kind: 'int' },
   { name: 'ADDRSUM_LIVE_SUBSCRIPTIONS_PER_KEY_PRIVATE', path: ['api', 'live', 'subscriptionsPerKey', 'private'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_BROADCAST', path: ['electrum', 'broadcast'], kind: 'text' },
+  { name: 'ADDRSUM_ELECTRUM_BANNER', path: ['electrum', 'banner'], kind: 'text' },
+  { name: 'ADDRSUM_ELECTRUM_MAX_LINE_BYTES', path: ['electrum', 'maxLineBytes'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES', path: ['electrum', 'maxBufferedBytes'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK', path: ['electrum', 'connectionsPerNetwork'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_SUBSCRIPTIONS_PER_CONNECTION', path: ['electrum', 'subscriptionsPerConnection'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_IDLE_TIMEOUT_SECONDS', path: ['electrum', 'idleTimeoutSeconds'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_UTXO_LIST', path: ['chains', chain, 'utxoList'], kind: 'text' as const })),

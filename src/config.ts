@@ -16,6 +16,8 @@ import { packageFile } from './package-root.js';
 import { ConfigError, deepFreeze, getPath, merge, readToml, setPath, type Origins, type Table } from './config-sources.js';
 import { isAddressOrRange } from './net-ranges.js';
 import { ENV_BINDINGS, type EnvBinding } from './config-env.js';
+import { bool, int, port, text } from './config-values.js';
+import { chainElectrum, electrumProblem, electrumSettings } from './config-electrum.js';
 
 export { ENV_BINDINGS };
 
@@ -25,16 +27,6 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const REQUEST_LOG_MODES = ['all', 'errors', 'off'] as const;
 export type RequestLogMode = (typeof REQUEST_LOG_MODES)[number];
-
-/** An integer in [min, max]; one message for every way of getting it wrong. */
-function int(min: number, max: number) {
-  const error = `expected an integer from ${min} to ${max}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
-const port = () => int(0, 65535);
-/** TOML has real booleans; environment variables are text and go through z.stringbool(). */
-const bool = () => z.union([z.boolean(), z.stringbool()], { error: 'expected true or false (also 1/0, yes/no, on/off)' });
-const text = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 
 // Bitcoin/Litecoin Core's RPC server speaks plain HTTP only (no TLS), so https:// is refused here rather
 // than failing later inside the node client.
@@ -133,6 +125,8 @@ const chainConfig = (chain: ChainCode) => {
     commitIntervalMs: int(0, 600_000),
     /** Port of the indexer's Prometheus listener (on api.host's interface family: 127.0.0.1 by default). */
     metricsPort: port(),
+    /** Electrum protocol listeners of this chain (config-electrum.ts, docs/electrum.md). */
+    electrum: chainElectrum,
   });
 };
 type ChainConfigSchema = ReturnType<typeof chainConfig>;
@@ -238,6 +232,8 @@ export const configSchema = z.strictObject({
       subscriptionsPerKey: z.strictObject({ default: int(1, 10_000_000), private: int(1, 10_000_000) }),
     }),
   }),
+  /** The Electrum protocol server's shared settings (config-electrum.ts, docs/electrum.md). */
+  electrum: electrumSettings,
   /** One entry per chain of the registry (src/chain/registry.ts), keyed by its code. */
   chains: z.strictObject(Object.fromEntries(CHAIN_CODES.map((c) => [c, chainConfig(c)])) as Record<ChainCode, ChainConfigSchema>),
 });
@@ -309,6 +305,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const first = result.error.issues[0];
     throw new ConfigError(first ? describeIssue(first, raw, origins) : 'invalid configuration');
   }
+  // What no single value can say: settings that do not work together.
+  const problem = electrumProblem(result.data);
+  if (problem !== undefined) throw new ConfigError(problem);
   return deepFreeze(result.data);
 }
 

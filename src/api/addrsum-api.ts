@@ -21,9 +21,12 @@ newProgram({
     'logLevel',
     'logFormat',
     'api.',
+    'electrum.',
     ...CHAIN_CODES.map((c) => `chains.${c}.network`),
     ...CHAIN_CODES.map((c) => `chains.${c}.rpcUrl`),
     ...CHAIN_CODES.map((c) => `chains.${c}.indexUrl`),
+    ...CHAIN_CODES.map((c) => `chains.${c}.history`),
+    ...CHAIN_CODES.map((c) => `chains.${c}.electrum.`),
   ],
 }).parse();
 

@@ -13,6 +13,7 @@ import { connectionMetrics } from './metrics.js';
 import { createHttpServer } from './http-server.js';
 import { wireApi } from './wiring.js';
 import { attachLiveSockets } from './live/ws-server.js';
+import { electrumService, type ElectrumService } from '../electrum/service.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -32,12 +33,26 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     requestTimeoutMs: config.api.requestTimeoutMs,
   });
   const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
+  let electrum: ElectrumService;
+  try {
+    electrum = electrumService(config, { limiter: wired.deps.limiter!, registry: wired.metrics.registry, logger });
+  } catch (err) {
+    wired.close();
+    throw err;
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => {
       wired.close();
       reject(explainListenError(err, { who: 'the API', setting: 'api.port', host: config.api.host, port: config.api.port }));
     });
     server.listen(config.api.port, config.api.host, resolve);
+  });
+  // After the HTTP port (electrumService says why), before the `listening` line: once it is logged, every
+  // listener of the process accepts.
+  await electrum.listen().catch(async (err: unknown) => {
+    await new Promise((resolve) => server.close(resolve));
+    wired.close();
+    throw err;
   });
   const { address, port } = server.address() as AddressInfo;
   const served = CHAIN_CODES.filter((c) => isChainServed(config, c));
@@ -55,6 +70,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
         // Live streams never finish on their own: end them first.
         sockets.close();
         wired.live.hub.close();
+        void electrum.close();
         const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         force.unref();
         server.close(() => {

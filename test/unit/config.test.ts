@@ -352,6 +352,74 @@ describe('api.requestLog (ADDRSUM_REQUEST_LOG)', () => {
   });
 });
 
+describe('Electrum settings (docs/electrum.md)', () => {
+  it('are off by default, with the limits of config/default.toml', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.electrum).toEqual({
+      broadcast: false,
+      banner: 'addrsum Electrum server',
+      maxLineBytes: 1_000_000,
+      maxBufferedBytes: 4_194_304,
+      connectionsPerNetwork: 32,
+      subscriptionsPerConnection: 50_000,
+      idleTimeoutSeconds: 600,
+    });
+    expect(c.chains.BTC.electrum).toEqual({});
+    expect(c.chains.LTC.electrum).toEqual({});
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      env: {
+        ADDRSUM_HISTORY: 'true',
+        ADDRSUM_ELECTRUM_BROADCAST: 'yes',
+        ADDRSUM_ELECTRUM_BANNER: 'hello',
+        ADDRSUM_ELECTRUM_MAX_LINE_BYTES: '2048',
+        ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES: '65536',
+        ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK: '3',
+        ADDRSUM_ELECTRUM_SUBSCRIPTIONS_PER_CONNECTION: '7',
+        ADDRSUM_ELECTRUM_IDLE_TIMEOUT_SECONDS: '9',
+        ADDRSUM_LTC_ELECTRUM_PORT: '50001',
+        ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002',
+        ADDRSUM_LTC_ELECTRUM_TLS_CERT: '/etc/c.pem',
+        ADDRSUM_LTC_ELECTRUM_TLS_KEY: '/etc/k.pem',
+      },
+    });
+    expect(c.electrum).toEqual({
+      broadcast: true,
+      banner: 'hello',
+      maxLineBytes: 2048,
+      maxBufferedBytes: 65536,
+      connectionsPerNetwork: 3,
+      subscriptionsPerConnection: 7,
+      idleTimeoutSeconds: 9,
+    });
+    expect(c.chains.LTC.electrum).toEqual({ port: 50001, tlsPort: 50002, tlsCert: '/etc/c.pem', tlsKey: '/etc/k.pem' });
+  });
+
+  it('refuses an Electrum port on a chain whose history is off, naming ADDRSUM_HISTORY', () => {
+    const plain = errorOf({ ADDRSUM_LTC_ELECTRUM_PORT: '50001' });
+    expect(plain).toContain('ADDRSUM_LTC_ELECTRUM_PORT');
+    expect(plain).toContain('ADDRSUM_HISTORY');
+    const tls = errorOf({ ADDRSUM_HISTORY: 'true', ADDRSUM_BTC_HISTORY: 'false', ADDRSUM_BTC_ELECTRUM_TLS_PORT: '50002' });
+    expect(tls).toContain('ADDRSUM_BTC_ELECTRUM_TLS_PORT');
+    expect(tls).toContain('ADDRSUM_HISTORY');
+    expect(loadConfig({ env: { ADDRSUM_LTC_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: '50001' } }).chains.LTC.electrum.port).toBe(50001);
+  });
+
+  it('refuses a TLS port without its certificate and key, naming both variables', () => {
+    const message = errorOf({ ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002', ADDRSUM_LTC_ELECTRUM_TLS_CERT: '/c' });
+    expect(message).toContain('ADDRSUM_LTC_ELECTRUM_TLS_CERT');
+    expect(message).toContain('ADDRSUM_LTC_ELECTRUM_TLS_KEY');
+  });
+
+  it('refuses a line limit below 1024 bytes', () => {
+    expect(errorOf({ ADDRSUM_ELECTRUM_MAX_LINE_BYTES: '10' })).toBe(
+      'ADDRSUM_ELECTRUM_MAX_LINE_BYTES: expected an integer from 1024 to 16777216 (got 10)',
+    );
+  });
+});
+
 describe('redactUrl', () => {
   it('hides credentials and keeps the rest', () => {
     expect(redactUrl('http://user:hunter2@127.0.0.1:8332/wallet/x')).toBe('http://***:***@127.0.0.1:8332/wallet/x');

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
+import { createElectrumMetrics } from '../../src/electrum/metrics.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES, loadConfig } from '../../src/config.js';
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
@@ -35,6 +36,7 @@ const text = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 function exportedMetrics(): Set<string> {
   const api = createApiMetrics({ defaultMetrics: true });
   createLimiterMetrics(api.registry);
+  createElectrumMetrics(api.registry);
   connectionMetrics(api.registry, { open: () => 0, counts: { evicted: 0, refused: 0, deadline: 0 } });
   derivationMetrics(api.registry, { pendingWork: 0, doneWork: 0 });
   const names = (m: { getMetricsAsArray(): unknown[] }) => m.getMetricsAsArray().map((x) => (x as { name: string }).name);

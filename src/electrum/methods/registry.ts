@@ -1,0 +1,51 @@
+/**
+ * What a method is to the session: its handler, what it costs the caller, and the names of its
+ * parameters (so a request with named params reaches the handler as positional ones). Index-backed
+ * methods (headers, scripthashes, transactions, fees) plug in as more entries of the same registry.
+ */
+import type { CloseReason } from '../close-reasons.js';
+
+/** What a handler sees of its connection. */
+export interface ElectrumSession {
+  /** The client's network (an IPv4 address, an IPv6 /64): whose limits it spends. */
+  readonly network: string;
+  /** The protocol version server.version settled on; undefined until it was called. */
+  readonly protocol: string | undefined;
+  /** Records the outcome of server.version (once per connection). */
+  negotiated(clientName: string, protocol: string): void;
+  /** Sends a notification now (a subscription's change); dropped once the connection is closed. */
+  notify(method: string, params: readonly unknown[]): void;
+  /** Closes the connection once the answer to the request being handled is written. */
+  closeAfterAnswer(reason: CloseReason): void;
+}
+
+/**
+ * Answers one request: the result, or a thrown RpcError (wire.ts) for an error answer. Any other throw
+ * answers INTERNAL_ERROR and is logged; it never reaches the connection.
+ */
+export type MethodHandler = (params: readonly unknown[], session: ElectrumSession) => Promise<unknown>;
+
+export interface MethodSpec {
+  /**
+   * Tokens taken from the client network's bucket (the anonymous tier's, src/api/token-bucket.ts) before
+   * the handler runs: 1 is what a keyless HTTP request costs; price by work.
+   */
+  readonly cost: number;
+  /** Parameter names in order, for requests that name them; more params than names is INVALID_PARAMS. */
+  readonly params: readonly string[];
+  readonly handler: MethodHandler;
+}
+
+export type MethodRegistry = ReadonlyMap<string, MethodSpec>;
+
+/** One registry from groups of methods; a name given twice is a programming error. */
+export function methodRegistry(...groups: ReadonlyArray<Readonly<Record<string, MethodSpec>>>): MethodRegistry {
+  const all = new Map<string, MethodSpec>();
+  for (const group of groups) {
+    for (const [name, spec] of Object.entries(group)) {
+      if (all.has(name)) throw new Error(`Electrum method ${name} registered twice`);
+      all.set(name, spec);
+    }
+  }
+  return all;
+}

@@ -1,0 +1,303 @@
+/**
+ * One Electrum connection: lines in, requests dispatched to the method registry, answers out (a batch
+ * gets one array). What a client sends never throws out of here; what it does wrong is answered, and
+ * what it keeps doing wrong closes the connection with a reason (close-reasons.ts):
+ *   - at most MAX_IN_FLIGHT lines are handled at once; beyond MAX_QUEUED_LINES waiting (or twice the
+ *     longest line's bytes), the socket stops being read (TCP pushes back on the client), so a pipelining
+ *     client holds bounded memory;
+ *   - each line is paid for before it runs (`pay`: the client network's token bucket); an empty bucket
+ *     answers "slow down" instead of queueing, and MAX_REFUSALS of those in a row close the connection;
+ *   - an unparseable line is answered -32700 and the connection stays, until MAX_BAD_LINES in a row;
+ *   - a line over electrum.maxLineBytes is answered, then the connection closed;
+ *   - unsent answers past electrum.maxBufferedBytes (a client that does not read) close it at once;
+ *   - no request for electrum.idleTimeoutSeconds closes it.
+ */
+import type { Socket } from 'node:net';
+import type { CloseReason } from './close-reasons.js';
+import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
+import {
+  errorAnswer,
+  frame,
+  isBadLine,
+  LineSplitter,
+  notification,
+  parseLine,
+  resultAnswer,
+  RpcError,
+  type Incoming,
+  type Notification,
+  type RpcAnswer,
+} from './wire.js';
+
+/** Lines handled at once per connection: enough for a wallet's pipelined subscriptions, no more. */
+export const MAX_IN_FLIGHT = 16;
+/** Lines waiting beyond which the socket is paused (its bytes stay in the kernel and push back on the client). */
+export const MAX_QUEUED_LINES = 256;
+/** Unusable lines in a row before the connection is closed: a client speaking another protocol. */
+export const MAX_BAD_LINES = 10;
+/** "Slow down" answers in a row before the connection is closed: a client that does not listen. */
+export const MAX_REFUSALS = 100;
+/** What a line answered with an error costs (garbage and unknown methods are what floods are made of). */
+export const ERROR_COST = 1;
+/** How long a closing connection may take to flush its last answer before it is destroyed. */
+const CLOSE_GRACE_MS = 2000;
+
+export interface SessionLimits {
+  readonly maxLineBytes: number;
+  readonly maxBufferedBytes: number;
+  readonly idleTimeoutMs: number;
+}
+
+export type Payment = { readonly paid: true } | { readonly paid: false; readonly error: RpcError };
+/** Takes `cost` tokens from the client's bucket, or says why not. */
+export type Pay = (cost: number) => Payment | Promise<Payment>;
+
+/** How a request ended, for the request counter's `outcome` label. */
+export type Outcome = 'ok' | 'error' | 'invalid' | 'not_found' | 'rate_limited' | 'internal';
+
+/** Method label of lines that name no method, and of unknown methods (never the raw name: unbounded). */
+export const NO_METHOD = 'none';
+export const UNKNOWN_METHOD = 'unknown';
+
+export interface SessionEvents {
+  request(method: string, outcome: Outcome): void;
+  notified(method: string): void;
+  internalError(method: string, err: unknown): void;
+  /** Once per connection: the reason the server closed it, or undefined when the client left (or shutdown). */
+  closed(reason: CloseReason | undefined): void;
+}
+
+export interface SessionOptions {
+  readonly socket: Socket;
+  readonly network: string;
+  readonly registry: MethodRegistry;
+  readonly limits: SessionLimits;
+  readonly pay: Pay;
+  readonly events: SessionEvents;
+}
+
+const OVERSIZED = Symbol('oversized');
+type Queued = string | typeof OVERSIZED;
+
+export class Session implements ElectrumSession {
+  readonly network: string;
+  protocol: string | undefined;
+  clientName = '';
+  private readonly socket: Socket;
+  private readonly splitter: LineSplitter;
+  private readonly idle: NodeJS.Timeout;
+  private queue: Queued[] = [];
+  /** Characters of the lines waiting (about their bytes): 256 lines of a megabyte each would be too many. */
+  private queuedChars = 0;
+  private head = 0;
+  private inFlight = 0;
+  private badLines = 0;
+  private refusals = 0;
+  private paused = false;
+  private reading = true;
+  private closeAfter: CloseReason | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.network = opts.network;
+    this.socket = opts.socket;
+    this.splitter = new LineSplitter(opts.limits.maxLineBytes);
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // A reset or a TLS failure: 'close' follows, which is all that matters here.
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => this.finish(undefined));
+    this.idle = setTimeout(() => this.close('idle'), opts.limits.idleTimeoutMs);
+    this.idle.unref();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  negotiated(clientName: string, protocol: string): void {
+    this.clientName = clientName;
+    this.protocol = protocol;
+  }
+
+  notify(method: string, params: readonly unknown[]): void {
+    if (this.closed) return;
+    this.write(notification(method, params));
+    this.opts.events.notified(method);
+  }
+
+  closeAfterAnswer(reason: CloseReason): void {
+    this.closeAfter ??= reason;
+  }
+
+  /** Closes for `reason`: the last answer written is flushed first, except to a client that does not read. */
+  close(reason: CloseReason): void {
+    if (this.closed) return;
+    this.finish(reason);
+    if (reason === 'slow_reader' || reason === 'idle') {
+      this.socket.destroy();
+      return;
+    }
+    this.socket.end();
+    // Whatever still arrives is read and dropped: an unread receive queue would turn our FIN into a reset,
+    // and the client could lose the answer that says why.
+    this.socket.resume();
+    const force = setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS);
+    force.unref();
+    this.socket.once('close', () => clearTimeout(force));
+  }
+
+  /** Server shutdown: closed at once, counted as no cause. */
+  shutdown(): void {
+    this.finish(undefined);
+    this.socket.destroy();
+  }
+
+  private finish(reason: CloseReason | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reading = false;
+    clearTimeout(this.idle);
+    this.queue = [];
+    this.head = 0;
+    this.queuedChars = 0;
+    this.opts.events.closed(reason);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (!this.reading) return;
+    const { lines, oversized } = this.splitter.push(chunk);
+    if (lines.length > 0) this.idle.refresh();
+    for (const line of lines) {
+      this.queue.push(line);
+      this.queuedChars += line.length;
+    }
+    if (oversized) {
+      this.queue.push(OVERSIZED);
+      this.reading = false;
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.inFlight < MAX_IN_FLIGHT && this.head < this.queue.length) {
+      const next = this.queue[this.head++]!;
+      if (next === OVERSIZED) {
+        this.write(
+          errorAnswer(null, new RpcError('EXCESSIVE_RESOURCE_USAGE', `request line longer than ${this.opts.limits.maxLineBytes} bytes`)),
+        );
+        this.close('oversized_line');
+        return;
+      }
+      this.queuedChars -= next.length;
+      this.inFlight++;
+      void this.handleLine(next)
+        .catch((err: unknown) => this.opts.events.internalError(NO_METHOD, err))
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+    if (this.closed) return;
+    // Drop what was handled once it is most of the array, so a long queue is not shifted line by line.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    const waiting = this.queue.length - this.head;
+    const full = waiting > MAX_QUEUED_LINES || this.queuedChars > 2 * this.opts.limits.maxLineBytes;
+    if (!this.paused && full) {
+      this.paused = true;
+      this.socket.pause();
+    } else if (this.paused && waiting <= MAX_QUEUED_LINES / 2 && this.queuedChars <= this.opts.limits.maxLineBytes) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  private async handleLine(line: string): Promise<void> {
+    const parsed = parseLine(line);
+    const bad = isBadLine(parsed);
+    this.badLines = bad ? this.badLines + 1 : 0;
+    // Taken now: lines in flight after this one count on before it is answered.
+    const badRun = this.badLines;
+    const cost = parsed.items.reduce((sum, item) => sum + this.costOf(item), 0);
+    let payment: Payment;
+    try {
+      payment = await this.opts.pay(cost);
+    } catch {
+      payment = { paid: false, error: new RpcError('SERVER_BUSY', 'the server cannot take requests right now; retry shortly') };
+    }
+    if (this.closed) return;
+    let answers: RpcAnswer[];
+    if (payment.paid) {
+      this.refusals = 0;
+      answers = (await Promise.all(parsed.items.map((item) => this.answer(item)))).filter((a) => a !== undefined);
+    } else {
+      // Only the client's own excess counts towards closing it; a limit store that cannot answer is ours.
+      if (payment.error.code === 'EXCESSIVE_RESOURCE_USAGE') this.refusals++;
+      answers = parsed.items.flatMap((item) => this.refused(item, payment.error));
+    }
+    if (this.closed) return;
+    if (answers.length > 0) this.write(parsed.batch ? answers : answers[0]!);
+    if (badRun >= MAX_BAD_LINES) this.close('bad_lines');
+    else if (this.refusals >= MAX_REFUSALS) this.close('rate_limited');
+    else if (this.closeAfter !== undefined) this.close(this.closeAfter);
+  }
+
+  private costOf(item: Incoming): number {
+    return item.kind === 'request' ? (this.opts.registry.get(item.request.method)?.cost ?? ERROR_COST) : ERROR_COST;
+  }
+
+  private refused(item: Incoming, error: RpcError): RpcAnswer[] {
+    const method = item.kind === 'invalid' ? NO_METHOD : this.opts.registry.has(item.request.method) ? item.request.method : UNKNOWN_METHOD;
+    this.opts.events.request(method, 'rate_limited');
+    const id = item.kind === 'invalid' ? item.id : item.request.id;
+    return id === undefined ? [] : [errorAnswer(id, error)];
+  }
+
+  private async answer(item: Incoming): Promise<RpcAnswer | undefined> {
+    if (item.kind === 'invalid') {
+      this.opts.events.request(NO_METHOD, 'invalid');
+      return errorAnswer(item.id, item.error);
+    }
+    const { id, method } = item.request;
+    const spec = this.opts.registry.get(method);
+    const reply = (a: RpcAnswer): RpcAnswer | undefined => (id === undefined ? undefined : a);
+    if (spec === undefined) {
+      this.opts.events.request(UNKNOWN_METHOD, 'not_found');
+      return reply(errorAnswer(id ?? null, new RpcError('METHOD_NOT_FOUND', `unknown method ${JSON.stringify(method.slice(0, 100))}`)));
+    }
+    try {
+      const result = await spec.handler(positional(item.request.params, spec), this);
+      this.opts.events.request(method, 'ok');
+      return reply(resultAnswer(id ?? null, result));
+    } catch (err) {
+      if (err instanceof RpcError) {
+        this.opts.events.request(method, 'error');
+        return reply(errorAnswer(id ?? null, err));
+      }
+      this.opts.events.request(method, 'internal');
+      this.opts.events.internalError(method, err);
+      return reply(errorAnswer(id ?? null, new RpcError('INTERNAL_ERROR', 'internal error')));
+    }
+  }
+
+  private write(message: RpcAnswer | readonly RpcAnswer[] | Notification): void {
+    if (this.closed) return;
+    this.socket.write(frame(message));
+    if (this.socket.writableLength > this.opts.limits.maxBufferedBytes) this.close('slow_reader');
+  }
+}
+
+/** Params as the handler takes them: positional, named ones put in the order the method lists. */
+function positional(params: readonly unknown[] | Readonly<Record<string, unknown>>, spec: MethodSpec): readonly unknown[] {
+  if (Array.isArray(params)) {
+    if (params.length > spec.params.length) throw new RpcError('INVALID_PARAMS', `at most ${spec.params.length} parameters`);
+    return params;
+  }
+  const named = params as Readonly<Record<string, unknown>>;
+  const unknown = Object.keys(named).filter((k) => !spec.params.includes(k));
+  if (unknown.length > 0) throw new RpcError('INVALID_PARAMS', `unknown parameter ${JSON.stringify(unknown[0]!.slice(0, 100))}`);
+  return spec.params.map((name) => named[name]);
+}

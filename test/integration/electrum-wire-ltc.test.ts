@@ -1,0 +1,320 @@
+/**
+ * The Electrum server of the real API process (src/electrum/, docs/electrum.md) over loopback sockets,
+ * TCP and TLS: the server.* methods, batches and pipelining, what a client does wrong (garbage, unknown
+ * methods, an oversized line, too many connections, never reading) answered or closed for, and a flood
+ * from one network that leaves another network's pings and the HTTP API served. Each client network is
+ * its own loopback address (127.0.0.x), as a remote client's would be.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type ApiProcess } from '../../harness/api-process.js';
+import { REPO_ROOT } from '../../harness/indexer-process.js';
+import { freePort } from '../../harness/ports.js';
+import { chainParams } from '../../src/chain/params.js';
+import { ElectrumClient, type Answer } from '../support/electrum-client.js';
+import { makeDataDir, type DataDir } from '../support/limits-world.js';
+
+const CONNECTIONS_PER_NETWORK = 4;
+const MAX_LINE_BYTES = 4096;
+const BANNER = 'b'.repeat(60_000);
+
+let data: DataDir;
+let api: ApiProcess;
+let tcpPort: number;
+let tlsPort: number;
+let cert: Buffer;
+const clients: ElectrumClient[] = [];
+const children: ChildProcess[] = [];
+
+async function connect(localAddress = '127.0.0.1', tls = false): Promise<ElectrumClient> {
+  const client = await ElectrumClient.connect(tls ? tlsPort : tcpPort, { localAddress, ...(tls ? { tlsCa: cert } : {}) });
+  clients.push(client);
+  return client;
+}
+
+async function metric(name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${api.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line === undefined ? 0 : Number(line.split(' ').pop());
+}
+
+beforeAll(async () => {
+  data = makeDataDir('electrum');
+  const key = path.join(data.dir, 'electrum.key');
+  const crt = path.join(data.dir, 'electrum.crt');
+  const made = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost',
+    '-keyout',
+    key,
+    '-out',
+    crt,
+  ]);
+  expect(made.status, made.stderr.toString()).toBe(0);
+  cert = readFileSync(crt);
+  [tcpPort, tlsPort] = [await freePort(), await freePort()];
+  api = await startApi({
+    ...data.env,
+    ADDRSUM_HISTORY: 'true',
+    ADDRSUM_LTC_ELECTRUM_PORT: String(tcpPort),
+    ADDRSUM_LTC_ELECTRUM_TLS_PORT: String(tlsPort),
+    ADDRSUM_LTC_ELECTRUM_TLS_CERT: crt,
+    ADDRSUM_LTC_ELECTRUM_TLS_KEY: key,
+    ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK: String(CONNECTIONS_PER_NETWORK),
+    ADDRSUM_ELECTRUM_MAX_LINE_BYTES: String(MAX_LINE_BYTES),
+    ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES: '65536',
+    ADDRSUM_ELECTRUM_BANNER: BANNER,
+    // Generous buckets: the slow reader must be able to ask for megabytes; the limits' own answers are
+    // the "slow down" test's, in its own process below.
+    ADDRSUM_TIER_DEFAULT_RATE: '100000',
+    ADDRSUM_TIER_DEFAULT_BURST: '1000000',
+  });
+}, 90_000);
+
+afterAll(async () => {
+  for (const c of clients) c.close();
+  for (const child of children) child.kill('SIGKILL');
+  await api?.stop();
+  data?.remove();
+});
+
+describe('Electrum server.* methods, TCP and TLS', () => {
+  it.each([false, true])('negotiates 1.4, pings and describes the chain (tls: %s)', async (tls) => {
+    const client = await connect('127.0.0.1', tls);
+    const version = await client.call('server.version', ['Electrum 4.3.4', '1.4']);
+    expect(version.result).toEqual([expect.stringMatching(/^addrsum /), '1.4']);
+    expect((await client.call('server.ping')).result).toBeNull();
+    const features = (await client.call('server.features')).result as Record<string, unknown>;
+    expect(features).toMatchObject({
+      genesis_hash: chainParams('LTC', 'regtest').genesisHash,
+      hosts: {},
+      protocol_min: '1.4',
+      protocol_max: '1.4',
+      hash_function: 'sha256',
+      pruning: null,
+    });
+    expect((await client.call('server.banner')).result).toBe(BANNER);
+    expect((await client.call('server.donation_address')).result).toBe('');
+    expect((await client.call('server.peers.subscribe')).result).toEqual([]);
+    // A second server.version is an error, and the session goes on.
+    expect((await client.call('server.version', ['Electrum 4.3.4', '1.4'])).error?.code).toBe(1);
+    expect((await client.call('server.ping')).result).toBeNull();
+    client.close();
+  });
+
+  it('refuses a version range without 1.4, then closes', async () => {
+    const client = await connect();
+    const answer = await client.call('server.version', ['Electrum 9', ['1.5', '1.6']]);
+    expect(answer.error).toMatchObject({ code: 1, message: expect.stringContaining('unsupported protocol version') });
+    await client.closedWithin();
+  });
+
+  it('answers a batch with one array, notifications left out', async () => {
+    const client = await connect();
+    client.send(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'server.ping' },
+        { jsonrpc: '2.0', method: 'server.ping' },
+        { jsonrpc: '2.0', id: 'b', method: 'server.donation_address' },
+        { jsonrpc: '2.0', id: 'c', method: 'no.such' },
+      ]),
+    );
+    const batch = (await client.waitFor((m) => Array.isArray(m))) as Answer[];
+    expect(batch).toHaveLength(3);
+    expect(Object.fromEntries(batch.map((a) => [a.id, 'result' in a ? a.result : a.error?.code]))).toEqual({ a: null, b: '', c: -32601 });
+    client.close();
+  });
+
+  it('answers pipelined requests, each by its id', async () => {
+    const client = await connect();
+    const methods = ['server.ping', 'server.donation_address', 'server.peers.subscribe'];
+    const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: 1000 + i, method: methods[i % 3] }));
+    client.socket.write(`${lines.join('\n')}\n`);
+    const answers = await Promise.all(lines.map((_, i) => client.answer(1000 + i)));
+    expect(answers.map((a) => a.result)).toEqual(Array.from({ length: 60 }, (_, i) => [null, '', []][i % 3]));
+    client.close();
+  });
+
+  it('answers garbage with -32700 and unknown methods with -32601, and keeps the session', async () => {
+    const client = await connect();
+    client.send('this is not JSON');
+    expect((await client.answer(null)).error?.code).toBe(-32700);
+    expect((await client.call('blockchain.nothing', [1])).error?.code).toBe(-32601);
+    expect((await client.call('server.ping')).result).toBeNull();
+    client.close();
+  });
+
+  it('answers an oversized line with an error, then closes', async () => {
+    const client = await connect();
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server.ping', params: ['x'.repeat(MAX_LINE_BYTES)] }));
+    const answer = await client.answer(null);
+    expect(answer.error).toMatchObject({ code: -101, message: expect.stringContaining(`${MAX_LINE_BYTES} bytes`) });
+    await client.closedWithin();
+    expect(await metric('addrsum_api_electrum_disconnects_total', 'reason="oversized_line"')).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('Electrum limits', () => {
+  it('caps connections per client network: the next one gets one error line and is closed; others are not affected', async () => {
+    const held = await Promise.all(Array.from({ length: CONNECTIONS_PER_NETWORK }, () => connect('127.0.0.9')));
+    for (const c of held) expect((await c.call('server.ping')).result).toBeNull();
+    const refused = await connect('127.0.0.9');
+    const line = await refused.answer(null);
+    expect(line.error).toMatchObject({ code: -101, message: expect.stringContaining('too many connections') });
+    await refused.closedWithin();
+    const other = await connect('127.0.0.10', true);
+    expect((await other.call('server.ping')).result).toBeNull();
+    held[0]!.close();
+    // The freed place is taken by the next connection once the server has seen the close.
+    await expect
+      .poll(
+        async () => {
+          const again = await connect('127.0.0.9');
+          const first = await Promise.race([again.call('server.ping', [], 5000), again.closed.then(() => undefined)]);
+          return first?.result === null;
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe(true);
+    expect(await metric('addrsum_api_electrum_disconnects_total', 'reason="limit"')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('disconnects a client that never reads while others are served', async () => {
+    const slow = await connect('127.0.0.4');
+    slow.socket.pause();
+    const request = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server.banner' })}\n`;
+    // 60 kB per answer: far more than the socket buffers and electrum.maxBufferedBytes together.
+    slow.socket.write(request.repeat(2000));
+    const other = await connect('127.0.0.5');
+    await expect
+      .poll(() => metric('addrsum_api_electrum_disconnects_total', 'reason="slow_reader"'), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(1);
+    expect((await other.call('server.ping')).result).toBeNull();
+    slow.socket.resume();
+    await slow.closedWithin(30_000);
+  });
+
+  it("keeps another network's pings under 250 ms (median) and the HTTP API answering, through a flood", async () => {
+    const flood = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/support/electrum-flood-child.ts', String(tcpPort), '127.0.0.2', '8000', '3'],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(flood);
+    let report = '';
+    flood.stdout.on('data', (d: Buffer) => (report += d.toString()));
+    const done = new Promise<void>((resolve) => flood.on('exit', () => resolve()));
+    const pinger = await connect('127.0.0.3');
+    // Let the flood start before measuring: its first connection is up once the server counts requests from it.
+    await expect
+      .poll(() => metric('addrsum_api_electrum_requests_total', 'outcome="not_found"'), { timeout: 20_000 })
+      .toBeGreaterThan(1000);
+    const latencies: number[] = [];
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const started = performance.now();
+      expect((await pinger.call('server.ping')).result).toBeNull();
+      latencies.push(performance.now() - started);
+      statuses.push((await fetch(`${api.url}/health`)).status);
+    }
+    await done;
+    const flooded = JSON.parse(report) as { lines: number; connections: number };
+    expect(flooded.lines).toBeGreaterThan(10_000);
+    latencies.sort((a, b) => a - b);
+    expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(await metric('addrsum_api_electrum_disconnects_total', 'reason="bad_lines"')).toBeGreaterThanOrEqual(1);
+    // Unknown methods are counted under one label value, never by the name the client sent.
+    const scrape = await (await fetch(`${api.url}/metrics`)).text();
+    expect(scrape).toContain('method="unknown",outcome="not_found"');
+    expect(scrape).not.toContain('no.such.method');
+    // The pinger's own session was never touched.
+    expect((await pinger.call('server.ping')).result).toBeNull();
+  });
+});
+
+describe('Electrum requests priced on the anonymous tier (default limits: 5 per second, burst 10)', () => {
+  let limited: ApiProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    limited = await startApi({ ...data.env, ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: String(port) });
+  }, 90_000);
+
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  it('answers "slow down" once the network\'s bucket is empty, closes a client that keeps on, and spares other networks', async () => {
+    const greedy = await ElectrumClient.connect(port, { localAddress: '127.0.0.6' });
+    clients.push(greedy);
+    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'no.such.method' }));
+    greedy.socket.write(`${lines.join('\n')}\n`);
+    await greedy.closedWithin();
+    const codes = (greedy.messages as Answer[]).map((m) => m.error?.code);
+    // Unknown methods cost a whole token: the burst of 10 (and what refills meanwhile), then refusals.
+    expect(codes.filter((c) => c === -32601).length).toBeGreaterThanOrEqual(10);
+    expect(codes.filter((c) => c === -32601).length).toBeLessThan(30);
+    expect(codes.filter((c) => c === -101).length).toBeGreaterThanOrEqual(100);
+    const refusal = (greedy.messages as Answer[]).find((m) => m.error?.code === -101);
+    expect(refusal?.error?.message).toContain('slow down');
+    const other = await ElectrumClient.connect(port, { localAddress: '127.0.0.7' });
+    clients.push(other);
+    expect((await other.call('server.ping')).result).toBeNull();
+  });
+});
+
+describe('Electrum in the API process: several workers, and files it cannot read', () => {
+  it('serves Electrum from every worker, while the supervisor announces the HTTP port', async () => {
+    const port = await freePort();
+    const workers = await startApi({
+      ...data.env,
+      ADDRSUM_API_WORKERS: '2',
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_LTC_ELECTRUM_PORT: String(port),
+    });
+    try {
+      expect((await fetch(`${workers.url}/health`)).status).toBe(200);
+      for (let i = 0; i < 6; i++) {
+        const client = await ElectrumClient.connect(port, { localAddress: '127.0.0.8' });
+        clients.push(client);
+        expect((await client.call('server.ping')).result).toBeNull();
+        client.close();
+      }
+      // A scrape answers for every worker (cluster-metrics.ts): all six pings, wherever they were served.
+      const text = await (await fetch(`${workers.url}/metrics`)).text();
+      expect(text).toContain('addrsum_api_electrum_requests_total{chain="LTC",method="server.ping",outcome="ok"} 6');
+    } finally {
+      await workers.stop();
+    }
+  });
+
+  it('refuses to start when the TLS files cannot be read, naming the variable', async () => {
+    const start = startApi({
+      ...data.env,
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_LTC_ELECTRUM_TLS_PORT: String(await freePort()),
+      ADDRSUM_LTC_ELECTRUM_TLS_CERT: path.join(data.dir, 'missing.crt'),
+      ADDRSUM_LTC_ELECTRUM_TLS_KEY: path.join(data.dir, 'missing.key'),
+    });
+    await expect(start).rejects.toThrow(/CONFIG_INVALID: chains\.LTC\.electrum\.tlsCert \(ADDRSUM_LTC_ELECTRUM_TLS_CERT\): cannot read/);
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * One Electrum session (src/electrum/session.ts) over a real loopback socket, with methods and a payer
+ * of the test's own: what the registry's handlers may do (throw, notify, be slow, take named params),
+ * what a client may do wrong (garbage lines in a row, ignoring "slow down", going quiet), and that the
+ * session says why it closed exactly once.
+ */
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CloseReason } from '../../src/electrum/close-reasons.js';
+import { methodRegistry, type MethodSpec } from '../../src/electrum/methods/registry.js';
+import { MAX_BAD_LINES, MAX_IN_FLIGHT, MAX_REFUSALS, Session, type Pay } from '../../src/electrum/session.js';
+import { RpcError } from '../../src/electrum/wire.js';
+import { ElectrumClient, type Answer } from '../support/electrum-client.js';
+
+interface World {
+  readonly client: ElectrumClient;
+  readonly closed: Array<CloseReason | undefined>;
+  readonly outcomes: string[];
+  readonly internal: unknown[];
+}
+
+const servers: net.Server[] = [];
+const clients: ElectrumClient[] = [];
+
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+  for (const s of servers.splice(0)) s.close();
+});
+
+const free: Pay = () => ({ paid: true });
+
+async function world(methods: Record<string, MethodSpec>, pay: Pay = free, idleTimeoutMs = 60_000): Promise<World> {
+  const closed: Array<CloseReason | undefined> = [];
+  const outcomes: string[] = [];
+  const internal: unknown[] = [];
+  const registry = methodRegistry(methods);
+  const server = net.createServer((socket) => {
+    new Session({
+      socket,
+      network: '127.0.0.1',
+      registry,
+      limits: { maxLineBytes: 4096, maxBufferedBytes: 1 << 20, idleTimeoutMs },
+      pay,
+      events: {
+        request: (method, outcome) => outcomes.push(`${method} ${outcome}`),
+        notified: (method) => outcomes.push(`${method} notified`),
+        internalError: (_method, err) => internal.push(err),
+        closed: (reason) => closed.push(reason),
+      },
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = await ElectrumClient.connect((server.address() as net.AddressInfo).port);
+  clients.push(client);
+  return { client, closed, outcomes, internal };
+}
+
+const method = (handler: MethodSpec['handler'], params: string[] = []): MethodSpec => ({ cost: 1, params, handler });
+
+describe('Electrum session', () => {
+  it('answers a method that throws with -32603, logs it, and goes on', async () => {
+    const w = await world({
+      'test.broken': method(async () => {
+        throw new TypeError('bug');
+      }),
+      'test.ok': method(async () => 'fine'),
+    });
+    expect((await w.client.call('test.broken')).error).toEqual({ code: -32603, message: 'internal error' });
+    expect(w.internal).toHaveLength(1);
+    expect((await w.client.call('test.ok')).result).toBe('fine');
+    expect(w.outcomes).toEqual(['test.broken internal', 'test.ok ok']);
+  });
+
+  it('gives named params to the handler in order, and refuses unknown names and extra params', async () => {
+    const w = await world({ 'test.echo': method(async (params) => params, ['a', 'b']) });
+    w.client.send(JSON.stringify({ jsonrpc: '2.0', id: 'n', method: 'test.echo', params: { b: 2, a: 1 } }));
+    expect((await w.client.answer('n')).result).toEqual([1, 2]);
+    w.client.send(JSON.stringify({ jsonrpc: '2.0', id: 'u', method: 'test.echo', params: { c: 3 } }));
+    expect((await w.client.answer('u')).error?.code).toBe(-32602);
+    expect((await w.client.call('test.echo', [1, 2, 3])).error?.code).toBe(-32602);
+  });
+
+  it('sends what a handler notifies, named after its method', async () => {
+    const w = await world({
+      'test.subscribe': method(async (_params, session) => {
+        setImmediate(() => session.notify('test.subscribe', ['news']));
+        return 'subscribed';
+      }),
+    });
+    expect((await w.client.call('test.subscribe')).result).toBe('subscribed');
+    const note = await w.client.waitFor((m) => (m as { method?: string }).method === 'test.subscribe');
+    expect(note).toEqual({ jsonrpc: '2.0', method: 'test.subscribe', params: ['news'] });
+    expect(w.outcomes).toContain('test.subscribe notified');
+  });
+
+  it(`closes after ${MAX_BAD_LINES} unusable lines in a row, each answered; a good line in between resets the count`, async () => {
+    const w = await world({ 'test.ok': method(async () => 'fine') });
+    for (let i = 0; i < MAX_BAD_LINES - 1; i++) w.client.send('garbage');
+    expect((await w.client.call('test.ok')).result).toBe('fine');
+    for (let i = 0; i < MAX_BAD_LINES - 1; i++) w.client.send('garbage');
+    expect((await w.client.call('test.ok')).result).toBe('fine');
+    for (let i = 0; i < MAX_BAD_LINES; i++) w.client.send('{"jsonrpc":"1.0"}');
+    await w.client.closedWithin();
+    expect((w.client.messages as Answer[]).filter((m) => m.error !== undefined)).toHaveLength(3 * MAX_BAD_LINES - 2);
+    expect(w.closed).toEqual(['bad_lines']);
+  });
+
+  it(`answers "slow down" while the payer refuses, and closes after ${MAX_REFUSALS} in a row`, async () => {
+    let budget = 3;
+    const pay: Pay = () => (budget-- > 0 ? { paid: true } : { paid: false, error: new RpcError('EXCESSIVE_RESOURCE_USAGE', 'slow down') });
+    const w = await world({ 'test.ok': method(async () => 'fine') }, pay);
+    const lines = Array.from({ length: MAX_REFUSALS + 50 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'test.ok' }));
+    w.client.socket.write(`${lines.join('\n')}\n`);
+    await w.client.closedWithin();
+    const answers = w.client.messages as Answer[];
+    expect(answers.filter((a) => a.result === 'fine')).toHaveLength(3);
+    expect(answers.filter((a) => a.error?.code === -101)).toHaveLength(MAX_REFUSALS);
+    expect(w.closed).toEqual(['rate_limited']);
+  });
+
+  it('answers -102 when the payer itself fails', async () => {
+    const w = await world({ 'test.ok': method(async () => 'fine') }, () => Promise.reject(new Error('store down')));
+    expect((await w.client.call('test.ok')).error?.code).toBe(-102);
+  });
+
+  it(`handles at most ${MAX_IN_FLIGHT} lines at once`, async () => {
+    let running = 0;
+    let most = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const w = await world({
+      'test.slow': method(async () => {
+        most = Math.max(most, ++running);
+        await gate;
+        running--;
+        return 'done';
+      }),
+    });
+    const lines = Array.from({ length: 3 * MAX_IN_FLIGHT }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'test.slow' }));
+    w.client.socket.write(`${lines.join('\n')}\n`);
+    await expect.poll(() => running).toBe(MAX_IN_FLIGHT);
+    release();
+    await w.client.answer(3 * MAX_IN_FLIGHT - 1);
+    expect(most).toBe(MAX_IN_FLIGHT);
+  });
+
+  it('closes a connection that sends nothing for the idle time', async () => {
+    const w = await world({}, free, 200);
+    await w.client.closedWithin();
+    expect(w.closed).toEqual(['idle']);
+  });
+
+  it('says nothing of a cause when the client leaves', async () => {
+    const w = await world({ 'test.ok': method(async () => 'fine') });
+    expect((await w.client.call('test.ok')).result).toBe('fine');
+    w.client.close();
+    await expect.poll(() => w.closed).toEqual([undefined]);
+  });
+});
