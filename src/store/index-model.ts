@@ -157,6 +157,14 @@ export interface UnconfirmedItem {
   readonly txid: Buffer;
   readonly received: bigint;
   readonly sent: bigint;
+  /**
+   * Satoshis the transaction pays in fees (its transparent inputs minus its outputs); null when that is
+   * not known (an MWEB part, an input the index could not value). Electrum's get_history and get_mempool
+   * list it. Being added (both engines); until then absent.
+   */
+  readonly fee?: bigint | null;
+  /** It spends an output of another mempool transaction: Electrum's height −1 (0 otherwise). Being added; until then absent. */
+  readonly spendsUnconfirmed?: boolean;
 }
 
 /** What one transaction paid to (`received`) and spent from (`sent`) one script of a wallet. */
