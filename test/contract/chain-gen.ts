@@ -81,7 +81,11 @@ export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], 
       hogEx: false,
     });
   }
-  return linkedBlock(height, tip ? tip.hash : Buffer.alloc(32), txs, { time: 1_700_000_000 + height * 600, nonce: rng.u32() });
+  // The nonce takes the 32 random bytes the block hash once took: each seed keeps its chain.
+  return linkedBlock(height, tip ? tip.hash : Buffer.alloc(32), txs, {
+    time: 1_700_000_000 + height * 600,
+    nonce: rng.bytes(32).readUInt32LE(0),
+  });
 }
 
 /** Extends the model by `n` new blocks and returns them (the model now ends at the last). */

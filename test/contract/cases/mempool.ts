@@ -100,7 +100,7 @@ export function mempool(engine: EngineFactory, has: EngineFeatures): void {
           model.tip!.height + 1,
           model.tip!.hash,
           [coinbaseTx([{ script: pool[3]!, value: 50_000_000 }], rng.bytes(32)), ...mined, conflict],
-          { time: 1_800_000_000, nonce: rng.u32() },
+          { time: 1_800_000_000, nonce: rng.bytes(32).readUInt32LE(0) },
         );
         mm.blockConnected(next.txs);
         model.apply(next);
