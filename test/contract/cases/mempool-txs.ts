@@ -21,5 +21,12 @@ export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer
     left -= value;
     outputs.push({ script: rng.int(10) === 0 ? opReturn(rng.bytes(4)) : pool[rng.int(pool.length)]!, value: BigInt(value) });
   }
-  return { txid: rng.bytes(32), inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })), outputs, coinbase: false, hogEx: false };
+  return {
+    txid: rng.bytes(32),
+    inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })),
+    outputs,
+    coinbase: false,
+    hogEx: false,
+    mweb: false,
+  };
 }

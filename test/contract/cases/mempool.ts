@@ -62,6 +62,7 @@ export function mempool(engine: EngineFactory, has: EngineFeatures): void {
           outputs: [{ script: pool[0]!, value: 5n }],
           coinbase: false,
           hogEx: false,
+          mweb: false,
         };
         expect(await ix.writer.mempool.add([again, orphan])).toEqual({ added: 0, known: 1, unresolved: [orphan] });
         await expectIndex(ix, model, scripts, mm);
