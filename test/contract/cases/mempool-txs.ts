@@ -3,7 +3,10 @@ import type { ParsedTx } from '../../../src/chain/block-parser.js';
 import { opReturn, type Rng } from '../../support/blocks.js';
 import type { MempoolModel } from '../mempool-model.js';
 
-/** Spends one or two coins (confirmed, or outputs of held transactions: chains) into one to three outputs. */
+/**
+ * Spends one or two coins (confirmed, or outputs of held transactions: chains) into one to three outputs,
+ * one in ten an OP_RETURN (whose value still counts in the fee); one in eight says it has an MWEB part.
+ */
 export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer[]): ParsedTx {
   const coins = [...mempool.coins()];
   if (coins.length === 0) throw new Error('nothing to spend');
@@ -27,6 +30,6 @@ export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer
     outputs,
     coinbase: false,
     hogEx: false,
-    mweb: false,
+    mweb: rng.int(8) === 0,
   };
 }
