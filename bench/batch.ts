@@ -67,6 +67,7 @@ function buildIndex(dataDir: string): string[] {
         ],
         coinbase: false,
         hogEx: false,
+        mweb: false,
       });
     }
     store.mempool.add(txs);

@@ -79,7 +79,7 @@ function* payoutChain(utxos: number): Generator<BlockToApply> {
       }));
       const spends = previous[i];
       const txid = sha(`history-build payout ${n}`);
-      txs.push({ txid, inputs: spends ? [{ prevTxid: spends, vout: 0 }] : [], outputs, coinbase: false, hogEx: false });
+      txs.push({ txid, inputs: spends ? [{ prevTxid: spends, vout: 0 }] : [], outputs, coinbase: false, hogEx: false, mweb: false });
       made.push(txid);
       left -= spends ? OUTPUTS - 1 : OUTPUTS;
     }

@@ -129,7 +129,7 @@ export function historyChain(txTarget: number, txsPerBlock: number): { blocks: B
         born.push({ txid, vout, value, script });
       }
       if (rng.int(20) === 0) outputs.push({ script: Buffer.from([0x6a, 0x04, 1, 2, 3, 4]), value: 0n });
-      txs.push({ txid, inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })), outputs, coinbase: false, hogEx: false });
+      txs.push({ txid, inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })), outputs, coinbase: false, hogEx: false, mweb: false });
       count(touched);
       figures.txs++;
       figures.inputs += ins.length;

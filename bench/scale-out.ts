@@ -117,6 +117,7 @@ function makePlan(): Plan {
         ],
         coinbase: false,
         hogEx: false,
+        mweb: false,
       });
     }
     return chain.block(txs);

@@ -101,6 +101,7 @@ export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, 
       outputs: out(),
       coinbase: true,
       hogEx: false,
+      mweb: false,
     });
     for (let t = 1; t < TXS_PER_BLOCK; t++) {
       let g: number;
@@ -113,6 +114,7 @@ export function blocksOnTop(groups: number, baseHash: Buffer, order: TxidOrder, 
         outputs: out(),
         coinbase: false,
         hogEx: false,
+        mweb: false,
       });
     }
     const { header, hash } = syntheticHeader(

@@ -41,6 +41,6 @@ export class SyntheticChain {
   /** A transaction with txid from `name`: a coinbase, or one with no inputs (pure creation of outputs). */
   tx(name: string, outputs: BenchOutputs, coinbase: boolean): ParsedTx {
     const parsed = outputs.map((o) => ({ script: o.script, value: BigInt(o.value) }));
-    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs: parsed, coinbase, hogEx: false };
+    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs: parsed, coinbase, hogEx: false, mweb: false };
   }
 }

@@ -122,6 +122,7 @@ function applyBlocks(file: string, firstHeight: number, firstPrev: Buffer): Bloc
           outputs: [{ script: otherScript(height), value: 1n }],
           coinbase: true,
           hogEx: false,
+          mweb: false,
         },
       ];
       for (let t = 0; t < TXS_PER_BLOCK; t++) {
@@ -134,7 +135,7 @@ function applyBlocks(file: string, firstHeight: number, firstPrev: Buffer): Bloc
           inputs.push({ prevTxid: txid, vout });
         }
         const outputs = [0, 1].map((o) => ({ script: otherScript(rng.int(TOTAL)), value: BigInt(1_000 + o) }));
-        txs.push({ txid: sha(`${VERSION} apply ${height} ${t}`), inputs, outputs, coinbase: false, hogEx: false });
+        txs.push({ txid: sha(`${VERSION} apply ${height} ${t}`), inputs, outputs, coinbase: false, hogEx: false, mweb: false });
       }
       const { header, hash } = syntheticHeader(
         prev,

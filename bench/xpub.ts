@@ -121,8 +121,9 @@ function fundingBlock(w: Wallet, height: number, prevHash: Buffer): BlockToApply
     outputs: [{ script: Buffer.concat([Buffer.from([0x00, 0x14]), sha(`cb ${height}`).subarray(0, 20)]), value: 1n }],
     coinbase: true,
     hogEx: false,
+    mweb: false,
   };
-  const pay: ParsedTx = { txid: sha(`xpub-bench pay ${height}`), inputs: [], outputs, coinbase: false, hogEx: false };
+  const pay: ParsedTx = { txid: sha(`xpub-bench pay ${height}`), inputs: [], outputs, coinbase: false, hogEx: false, mweb: false };
   const txs = [coinbase, pay];
   return {
     height,

@@ -43,6 +43,11 @@ export interface ParsedTx {
    * transaction may be one; a mempool transaction carrying an MWEB body is not.
    */
   hogEx: boolean;
+  /**
+   * Litecoin: it carries an MWEB body (a peg-in, a peg-out, an MWEB-only transaction): its transparent
+   * inputs and outputs are not all it moves, so they do not give its fee.
+   */
+  mweb: boolean;
 }
 
 // Smallest serialized sizes, to refuse counts that cannot fit in what is left.
@@ -139,7 +144,7 @@ export function readTransaction(r: ByteReader): ParsedTx {
   }
   const first = inputs[0];
   const coinbase = inCount === 1 && first !== undefined && first.vout === NULL_INDEX && isZero32(first.prevTxid);
-  return { txid, inputs, outputs, coinbase, hogEx };
+  return { txid, inputs, outputs, coinbase, hogEx, mweb: kernel !== undefined };
 }
 
 /**

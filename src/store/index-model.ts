@@ -61,10 +61,7 @@ export interface ScriptView {
 /** Many scripts read in one snapshot: every view is true at the one status (tip) named. */
 export interface ScriptViews extends ChainStatus {
   items: ScriptView[];
-  /**
-   * Asked for with ViewOptions.distinct, while the index keeps history: the distinct confirmed
-   * transactions across all the scripts (one touching several of them counts once).
-   */
+  /** Asked for with ViewOptions.distinct, while the index keeps history: the distinct confirmed transactions of all the scripts. */
   distinctTxCount?: number;
   /** Asked for with ViewOptions.groups, while the index keeps history: each group's distinct count, in the groups' order. */
   groupTxCounts?: number[];
@@ -157,14 +154,10 @@ export interface UnconfirmedItem {
   readonly txid: Buffer;
   readonly received: bigint;
   readonly sent: bigint;
-  /**
-   * Satoshis the transaction pays in fees (its transparent inputs minus its outputs); null when that is
-   * not known (an MWEB part, an input the index could not value). Electrum's get_history and get_mempool
-   * list it. Being added (both engines); until then absent.
-   */
-  readonly fee?: bigint | null;
-  /** It spends an output of another mempool transaction: Electrum's height −1 (0 otherwise). Being added; until then absent. */
-  readonly spendsUnconfirmed?: boolean;
+  /** Satoshis it pays in fees (inputs minus all outputs), for Electrum's get_history; null with an MWEB part. */
+  readonly fee: bigint | null;
+  /** It spends an output of a transaction still in the mempool view: Electrum's height −1 (0 otherwise). */
+  readonly spendsUnconfirmed: boolean;
 }
 
 /** What one transaction paid to (`received`) and spent from (`sent`) one script of a wallet. */

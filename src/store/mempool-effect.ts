@@ -9,6 +9,7 @@
  * count, then per script 16-byte script key ‖ u64 LE received ‖ u64 LE sent ‖ i32 LE UTXO-count delta.
  * One transaction's amounts on one script are bounded by the supply, far inside the u64.
  */
+import type { ParsedTx } from '../chain/block-parser.js';
 import { SCRIPT_KEY_BYTES } from './script-key.js';
 
 /** One script's change by one transaction. */
@@ -62,6 +63,20 @@ export function txEffect(spent: readonly (Flow & { readonly outpoint: Buffer })[
     e.count += 1;
   }
   return { inputs: spent.map((c) => c.outpoint), scripts: [...byScript.values()] };
+}
+
+/**
+ * The fee of a transaction whose inputs spend `spent` coins: their values minus every output's value,
+ * unspendable ones (OP_RETURN) included. Null when its transparent side is not all it moves (an MWEB
+ * body: a peg-in's or a peg-out's fee is in its kernels), or when that difference is negative, which no
+ * transaction the node accepts has: a fee the index cannot vouch for is not given.
+ */
+export function txFee(spent: readonly { readonly value: bigint }[], tx: Pick<ParsedTx, 'outputs' | 'mweb'>): bigint | null {
+  if (tx.mweb) return null;
+  let fee = 0n;
+  for (const c of spent) fee += c.value;
+  for (const o of tx.outputs) fee -= o.value;
+  return fee >= 0n ? fee : null;
 }
 
 const ENTRY = SCRIPT_KEY_BYTES + 8 + 8 + 4;

@@ -59,6 +59,7 @@ export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], 
       outputs: pay(cbTxid, 50_000_000 + rng.int(1000), 1 + rng.int(3)),
       coinbase: true,
       hogEx: false,
+      mweb: false,
     },
   ];
   // Leave most of the set unspent so that it grows instead of being drained.
@@ -79,6 +80,7 @@ export function nextBlock(rng: Rng, model: ChainModel, pool: readonly Buffer[], 
       outputs: pay(txid, Math.max(0, total - fee), 1 + rng.int(4)),
       coinbase: false,
       hogEx: false,
+      mweb: false,
     });
   }
   // The nonce takes the 32 random bytes the block hash once took: each seed keeps its chain.

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
 import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
 import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
-import type { MempoolLine, MempoolModel } from './mempool-model.js';
+import { expectedUnconfirmedLine, unconfirmedLine, type MempoolLine, type MempoolModel, type UnconfirmedLine } from './mempool-model.js';
 import { expectedWalletLines, expectedWalletUnconfirmed, walletPageAll } from './wallet-pages.js';
 
 export interface OpenIndex {
@@ -32,16 +32,16 @@ async function pageAll(
   key: Buffer,
   limit: number,
   mempool = false,
-): Promise<{ lines: HistoryLine[]; tips: string[]; unconfirmed?: Omit<MempoolLine, 'parents'>[] } | null> {
+): Promise<{ lines: HistoryLine[]; tips: string[]; unconfirmed?: UnconfirmedLine[] } | null> {
   const lines: HistoryLine[] = [];
-  const unconfirmed: Omit<MempoolLine, 'parents'>[] = [];
+  const unconfirmed: UnconfirmedLine[] = [];
   const tips = new Set<string>();
   for (let after: HistoryPosition | null = null; ;) {
     const page = await reader.historyPage({ key, after, limit, mempool });
     if (!page?.page) return null;
     tips.add(page.tipHash);
     if (page.page.unconfirmed.length > 0 && lines.length > 0) throw new Error('a mempool transaction after a confirmed one');
-    for (const u of page.page.unconfirmed) unconfirmed.push({ txid: displayHex(u.txid), received: u.received, sent: u.sent });
+    for (const u of page.page.unconfirmed) unconfirmed.push(unconfirmedLine(u));
     if (page.page.unconfirmed.length + page.page.items.length > limit) throw new Error('a page longer than its limit');
     for (const i of page.page.items)
       lines.push({ txid: displayHex(i.txid), height: i.height, position: i.position, received: i.received, sent: i.sent });
@@ -201,7 +201,7 @@ export async function expectIndex(
         ? scripts.map((s) => ({
             lines: histories.get(keyHex(s))?.lines ?? [],
             tips: [at.hash],
-            unconfirmed: byTxid((mempoolLines.get(keyHex(s)) ?? []).map(({ txid, received, sent }) => ({ txid, received, sent }))),
+            unconfirmed: byTxid((mempoolLines.get(keyHex(s)) ?? []).map(expectedUnconfirmedLine)),
             misordered: [],
           }))
         : undefined,

@@ -7,7 +7,8 @@
  * and each held transaction's part.
  */
 import type { ParsedTx } from '../../src/chain/block-parser.js';
-import { keyHex, outId, unspendable, type ChainModel } from './model.js';
+import type { UnconfirmedItem } from '../../src/store/index-model.js';
+import { displayHex, keyHex, outId, unspendable, type ChainModel } from './model.js';
 
 export interface Delta {
   balanceSats: bigint;
@@ -24,6 +25,8 @@ export interface MempoolLine {
   sent: bigint;
   /** Display txids of the held transactions whose outputs it spends. */
   parents: string[];
+  /** Its inputs' values minus all its outputs' (OP_RETURN too); null with an MWEB part. */
+  fee: bigint | null;
 }
 
 export class MempoolModel {
@@ -121,6 +124,7 @@ export class MempoolModel {
         return mine.get(key)!;
       };
       const parents = new Set<string>();
+      let fee = -tx.outputs.reduce((sum, o) => sum + o.value, 0n);
       for (const i of tx.inputs) {
         const id = outId(i.prevTxid, i.vout);
         const c = coins.get(id);
@@ -129,6 +133,7 @@ export class MempoolModel {
         at(c.key).sent += c.value;
         at(c.key).count -= 1;
         if (c.from !== null) parents.add(c.from);
+        fee += c.value;
       }
       tx.outputs.forEach((o, v) => {
         if (unspendable(o.script)) return;
@@ -137,8 +142,35 @@ export class MempoolModel {
         at(key).received += o.value;
         at(key).count += 1;
       });
-      for (const [key, e] of mine) out.set(key, [...(out.get(key) ?? []), { txid, ...e, parents: [...parents] }]);
+      for (const [key, e] of mine)
+        out.set(key, [...(out.get(key) ?? []), { txid, ...e, parents: [...parents], fee: tx.mweb ? null : fee }]);
     }
     return out;
   }
 }
+
+/** A mempool item of a page as the contract compares it. */
+export interface UnconfirmedLine {
+  txid: string;
+  received: bigint;
+  sent: bigint;
+  fee: bigint | null;
+  spendsUnconfirmed: boolean;
+}
+
+export const unconfirmedLine = (u: UnconfirmedItem): UnconfirmedLine => ({
+  txid: displayHex(u.txid),
+  received: u.received,
+  sent: u.sent,
+  fee: u.fee,
+  spendsUnconfirmed: u.spendsUnconfirmed,
+});
+
+/** What the model says of one script's line: it spends unconfirmed while a parent is held. */
+export const expectedUnconfirmedLine = (l: MempoolLine): UnconfirmedLine => ({
+  txid: l.txid,
+  received: l.received,
+  sent: l.sent,
+  fee: l.fee,
+  spendsUnconfirmed: l.parents.length > 0,
+});

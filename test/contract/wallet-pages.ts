@@ -7,7 +7,7 @@
 import type { IndexReader } from '../../src/store/ports.js';
 import type { HistoryPart, HistoryPosition } from '../../src/store/index-model.js';
 import { displayHex, keyHex, type HistoryLine } from './model.js';
-import type { MempoolLine } from './mempool-model.js';
+import { expectedUnconfirmedLine, unconfirmedLine, type MempoolLine, type UnconfirmedLine } from './mempool-model.js';
 
 export interface WalletLine {
   txid: string;
@@ -19,10 +19,7 @@ export interface WalletLine {
   parts: string[];
 }
 
-export interface WalletUnconfirmed {
-  txid: string;
-  received: bigint;
-  sent: bigint;
+export interface WalletUnconfirmed extends UnconfirmedLine {
   parts: string[];
 }
 
@@ -49,8 +46,7 @@ export async function walletPageAll(
     tips.add(got.tipHash);
     if (page.unconfirmed.length > 0 && lines.length > 0) throw new Error('a mempool transaction after a confirmed one');
     if (page.unconfirmed.length + page.items.length > limit) throw new Error('a page longer than its limit');
-    for (const u of page.unconfirmed)
-      unconfirmed.push({ txid: displayHex(u.txid), received: u.received, sent: u.sent, parts: u.parts.map(partText) });
+    for (const u of page.unconfirmed) unconfirmed.push({ ...unconfirmedLine(u), parts: u.parts.map(partText) });
     for (const i of page.items)
       lines.push({
         txid: displayHex(i.txid),
@@ -107,6 +103,6 @@ export function expectedWalletUnconfirmed(
   scripts: readonly Buffer[],
 ): WalletUnconfirmed[] {
   return [...merge(scripts, (key) => lines.get(key) ?? []).entries()]
-    .map(([txid, { received, sent, parts }]) => ({ txid, received, sent, parts }))
+    .map(([, { first, received, sent, parts }]) => ({ ...expectedUnconfirmedLine(first), received, sent, parts }))
     .sort((a, b) => a.txid.localeCompare(b.txid));
 }

@@ -8,7 +8,8 @@
  * `verify` agrees. With transactions in the node's mempool that pay to and spend from watched addresses
  * (one spending from an address and paying it change, a child of it), `unconfirmed` received/sent and
  * the `?mempool=true` pages equal what the node says (`getrawmempool`, `getrawtransaction`, prevouts
- * from `gettxout`).
+ * from `gettxout`), and the index's pages give each one's fee and whether it spends a mempool output as
+ * `getmempoolentry` does.
  * History built later from the node's blocks, SIGKILLed halfway and resumed, equals the walk too, while
  * balances are served and history routes answer 503 HISTORY_BUILDING.
  */
@@ -22,7 +23,10 @@ import { coins, lockOutpoints, scriptOf, signAndSend, walletUtxos } from '../../
 import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
 import { coinsText, walkHistory } from '../support/history-walk.js';
 import { historyMismatches, pageHistory, scripthash, written } from '../support/history-check.js';
-import { mempoolEffects } from '../support/mempool-oracle.js';
+import { mempoolEffects, mempoolEntry } from '../support/mempool-oracle.js';
+import { toDisplayHex } from '../../src/chain/hash.js';
+import { scriptKey } from '../../src/store/script-key.js';
+import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
@@ -90,6 +94,21 @@ describe('history totals against a real litecoind', () => {
       const e = scripts.get(script);
       return e ? [{ txid, ...e }] : [];
     });
+  }
+
+  /** The mempool part of the script's history page, read from the index file: txid, fee, spendsUnconfirmed. */
+  function mempoolFactsOf(script: string): { txid: string; fee: bigint | null; spendsUnconfirmed: boolean }[] {
+    const reader = ChainReader.open(lw.world.dbPath);
+    try {
+      const got = reader.historyPage({ key: scriptKey(Buffer.from(script, 'hex')), after: null, limit: 50, mempool: true });
+      return (got?.page?.unconfirmed ?? []).map((u) => ({
+        txid: toDisplayHex(u.txid),
+        fee: u.fee,
+        spendsUnconfirmed: u.spendsUnconfirmed,
+      }));
+    } finally {
+      reader.close();
+    }
   }
 
   it('mempool transactions: unconfirmed received/sent and ?mempool=true pages equal the node', async () => {
@@ -193,6 +212,16 @@ describe('history totals against a real litecoind', () => {
         const pages = await pageAll(base, limit, '&mempool=true');
         expect(pages, base).toEqual({ lines: want, tips: [walk.tipHash] });
       }
+      // The index's own page (as the Electrum server reads it): each transaction's fee and whether it spends
+      // a mempool output are the node's (getmempoolentry: fees.base exactly, depends non-empty).
+      const facts = mempoolFactsOf(script);
+      expect(facts, address).toEqual(
+        await Promise.all(lines.map(async (l) => ({ txid: l.txid, ...(await mempoolEntry(node.cliExact, l.txid)) }))),
+      );
+      expect(
+        facts.some((f) => f.spendsUnconfirmed),
+        address,
+      ).toBe(true);
     }
     // The node's own times agree with newest first.
     const times = await node.cli<Record<string, { time: number }>>('getrawmempool', true);

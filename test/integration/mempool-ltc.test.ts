@@ -5,6 +5,7 @@
  * whole mempool is mined; then every Δ is 0. The mempool holds payments to every address kind, a chain
  * of unconfirmed spends, a replaced double spend (and its child), MWEB peg-ins, an MWEB-only
  * transaction, a peg-out, and a transaction evicted by expiry; a 2-block reorg returns transactions.
+ * Each held transaction's fee and whether it spends a mempool output equal `getmempoolentry`'s.
  */
 import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { buildVariedChain, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
+import { parseTransaction } from '../../src/chain/tx-parser.js';
+import { mempoolEntry } from '../support/mempool-oracle.js';
 import { coins, lockOutpoints, pegOut, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
 
 const params = chainParams('LTC', 'regtest');
@@ -72,6 +75,37 @@ describe('mempool view against a real litecoind', () => {
     } finally {
       db.close();
     }
+  }
+
+  /**
+   * Each mempool transaction's stored fee and held parents equal the node's `getmempoolentry` (fees.base as
+   * exact text, depends non-empty); one with an MWEB part has no fee, and its parents are not checked: the
+   * index sees only its transparent inputs. Returns how many had an MWEB part, and how many spend unconfirmed.
+   */
+  async function expectMempoolFacts(phase: string): Promise<{ mweb: number; spendsUnconfirmed: number }> {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    let rows: { txid: Buffer; fee: bigint | null; unconfirmed_inputs: bigint }[];
+    try {
+      rows = db.prepare('SELECT txid, fee, unconfirmed_inputs FROM mempool_txs').safeIntegers(true).all() as typeof rows;
+    } finally {
+      db.close();
+    }
+    const stored = new Map(rows.map((r) => [Buffer.from(r.txid).reverse().toString('hex'), r]));
+    const seen = { mweb: 0, spendsUnconfirmed: 0 };
+    for (const txid of await node.cli<string[]>('getrawmempool')) {
+      const row = stored.get(txid);
+      expect(row, `${phase}: ${txid} held`).toBeDefined();
+      const got = { txid, fee: row!.fee, spendsUnconfirmed: row!.unconfirmed_inputs > 0n };
+      const entry = await mempoolEntry(node.cliExact, txid);
+      if (parseTransaction(Buffer.from(await node.cli<string>('getrawtransaction', txid), 'hex')).mweb) {
+        seen.mweb++;
+        expect(got.fee, `${phase}: ${txid} (MWEB)`).toBeNull();
+        continue;
+      }
+      if (entry.spendsUnconfirmed) seen.spendsUnconfirmed++;
+      expect(got, phase).toEqual({ txid, ...entry });
+    }
+    return seen;
   }
 
   async function synced(): Promise<boolean> {
@@ -243,6 +277,12 @@ describe('mempool view against a real litecoind', () => {
     const victimView = (await batch([victimTo, victimCoin.address], true)).results;
     expect(victimView.map((r) => r.data.unconfirmed!.txCount)).toEqual([0, 0]);
 
+    await trackMempoolAddresses();
+    await waitSynced('fees');
+    const facts = await expectMempoolFacts('mempool of every kind');
+    // The peg-ins, the MWEB-only transaction and the peg-out; the chain's two children.
+    expect(facts.mweb).toBeGreaterThanOrEqual(3);
+    expect(facts.spendsUnconfirmed).toBeGreaterThanOrEqual(2);
     await expectViewEqualsMinedMempool('mempool of every kind', new Map([[pegOutTo, 3_000_000]]));
   }, 300_000);
 
@@ -271,6 +311,8 @@ describe('mempool view against a real litecoind', () => {
     expect(back.length).toBeGreaterThan(2);
     await waitSynced('after the reorg');
     expect(indexedTip(dbPath)!.height).toBe(height - 2);
+    // `t` is back in the mempool: its child spends unconfirmed again.
+    expect((await expectMempoolFacts('after a 2-block reorg')).spendsUnconfirmed).toBeGreaterThanOrEqual(1);
     await expectViewEqualsMinedMempool('after a 2-block reorg');
   }, 300_000);
 });

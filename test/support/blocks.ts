@@ -87,16 +87,18 @@ export function coinbaseTx(outputs: Out[], txid: Buffer = randomHash()): ParsedT
     outputs: parsedOutputs(outputs),
     coinbase: true,
     hogEx: false,
+    mweb: false,
   };
 }
 
-export function spendTx(inputs: OutRef[], outputs: Out[], opts: { txid?: Buffer; hogEx?: boolean } = {}): ParsedTx {
+export function spendTx(inputs: OutRef[], outputs: Out[], opts: { txid?: Buffer; hogEx?: boolean; mweb?: boolean } = {}): ParsedTx {
   return {
     txid: opts.txid ?? randomHash(),
     inputs: inputs.map((i) => ({ prevTxid: i.txid, vout: i.vout })),
     outputs: parsedOutputs(outputs),
     coinbase: false,
     hogEx: opts.hogEx ?? false,
+    mweb: opts.mweb ?? false,
   };
 }
 

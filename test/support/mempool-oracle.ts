@@ -44,3 +44,13 @@ export async function mempoolEffects(rpc: Rpc, txids: readonly string[]): Promis
   }
   return effects;
 }
+
+/**
+ * What the node says of a mempool transaction (`getmempoolentry`, over an `rpc` that keeps decimals as
+ * text): its fee in exact satoshis, and whether it spends an output of another mempool transaction.
+ */
+export async function mempoolEntry(rpc: Rpc, txid: string): Promise<{ fee: bigint; spendsUnconfirmed: boolean }> {
+  const entry = await rpc<{ fees: { base: unknown }; depends: string[] }>('getmempoolentry', txid);
+  if (typeof entry.fees.base !== 'string') throw new TypeError(`getmempoolentry ${txid}: fees.base not as decimal text`);
+  return { fee: satsOf(entry.fees.base), spendsUnconfirmed: entry.depends.length > 0 };
+}

@@ -18,6 +18,7 @@ export function writeOneCoinIndex(dbPath: string, network: NetworkName, script: 
       outputs: [{ value: BigInt(value), script }],
       coinbase: true,
       hogEx: false,
+      mweb: false,
     },
   ]);
   store.applyBlocks([genesis, tip]);

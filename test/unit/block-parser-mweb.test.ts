@@ -39,6 +39,7 @@ describe('parseTransaction: real mempool MWEB transactions from litecoind 0.21.2
       expect(tx.inputs.map((i) => ({ txid: toDisplayHex(i.prevTxid), vout: i.vout }))).toEqual(t.inputs);
       expect(tx.outputs.map((o) => ({ value_sat: Number(o.value), script: o.script.toString('hex') }))).toEqual(t.outputs);
       expect(tx.hogEx).toBe(false);
+      expect(tx.mweb).toBe(true);
       expect(tx.coinbase).toBe(false);
     });
 
@@ -185,6 +186,7 @@ describe('parseTransaction: MWEB bodies built from the libmw layout', () => {
     expect(tx.txid).toEqual(Buffer.from(blake3(first)));
     expect(tx.inputs).toEqual([]);
     expect(tx.outputs).toEqual([]);
+    expect(tx.mweb).toBe(true);
   });
 
   it('an MWEB-only transaction without kernels falls back to the legacy txid', () => {

@@ -50,6 +50,7 @@ function crossCheckWithBitcoinjs(parsed: ParsedBlock, raw: Buffer): void {
     expect(toDisplayHex(tx.txid)).toBe(o.getId());
     expect(tx.coinbase).toBe(o.isCoinbase());
     expect(tx.hogEx).toBe(false);
+    expect(tx.mweb).toBe(false);
     expect(tx.inputs.map((x) => [Buffer.from(x.prevTxid).toString('hex'), x.vout])).toEqual(
       o.ins.map((x) => [Buffer.from(x.hash).toString('hex'), x.index]),
     );

@@ -112,6 +112,7 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
           outputs: [{ value: 50n, script: SCRIPTS[0]! }],
           coinbase: true,
           hogEx: false,
+          mweb: false,
         },
         {
           txid: Buffer.alloc(32, 0x0a),
@@ -119,6 +120,7 @@ describe.each(['BTC', 'LTC'] as const)('%s snapshot coinbase flags', (chain) => 
           outputs: [{ value: 40n, script: SCRIPTS[1]! }],
           coinbase: false,
           hogEx: false,
+          mweb: false,
         },
       ]);
       store.applyBlocks([block]);

@@ -39,6 +39,7 @@ describe('snapshot bulk load', () => {
           outputs: [{ value: 50n, script: script(1) }],
           coinbase: true,
           hogEx: false,
+          mweb: false,
         },
         {
           txid: txid(0xc1),
@@ -46,6 +47,7 @@ describe('snapshot bulk load', () => {
           outputs: [{ value: 2500n, script: script(2) }],
           coinbase: false,
           hogEx: false,
+          mweb: false,
         },
       ]);
       store.applyBlocks([block]);

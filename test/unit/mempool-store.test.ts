@@ -330,7 +330,7 @@ describe('mempool view', () => {
     const orphan = spendTx([{ txid: randomHash(), vout: 0 }], [{ script: p2pkh(), value: 10 }]);
     const r = store.mempool.add([orphan]);
     expect(r).toMatchObject({ added: 0, unresolved: [orphan] });
-    const mwebOnly: ParsedTx = { txid: randomHash(), inputs: [], outputs: [], coinbase: false, hogEx: false };
+    const mwebOnly: ParsedTx = { txid: randomHash(), inputs: [], outputs: [], coinbase: false, hogEx: false, mweb: true };
     expect(store.mempool.add([mwebOnly]).added).toBe(1);
     expect(store.db.prepare('SELECT COUNT(*) FROM mempool_scripts').pluck().get()).toBe(0);
     expect(store.mempool.add([mwebOnly]).known).toBe(1);

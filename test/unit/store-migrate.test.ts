@@ -114,6 +114,44 @@ describe('migrations', () => {
     }
   });
 
+  it('0010 empties a mempool view of schema 9; the refilled one keeps fees and held parents', () => {
+    for (const m of listMigrations().filter((m) => m.version <= 9))
+      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
+    const path = join(dir, 'v9.sqlite');
+    const raw = new Database(path);
+    expect(migrate(raw, dir)).toEqual({ from: 0, to: 9 });
+    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
+    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
+    const [txid, key] = [Buffer.alloc(32, 7), Buffer.alloc(16, 1)];
+    raw.prepare('INSERT INTO mempool_txs (txid, seq, outputs, effect) VALUES (?, 1, 1, ?)').run(txid, Buffer.alloc(8));
+    raw.prepare('INSERT INTO mempool_scripts (script_key, received, sent, utxo_count, tx_count) VALUES (?, 5, 0, 1, 1)').run(key);
+    raw.prepare('INSERT INTO mempool_history (script_key, seq, txid, received, sent) VALUES (?, 1, ?, 5, 0)').run(key, txid);
+    raw.prepare('INSERT INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, 5)').run(Buffer.alloc(33, 7), key);
+    raw.prepare('INSERT INTO mempool_spends (outpoint, txid) VALUES (?, ?)').run(Buffer.alloc(33, 9), txid);
+    raw.close();
+
+    const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    try {
+      expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
+      expect(store.mempool.size).toBe(0);
+      for (const table of ['mempool_txs', 'mempool_scripts', 'mempool_outputs', 'mempool_spends', 'mempool_history'])
+        expect(store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+      const script = p2wpkh();
+      const chain = new ChainBuilder();
+      store.applyBlocks([chain.block([]), chain.blockPaying(script, 1000)]);
+      const parent = spendTx([{ txid: chain.blocks[1]!.txs[0]!.txid, vout: 0 }], [{ script, value: 600 }]);
+      const child = spendTx([{ txid: parent.txid, vout: 0 }], [{ script, value: 550 }]);
+      expect(store.mempool.add([child, parent]).added).toBe(2);
+      const rows = store.db.prepare('SELECT fee, unconfirmed_inputs FROM mempool_txs ORDER BY seq').all();
+      expect(rows).toEqual([
+        { fee: 400, unconfirmed_inputs: 0 },
+        { fee: 50, unconfirmed_inputs: 1 },
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('0008 rekeys history of format 1 in place, and a rollback still reads the undo records written before it', () => {
     for (const m of listMigrations().filter((m) => m.version <= 7))
       copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));

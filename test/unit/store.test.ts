@@ -63,7 +63,7 @@ describe('ChainStore on :memory:', () => {
       expect.arrayContaining([
         { key: 'chain', value: 'BTC' },
         { key: 'network', value: 'regtest' },
-        { key: 'schema_version', value: 9 },
+        { key: 'schema_version', value: 10 },
       ]),
     );
   });

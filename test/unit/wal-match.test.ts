@@ -46,6 +46,7 @@ function makeBlock(height: number, prevHash: Buffer): BlockToApply {
             outputs: [{ value: BigInt(REWARD), script: SCRIPT }],
             coinbase: true,
             hogEx: false,
+            mweb: false,
           },
         ],
   );

@@ -23,6 +23,7 @@ import type {
   WalletHistoryRequest,
   WalletUnconfirmedItem,
 } from '../index-model.js';
+import { mempoolTxFacts, unconfirmedItem, type MempoolTxFacts } from '../mempool-item.js';
 import { HISTORY_CODES } from './history-writer.js';
 import type { Queryable } from './pg-pool.js';
 
@@ -72,19 +73,35 @@ interface Ranked {
   readonly table: string;
   readonly key: string;
   readonly rank: string;
-  /** Further columns of the table's alias `h`, each with its leading comma. */
-  readonly more: string;
+  /** Joined to each row of the table (alias `h`) in the chain's schema, with its leading space. */
+  readonly join: (schema: string) => string;
+  /** Further columns read, as [expression over `h` and the join, name]. */
+  readonly more: readonly (readonly [string, string])[];
 }
 
-const CONFIRMED: Ranked = { table: 'history', key: 'history_key', rank: 'tx_num', more: '' };
-const MEMPOOL: Ranked = { table: 'mempool_history', key: 'script_key', rank: 'seq', more: ', h.txid' };
+const CONFIRMED: Ranked = { table: 'history', key: 'history_key', rank: 'tx_num', join: () => '', more: [] };
+// Each row's transaction by its key: fee and held parents come with the page's rows, no statement more.
+const MEMPOOL: Ranked = {
+  table: 'mempool_history',
+  key: 'script_key',
+  rank: 'seq',
+  join: (schema) => ` JOIN ${schema}.mempool_txs AS t ON t.txid = h.txid`,
+  more: [
+    ['h.txid', 'txid'],
+    ['t.fee::text', 'fee'],
+    ['t.unconfirmed_inputs', 'unconfirmed_inputs'],
+  ],
+};
 
 interface RankRow {
   ord: string;
   rank: string;
   received: string;
   sent: string;
+  /** MEMPOOL's. */
   txid?: Buffer;
+  fee?: string | null;
+  unconfirmed_inputs?: number;
 }
 
 export class HistoryReader {
@@ -139,15 +156,9 @@ export class HistoryReader {
   /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */
   private async unconfirmed(client: Queryable, keys: Keys, belowSeq: number, want: number): Promise<WalletUnconfirmedItem[]> {
     const rows = await this.newest(client, MEMPOOL, keys, belowSeq, want);
-    const txids = new Map<number, Buffer>();
-    for (const r of rows) txids.set(Number(r.rank), r.txid!);
-    return mergeNewest(ranked(keys, rows), want).map((m) => ({
-      seq: m.rank,
-      txid: txids.get(m.rank)!,
-      received: m.received,
-      sent: m.sent,
-      parts: m.parts,
-    }));
+    const txs = new Map<number, MempoolTxFacts>();
+    for (const r of rows) txs.set(Number(r.rank), mempoolTxFacts(r.txid!, r.fee!, r.unconfirmed_inputs!));
+    return mergeNewest(ranked(keys, rows), want).map((m) => unconfirmedItem(m, txs.get(m.rank)!));
   }
 
   /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`, merged. */
@@ -174,12 +185,14 @@ export class HistoryReader {
   /** Each key's newest `want` rows of `from` ranked below `below`, newest first: one backward range scan per key. */
   private async newest(client: Queryable, from: Ranked, keys: Keys, below: number, want: number): Promise<RankRow[]> {
     if (keys.length === 0) return [];
-    const { table, key, rank, more } = from;
+    const { table, key, rank, join, more } = from;
+    const inner = more.map(([expr, name]) => `, ${expr} AS ${name}`).join('');
+    const outer = more.map(([, name]) => `, h.${name}`).join('');
     const { rows } = await client.query<RankRow>(
-      `SELECT q.ord::text AS ord, h.rank::text AS rank, h.received::text AS received, h.sent::text AS sent${more} ` +
+      `SELECT q.ord::text AS ord, h.rank::text AS rank, h.received::text AS received, h.sent::text AS sent${outer} ` +
         `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) CROSS JOIN LATERAL (` +
-        `SELECT ${rank} AS rank, received, sent${more} FROM ${this.schema}.${table} AS h ` +
-        `WHERE ${key} = q.k AND ${rank} < $2 ORDER BY ${rank} DESC LIMIT $3) AS h`,
+        `SELECT h.${rank} AS rank, h.received, h.sent${inner} FROM ${this.schema}.${table} AS h${join(this.schema)} ` +
+        `WHERE h.${key} = q.k AND h.${rank} < $2 ORDER BY h.${rank} DESC LIMIT $3) AS h`,
       [keys.map((k) => k.key), below, want],
     );
     return rows;

@@ -1,10 +1,11 @@
 /**
  * The mempool view of a chain's index in PostgreSQL (migrations/postgres/0002_mempool.sql,
- * 0004_history.sql), with the semantics of the SQLite engine's (../sqlite/mempool-store.ts):
+ * 0004_history.sql, 0007_mempool_fee.sql), with the semantics of the SQLite engine's
+ * (../sqlite/mempool-store.ts, which also says how fee and unconfirmed_inputs are kept):
  *
  * | table           | key        | value                                | invariant                                                  |
  * |-----------------|------------|--------------------------------------|------------------------------------------------------------|
- * | mempool_txs     | txid       | seq, outputs, effect (inputs, Δ)     | the node's mempool transactions whose inputs we could resolve |
+ * | mempool_txs     | txid       | seq, outputs, effect (inputs, Δ), fee, unconfirmed_inputs | the node's mempool transactions whose inputs we could resolve |
  * | mempool_outputs | outpoint   | script_key, value                    | spendable outputs of mempool_txs rows                      |
  * | mempool_spends  | outpoint   | txid                                 | each input of each mempool_txs row; one spender per outpoint |
  * | mempool_scripts | script_key | received, sent, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
@@ -19,7 +20,7 @@
 import type { ParsedTx } from '../../chain/block-parser.js';
 import { isUnspendable } from '../../chain/script.js';
 import type { AddResult } from '../index-model.js';
-import { decodeEffect, encodeEffect, txEffect, type Flow, type TxEffect } from '../mempool-effect.js';
+import { decodeEffect, encodeEffect, txEffect, txFee, type Flow, type TxEffect } from '../mempool-effect.js';
 import { outpointKey } from '../outpoint.js';
 import type { MempoolWriter } from '../ports.js';
 import { scriptKey } from '../script-key.js';
@@ -32,6 +33,8 @@ export type Serial = <T>(fn: () => Promise<T>) => Promise<T>;
 interface CoinRow {
   script_key: Buffer | null;
   value: string | null;
+  /** A mempool output (not a confirmed coin). */
+  held: boolean;
 }
 
 export class PgMempool implements MempoolWriter {
@@ -207,15 +210,17 @@ export class PgMempool implements MempoolWriter {
     const outpoints = tx.inputs.map((i) => outpointKey(i.prevTxid, i.vout));
     // A mempool output first, else a confirmed coin (as the SQLite engine's outGet ?? utxoGet).
     const { rows } = await client.query<CoinRow>(
-      `SELECT COALESCE(m.script_key, u.script_key) AS script_key, COALESCE(m.value, u.value)::text AS value ` +
+      `SELECT COALESCE(m.script_key, u.script_key) AS script_key, COALESCE(m.value, u.value)::text AS value, m.outpoint IS NOT NULL AS held ` +
         `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(op, ord) LEFT JOIN ${schema}.mempool_outputs AS m ON m.outpoint = q.op ` +
         `LEFT JOIN ${schema}.utxos AS u ON u.outpoint = q.op ORDER BY q.ord`,
       [outpoints],
     );
     const spent: (Flow & { outpoint: Buffer })[] = [];
+    const held: Buffer[] = [];
     for (let i = 0; i < outpoints.length; i++) {
       const coin = rows[i];
       if (!coin || coin.script_key === null || coin.value === null) return (await this.isConfirmed(tx)) ? 'known' : 'unresolved';
+      if (coin.held) held.push(outpoints[i]!);
       spent.push({ outpoint: outpoints[i]!, key: coin.script_key, value: BigInt(coin.value) });
     }
     // An input spent by another held transaction: that one was replaced (or conflicted) in the node.
@@ -243,12 +248,12 @@ export class PgMempool implements MempoolWriter {
         [inputs, tx.txid],
       );
     const seq = ++this.seq;
-    await client.query(`INSERT INTO ${schema}.mempool_txs (txid, seq, outputs, effect) VALUES ($1, $2, $3, $4)`, [
-      tx.txid,
-      seq,
-      tx.outputs.length,
-      encodeEffect(effect),
-    ]);
+    const fee = txFee(spent, tx);
+    await client.query(
+      `INSERT INTO ${schema}.mempool_txs (txid, seq, outputs, effect, fee, unconfirmed_inputs) VALUES ($1, $2, $3, $4, $5, $6)`,
+      // Distinct outpoints (as mempool_spends): one row each, so one decrement each when their parent goes.
+      [tx.txid, seq, tx.outputs.length, encodeEffect(effect), fee === null ? null : fee.toString(), distinct(held).length],
+    );
     await this.applyScripts(tx.txid, seq, effect, 1, touched);
     this.count++;
     return 'added';
@@ -279,18 +284,20 @@ export class PgMempool implements MempoolWriter {
     let removed = 0;
     const stack = [txid];
     while (stack.length > 0) {
-      const next = stack.pop()!;
-      const outputs = await this.removeOne(next, touched);
-      if (outputs === null) continue;
+      const children = await this.removeOne(stack.pop()!, touched);
+      if (children === null) continue;
       removed++;
-      const children = await this.spenders(Array.from({ length: outputs }, (_, vout) => outpointKey(next, vout)));
-      stack.push(...children.values());
+      stack.push(...children);
     }
     return removed;
   }
 
-  /** Removes one transaction's rows and subtracts its effect; its outputs count, or null when not held. */
-  private async removeOne(txid: Buffer, touched: Touched): Promise<number | null> {
+  /**
+   * Removes one transaction's rows and subtracts its effect; returns the held transactions spending its
+   * outputs (each told, in the same statement, how many of its inputs lost their held parent), or null
+   * when not held.
+   */
+  private async removeOne(txid: Buffer, touched: Touched): Promise<Buffer[] | null> {
     const { schema, client } = this;
     const { rows } = await client.query<{ seq: string; outputs: number; effect: Buffer }>(
       `DELETE FROM ${schema}.mempool_txs WHERE txid = $1 RETURNING seq::text AS seq, outputs, effect`,
@@ -301,13 +308,21 @@ export class PgMempool implements MempoolWriter {
     const effect = decodeEffect(row.effect);
     if (effect.inputs.length > 0)
       await client.query(`DELETE FROM ${schema}.mempool_spends WHERE outpoint = ANY($1::bytea[]) AND txid = $2`, [effect.inputs, txid]);
-    if (row.outputs > 0)
-      await client.query(`DELETE FROM ${schema}.mempool_outputs WHERE outpoint = ANY($1::bytea[])`, [
-        Array.from({ length: row.outputs }, (_, vout) => outpointKey(txid, vout)),
-      ]);
+    let children: Buffer[] = [];
+    if (row.outputs > 0) {
+      const outpoints = Array.from({ length: row.outputs }, (_, vout) => outpointKey(txid, vout));
+      await client.query(`DELETE FROM ${schema}.mempool_outputs WHERE outpoint = ANY($1::bytea[])`, [outpoints]);
+      const { rows: spenders } = await client.query<{ txid: Buffer }>(
+        `WITH c AS (SELECT txid, count(*) AS n FROM ${schema}.mempool_spends WHERE outpoint = ANY($1::bytea[]) GROUP BY txid), ` +
+          `u AS (UPDATE ${schema}.mempool_txs AS t SET unconfirmed_inputs = t.unconfirmed_inputs - c.n FROM c WHERE t.txid = c.txid) ` +
+          'SELECT txid FROM c',
+        [outpoints],
+      );
+      children = spenders.map((r) => r.txid);
+    }
     await this.applyScripts(txid, Number(row.seq), effect, -1, touched);
     this.count--;
-    return row.outputs;
+    return children;
   }
 
   /**

@@ -25,6 +25,7 @@ import type {
   WalletUnconfirmedItem,
 } from '../index-model.js';
 import { distinctKeys, mergeNewest, type MergedEntry, type RankedList } from '../history-merge.js';
+import { mempoolTxFacts, unconfirmedItem, type MempoolTxFacts } from '../mempool-item.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { StoreError } from '../errors.js';
@@ -35,6 +36,8 @@ interface MempoolRow {
   txid: Buffer;
   received: number;
   sent: number;
+  fee: number | null;
+  unconfirmed_inputs: number;
 }
 
 type Keys = ReturnType<typeof distinctKeys>;
@@ -48,9 +51,11 @@ export class HistoryPager {
   private readonly mempool: Database.Statement<[Buffer, number, number], MempoolRow>;
 
   constructor(db: Db) {
-    // Amounts as numbers: one transaction's payments to one script stay below the supply (< 2^53).
+    // Amounts as numbers: one transaction's payments to one script, and its fee, stay below the supply (< 2^53).
+    // Each row's transaction by its key: fee and held parents come with the page's rows, no statement more.
     this.mempool = db.prepare<[Buffer, number, number], MempoolRow>(
-      'SELECT seq, txid, received, sent FROM mempool_history WHERE script_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      'SELECT h.seq, h.txid, h.received, h.sent, t.fee, t.unconfirmed_inputs FROM mempool_history AS h ' +
+        'JOIN mempool_txs AS t ON t.txid = h.txid WHERE h.script_key = ? AND h.seq < ? ORDER BY h.seq DESC LIMIT ?',
     );
     this.head = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk = 0').pluck();
     this.straddler = db
@@ -99,21 +104,15 @@ export class HistoryPager {
 
   /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */
   private unconfirmed(keys: Keys, belowSeq: number, want: number): WalletUnconfirmedItem[] {
-    const txids = new Map<number, Buffer>();
+    const txs = new Map<number, MempoolTxFacts>();
     const lists: RankedList[] = keys.map(({ script, key }) => ({
       script,
       entries: this.mempool.all(key, belowSeq, want).map((r) => {
-        txids.set(r.seq, r.txid);
+        txs.set(r.seq, mempoolTxFacts(r.txid, r.fee, r.unconfirmed_inputs));
         return { rank: r.seq, received: BigInt(r.received), sent: BigInt(r.sent) };
       }),
     }));
-    return mergeNewest(lists, want).map((m) => ({
-      seq: m.rank,
-      txid: txids.get(m.rank)!,
-      received: m.received,
-      sent: m.sent,
-      parts: m.parts,
-    }));
+    return mergeNewest(lists, want).map((m) => unconfirmedItem(m, txs.get(m.rank)!));
   }
 
   /** The confirmed part: transactions numbered below `beforeTx` (null: from the newest), at most `limit`, merged. */

@@ -1,10 +1,11 @@
 /**
  * The mempool view of a chain's index (written by the indexer's mempool follower, and by ChainStore when
- * blocks connect or disconnect). Tables (migrations/0002_mempool.sql, 0007_mempool_history.sql):
+ * blocks connect or disconnect). Tables (migrations/0002_mempool.sql, 0007_mempool_history.sql,
+ * 0010_mempool_fee.sql):
  *
  * | table           | key              | value                                | invariant                                                  |
  * |-----------------|------------------|--------------------------------------|------------------------------------------------------------|
- * | mempool_txs     | txid             | seq, outputs, effect (inputs, Δ)     | the node's mempool transactions whose inputs we could resolve |
+ * | mempool_txs     | txid             | seq, outputs, effect (inputs, Δ), fee, unconfirmed_inputs | the node's mempool transactions whose inputs we could resolve |
  * | mempool_outputs | outpoint         | script_key, value                    | spendable outputs of mempool_txs rows                      |
  * | mempool_spends  | outpoint         | txid                                 | each input of each mempool_txs row; one spender per outpoint |
  * | mempool_scripts | script_key       | received, sent, utxo_count, tx_count | = SUM of the effects in mempool_txs; no row when tx_count = 0 |
@@ -19,6 +20,11 @@
  * and so no Δ; a peg-in spends transparent coins (negative Δ) into a v9 program no address maps to;
  * a peg-out pays its recipient only in the HogEx of the block that mines it.
  *
+ * fee (mempool-effect.ts txFee) is fixed when the transaction is added: its inputs' values are known
+ * then and never change. unconfirmed_inputs counts its distinct inputs spending a mempool_outputs row, so
+ * it is > 0 exactly while a parent is held (Electrum's height −1): removing a transaction (mined,
+ * replaced, dropped) takes one off each held child per output of it that child spends.
+ *
  * Every method runs synchronously; add/remove open their own transaction, the block hooks run inside
  * ChainStore's, so a block and the mempool rows it mines or conflicts commit together.
  */
@@ -26,7 +32,7 @@ import type { ParsedTx } from '../../chain/block-parser.js';
 import { isUnspendable } from '../../chain/script.js';
 import { FEED_MAX_SCRIPTS, type ChangeFeed } from './change-feed.js';
 import type { Db } from './db.js';
-import { decodeEffect, encodeEffect, txEffect, type Flow, type TxEffect } from '../mempool-effect.js';
+import { decodeEffect, encodeEffect, txEffect, txFee, type Flow, type TxEffect } from '../mempool-effect.js';
 import { outpointKey } from '../outpoint.js';
 import { scriptKey } from '../script-key.js';
 import type Database from 'better-sqlite3';
@@ -40,7 +46,9 @@ interface Coin {
 interface Statements {
   txGet: Database.Statement<[Buffer], { seq: number; outputs: number; effect: Buffer }>;
   txHas: Database.Statement<[Buffer], number>;
-  txInsert: Database.Statement<[Buffer, number, number, Buffer]>;
+  txInsert: Database.Statement<[Buffer, number, number, Buffer, bigint | null, number]>;
+  /** One input fewer spending a held output: its parent left the view. */
+  txParentGone: Database.Statement<[Buffer]>;
   txDelete: Database.Statement<[Buffer]>;
   txCount: Database.Statement<[], number>;
   txids: Database.Statement<[], Buffer>;
@@ -66,7 +74,8 @@ function prepare(db: Db): Statements {
   return {
     txGet: db.prepare('SELECT seq, outputs, effect FROM mempool_txs WHERE txid = ?'),
     txHas: db.prepare<[Buffer], number>('SELECT 1 FROM mempool_txs WHERE txid = ?').pluck(),
-    txInsert: db.prepare('INSERT INTO mempool_txs (txid, seq, outputs, effect) VALUES (?, ?, ?, ?)'),
+    txInsert: db.prepare('INSERT INTO mempool_txs (txid, seq, outputs, effect, fee, unconfirmed_inputs) VALUES (?, ?, ?, ?, ?, ?)'),
+    txParentGone: db.prepare('UPDATE mempool_txs SET unconfirmed_inputs = unconfirmed_inputs - 1 WHERE txid = ?'),
     txDelete: db.prepare('DELETE FROM mempool_txs WHERE txid = ?'),
     txCount: db.prepare<[], number>('SELECT COUNT(*) FROM mempool_txs').pluck(),
     txids: db.prepare<[], Buffer>('SELECT txid FROM mempool_txs').pluck(),
@@ -231,10 +240,14 @@ export class MempoolStore {
   private addOne(tx: ParsedTx): 'added' | 'known' | 'unresolved' {
     if (this.s.txHas.get(tx.txid) !== undefined) return 'known';
     const spent: (Flow & { outpoint: Buffer })[] = [];
+    // Distinct outpoints (as mempool_spends): one row each, so one decrement each when their parent goes.
+    const unconfirmed = new Set<string>();
     for (const input of tx.inputs) {
       const outpoint = outpointKey(input.prevTxid, input.vout);
-      const coin = this.s.outGet.get(outpoint) ?? this.s.utxoGet.get(outpoint);
+      const held = this.s.outGet.get(outpoint);
+      const coin = held ?? this.s.utxoGet.get(outpoint);
       if (!coin) return this.isConfirmed(tx) ? 'known' : 'unresolved';
+      if (held) unconfirmed.add(outpoint.toString('latin1'));
       spent.push({ outpoint, key: coin.script_key, value: coin.value });
     }
     // An input spent by another held transaction: that one was replaced (or conflicted) in the node.
@@ -254,7 +267,7 @@ export class MempoolStore {
     const effect = txEffect(spent, paid);
     for (const outpoint of effect.inputs) this.s.spendInsert.run(outpoint, tx.txid);
     const seq = ++this.seq;
-    this.s.txInsert.run(tx.txid, seq, outputs.length, encodeEffect(effect));
+    this.s.txInsert.run(tx.txid, seq, outputs.length, encodeEffect(effect), txFee(spent, tx), unconfirmed.size);
     this.applyScripts(tx.txid, seq, effect, 1);
     this.count++;
     return 'added';
@@ -272,20 +285,20 @@ export class MempoolStore {
     let removed = 0;
     const stack = [txid];
     while (stack.length > 0) {
-      const next = stack.pop()!;
-      const outputs = this.removeOne(next);
-      if (outputs === null) continue;
+      const children = this.removeOne(stack.pop()!);
+      if (children === null) continue;
       removed++;
-      for (let vout = 0; vout < outputs; vout++) {
-        const child = this.s.spendGet.get(outpointKey(next, vout));
-        if (child !== undefined) stack.push(child);
-      }
+      stack.push(...children);
     }
     return removed;
   }
 
-  /** Removes one transaction's rows and subtracts its effect; its outputs count, or null when not held. */
-  private removeOne(txid: Buffer): number | null {
+  /**
+   * Removes one transaction's rows and subtracts its effect; returns the held transactions spending its
+   * outputs (one entry per output spent, each told it has one held parent input fewer), or null when
+   * not held.
+   */
+  private removeOne(txid: Buffer): Buffer[] | null {
     const row = this.s.txGet.get(txid);
     if (!row) return null;
     const effect = decodeEffect(row.effect);
@@ -293,11 +306,19 @@ export class MempoolStore {
       const spender = this.s.spendGet.get(outpoint);
       if (spender !== undefined && spender.equals(txid)) this.s.spendDelete.run(outpoint);
     }
-    for (let vout = 0; vout < row.outputs; vout++) this.s.outDelete.run(outpointKey(txid, vout));
+    const children: Buffer[] = [];
+    for (let vout = 0; vout < row.outputs; vout++) {
+      const outpoint = outpointKey(txid, vout);
+      if (this.s.outDelete.run(outpoint).changes === 0) continue; // unspendable: never stored, never spent
+      const child = this.s.spendGet.get(outpoint);
+      if (child === undefined) continue;
+      this.s.txParentGone.run(child);
+      children.push(child);
+    }
     this.s.txDelete.run(txid);
     this.applyScripts(txid, row.seq, effect, -1);
     this.count--;
-    return row.outputs;
+    return children;
   }
 
   private applyScripts(txid: Buffer, seq: number, effect: TxEffect, sign: 1 | -1): void {

@@ -3,7 +3,10 @@ import type { ParsedTx } from '../../../src/chain/block-parser.js';
 import { opReturn, type Rng } from '../../support/blocks.js';
 import type { MempoolModel } from '../mempool-model.js';
 
-/** Spends one or two coins (confirmed, or outputs of held transactions: chains) into one to three outputs. */
+/**
+ * Spends one or two coins (confirmed, or outputs of held transactions: chains) into one to three outputs,
+ * one in ten an OP_RETURN (whose value still counts in the fee); one in eight says it has an MWEB part.
+ */
 export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer[]): ParsedTx {
   const coins = [...mempool.coins()];
   if (coins.length === 0) throw new Error('nothing to spend');
@@ -21,5 +24,12 @@ export function mempoolTx(rng: Rng, mempool: MempoolModel, pool: readonly Buffer
     left -= value;
     outputs.push({ script: rng.int(10) === 0 ? opReturn(rng.bytes(4)) : pool[rng.int(pool.length)]!, value: BigInt(value) });
   }
-  return { txid: rng.bytes(32), inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })), outputs, coinbase: false, hogEx: false };
+  return {
+    txid: rng.bytes(32),
+    inputs: ins.map((c) => ({ prevTxid: c.txid, vout: c.vout })),
+    outputs,
+    coinbase: false,
+    hogEx: false,
+    mweb: rng.int(8) === 0,
+  };
 }

@@ -4,7 +4,9 @@
  * script's pages list them first); re-adding is `known`, spending an unknown coin is `unresolved`, a
  * transaction spending a held one's input replaces it with its descendants, removal takes descendants
  * along; a block removes what it mines (children stay, now spending confirmed coins) and what conflicts
- * with it; a rollback empties the view and says so (clears()). The history-kept run needs history (EngineFeatures).
+ * with it; a rollback empties the view and says so (clears()), and the view refilled with the block's
+ * transactions has their children spend unconfirmed outputs again. Pages give each transaction's fee
+ * (null with an MWEB part) and whether it spends a held transaction's output. The history-kept run needs history (EngineFeatures).
  */
 import { expect, it } from 'vitest';
 import type { ParsedTx } from '../../../src/chain/block-parser.js';
@@ -62,6 +64,7 @@ export function mempool(engine: EngineFactory, has: EngineFeatures): void {
           outputs: [{ script: pool[0]!, value: 5n }],
           coinbase: false,
           hogEx: false,
+          mweb: false,
         };
         expect(await ix.writer.mempool.add([again, orphan])).toEqual({ added: 0, known: 1, unresolved: [orphan] });
         await expectIndex(ix, model, scripts, mm);
@@ -110,11 +113,19 @@ export function mempool(engine: EngineFactory, has: EngineFeatures): void {
 
         // A rollback empties the view: the follower re-reads the node's mempool afterwards.
         const clears = ix.writer.mempool.clears();
-        expect(mm.txs.size).toBeGreaterThan(0);
+        const held = [...mm.txs.values()];
+        expect(held.length).toBeGreaterThan(0);
         await ix.writer.rollbackTip();
         model.rollback();
         mm.clear();
         expect(ix.writer.mempool.clears()).toBe(clears + 1);
+        await expectIndex(ix, model, scripts, mm);
+        await expectHeld(ix, mm);
+
+        // The node's mempool after the disconnect: the block's transactions are back, and the child that
+        // stayed spends an unconfirmed output again.
+        for (const tx of [...mined, ...held]) mm.accept(tx);
+        expect(await ix.writer.mempool.add([...held, ...mined])).toEqual({ added: held.length + 2, known: 0, unresolved: [] });
         await expectIndex(ix, model, scripts, mm);
         await expectHeld(ix, mm);
       } finally {
