@@ -90,7 +90,7 @@ export function electrumService(
       tls: tlsOf(config, chain),
       registry: methodRegistry(
         serverMethods({ params: chainParams(chain, config.chains[chain].network), software: SERVER_SOFTWARE, banner: e.banner }),
-        indexMethods(indexGroup(chain, e, deps, log)),
+        indexMethods(indexGroup(chain, { ...e, undoDepth: config.chains[chain].undoDepth }, deps, log)),
       ),
       limits,
       maxConnections: config.api.maxConnections,

@@ -3,7 +3,7 @@
  * indexer (history and the UTXO listing on), against what the node alone says (test/support/
  * electrum-oracle.ts): for every address of a varied chain with a mempool (payments, a child of a mempool
  * transaction), get_balance, get_history, get_mempool, listunspent and subscribe's status; the headers
- * and block.headers byte for byte. Then after a paying block and after a reorg onto a longer fork, every
+ * and block.headers byte for byte, checkpoint proofs against the node's block hashes. Then after a paying block and after a reorg onto a longer fork, every
  * scripthash notification carries the status recomputed from the node, and the headers notification the
  * node's new tip.
  */
@@ -15,7 +15,7 @@ import type { Litecoind } from '../../harness/litecoind.js';
 import { freePort } from '../../harness/ports.js';
 import { buildVariedChain, type ChainManifest } from '../../harness/regtest-chain.js';
 import { ElectrumClient } from '../support/electrum-client.js';
-import { ChainWalk, expectations, sortUnspent, type Expected } from '../support/electrum-oracle.js';
+import { ChainWalk, checkpointRoot, expectations, foldBranch, sortUnspent, type Expected } from '../support/electrum-oracle.js';
 
 /**
  * The engines do not fill a mempool item's fee and parents yet (index-model.ts UnconfirmedItem, being
@@ -93,8 +93,24 @@ describe('Electrum index-backed methods against a real litecoind', () => {
     expect(tip).toEqual({ height, hex: hexes[height] });
     const above = await client.call('blockchain.block.header', [height + 1]);
     expect(above.error?.message).toMatch(/above the tip/);
-    const cp = await client.call('blockchain.block.header', [1, height]);
-    expect(cp.error?.message).toMatch(/cp_height/);
+    // Checkpoint proofs: the root over the node's block hashes, and each branch folds up to it.
+    const hashes: string[] = [];
+    for (let h = 0; h <= height; h++) hashes.push(await node.cli<string>('getblockhash', h));
+    for (const cp of [height, Math.floor(height / 2) + 1]) {
+      const root = checkpointRoot(hashes.slice(0, cp + 1));
+      for (const h of [0, 1, cp - 1, cp]) {
+        const proof = await call<{ branch: string[]; header: string; root: string }>(client, 'blockchain.block.header', [h, cp]);
+        expect(proof.header).toBe(hexes[h]);
+        expect(proof.root).toBe(root);
+        expect(foldBranch(hashes[h]!, h, proof.branch)).toBe(root);
+      }
+      const chunk = await call<{ count: number; branch: string[]; root: string }>(client, 'blockchain.block.headers', [cp - 4, 5, cp]);
+      expect(chunk.count).toBe(5);
+      expect(chunk.root).toBe(root);
+      expect(foldBranch(hashes[cp]!, cp, chunk.branch)).toBe(root);
+    }
+    const past = await client.call('blockchain.block.header', [5, 4]);
+    expect(past.error?.message).toMatch(/above cp_height/);
   }
 
   /** Waits until every scripthash whose status `before` → `after` changed got a notification with the new one. */

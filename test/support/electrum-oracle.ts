@@ -200,3 +200,28 @@ export async function expectations(node: NodeCli, walk: ChainWalk, scripts: read
 export function sortUnspent<T extends { tx_hash: string; tx_pos: number }>(list: T[]): T[] {
   return list.sort((a, b) => (a.tx_hash < b.tx_hash ? -1 : a.tx_hash > b.tx_hash ? 1 : a.tx_pos - b.tx_pos));
 }
+
+const dsha = (b: Buffer): Buffer => createHash('sha256').update(createHash('sha256').update(b).digest()).digest();
+const internal = (displayHex: string): Buffer => Buffer.from(displayHex, 'hex').reverse();
+
+/** Bitcoin's merkle root over block hashes given in display hex (the checkpoint tree), as display hex. */
+export function checkpointRoot(blockHashes: readonly string[]): string {
+  let level = blockHashes.map(internal);
+  while (level.length > 1) {
+    if (level.length & 1) level.push(level[level.length - 1]!);
+    const next: Buffer[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(dsha(Buffer.concat([level[i]!, level[i + 1]!])));
+    level = next;
+  }
+  return Buffer.from(level[0]!).reverse().toString('hex');
+}
+
+/** What a wallet does with a checkpoint branch: fold it from the block hash up to the root (display hex). */
+export function foldBranch(blockHash: string, height: number, branch: readonly string[]): string {
+  let h = internal(blockHash);
+  for (const b of branch) {
+    h = height & 1 ? dsha(Buffer.concat([internal(b), h])) : dsha(Buffer.concat([h, internal(b)]));
+    height >>= 1;
+  }
+  return Buffer.from(h).reverse().toString('hex');
+}

@@ -8,6 +8,7 @@ import type { ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
 import type { IndexMethodDeps } from '../methods/index-methods.js';
 import { indexAccess } from './access.js';
+import { CheckpointProofs } from './checkpoint.js';
 import type { ChangeFeed } from './change-feed.js';
 import { ScripthashSubscriptions } from './scripthash-subscriptions.js';
 import { TipSubscriptions } from './tip-subscriptions.js';
@@ -20,7 +21,7 @@ export interface IndexDeps {
 
 export function indexGroup(
   chain: ChainCode,
-  settings: { readonly subscriptionsPerConnection: number; readonly maxHistory: number },
+  settings: { readonly subscriptionsPerConnection: number; readonly maxHistory: number; readonly undoDepth: number },
   deps: IndexDeps,
   log: Logger,
 ): IndexMethodDeps {
@@ -29,6 +30,7 @@ export function indexGroup(
     chain,
     index,
     maxHistory: settings.maxHistory,
+    checkpoints: new CheckpointProofs(settings.undoDepth),
     tips: new TipSubscriptions(chain, deps.feed, index, log),
     scripthashes: new ScripthashSubscriptions(
       chain,

@@ -3,10 +3,12 @@
  * and scripthashes (blockchain.scripthash.*), answered from the chain's index only, never the node.
  *
  * Priced by work: a fixed cost before the handler runs (registry.ts), and for a history or UTXO list
- * longer than FREE_ENTRIES one more token per ENTRIES_PER_TOKEN, charged once read (session.charge).
+ * longer than FREE_ENTRIES one more token per ENTRIES_PER_TOKEN, charged once read (session.charge);
+ * a checkpoint proof (cp_height > 0, checkpoint.ts) PROOF_TOKENS more.
  */
 import type { ChainCode } from '../../chain/params.js';
 import { notIndexed, type IndexAccess } from '../index/access.js';
+import type { CheckpointProofs } from '../index/checkpoint.js';
 import { headerAt, headerRun, MAX_HEADERS } from '../index/headers.js';
 import { heightParam, scripthashParam } from '../index/params.js';
 import type { ScripthashSubscriptions } from '../index/scripthash-subscriptions.js';
@@ -29,6 +31,7 @@ export interface IndexMethodDeps {
   readonly index: IndexAccess;
   readonly tips: TipSubscriptions;
   readonly scripthashes: ScripthashSubscriptions;
+  readonly checkpoints: CheckpointProofs;
   /** electrum.maxHistory */
   readonly maxHistory: number;
 }
@@ -38,13 +41,8 @@ export function extraTokens(n: number): number {
   return n > FREE_ENTRIES ? (n - FREE_ENTRIES) / ENTRIES_PER_TOKEN : 0;
 }
 
-function cpHeightParam(value: unknown): void {
-  // The checkpoint proof needs a merkle tree over every header hash up to cp_height, which addrsum does
-  // not keep: a wallet asks for it only below its hard-coded checkpoint (none on test networks).
-  if (heightParam(value, 'cp_height', 0) > 0) {
-    throw new RpcError('BAD_REQUEST', 'cp_height is not supported by this server: ask with cp_height 0');
-  }
-}
+/** What a checkpoint proof costs beyond the fixed cost: it reads a run of 2048 headers. */
+const PROOF_TOKENS = 1;
 
 async function charged<T extends readonly unknown[]>(session: ElectrumSession, list: T): Promise<T> {
   await session.charge(extraTokens(list.length));
@@ -56,16 +54,29 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
   const method = (cost: number, params: readonly string[], handler: MethodSpec['handler']): MethodSpec => ({ cost, params, handler });
   return {
     'blockchain.headers.subscribe': method(LIGHT, [], async (_params, session) => deps.tips.subscribe(session)),
-    'blockchain.block.header': method(LIGHT, ['height', 'cp_height'], async ([height, cpHeight]) => {
+    'blockchain.block.header': method(LIGHT, ['height', 'cp_height'], async ([height, cpHeight], session) => {
       const h = heightParam(height, 'height');
-      cpHeightParam(cpHeight);
-      return headerAt(index(), h);
+      const cp = heightParam(cpHeight, 'cp_height', 0);
+      const at = index();
+      if (cp === 0) return headerAt(at, h);
+      const proof = await deps.checkpoints.prove(at, h, cp);
+      const header = await headerAt(at, h);
+      await session.charge(PROOF_TOKENS);
+      return { branch: proof.branch, header, root: proof.root };
     }),
-    'blockchain.block.headers': method(READ, ['start_height', 'count', 'cp_height'], async ([start, count, cpHeight]) => {
+    'blockchain.block.headers': method(READ, ['start_height', 'count', 'cp_height'], async ([start, count, cpHeight], session) => {
       const from = heightParam(start, 'start_height');
       const n = heightParam(count, 'count');
-      cpHeightParam(cpHeight);
-      return headerRun(index(), from, Math.min(n, MAX_HEADERS));
+      const cp = heightParam(cpHeight, 'cp_height', 0);
+      const at = index();
+      if (cp > 0 && n > 0 && from + Math.min(n, MAX_HEADERS) - 1 > cp) {
+        throw new RpcError('BAD_REQUEST', `start_height + count - 1 must not pass cp_height ${cp}`);
+      }
+      const run = await headerRun(at, from, Math.min(n, MAX_HEADERS));
+      if (cp === 0 || run.count === 0) return run;
+      const proof = await deps.checkpoints.prove(at, from + run.count - 1, cp);
+      await session.charge(PROOF_TOKENS);
+      return { ...run, branch: proof.branch, root: proof.root };
     }),
     'blockchain.scripthash.get_balance': method(READ, ['scripthash'], async ([scripthash]) => {
       const { key } = scripthashParam(scripthash);
