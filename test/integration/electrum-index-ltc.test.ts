@@ -209,10 +209,22 @@ describe('Electrum index-backed methods against a real litecoind', () => {
     for (const [i, e] of before.entries())
       expect(await call(subs[i % 2]!, 'blockchain.scripthash.subscribe', [e.scripthash])).toBe(e.status);
 
+    // Mempool only: new payments (and a child of one) notify the scripts they touch.
+    await fillMempool(2);
+    let after = await expectAnswersEqualNode(client, 'with more mempool');
+    for (const [i, s] of subs.entries())
+      await expectNotified(
+        s,
+        before.filter((_, j) => j % 2 === i),
+        after.filter((_, j) => j % 2 === i),
+        `mempool (connection ${i})`,
+      );
+    before = after;
+
     const payee = manifest.addresses[3]!.address;
     await node.cli('generatetoaddress', 1, payee);
     await lw.world.waitForTip('the paying block', 60_000);
-    let after = await expectAnswersEqualNode(client, 'after a paying block');
+    after = await expectAnswersEqualNode(client, 'after a paying block');
     await expectTipNotified(subs[0]!, 'paying block');
     for (const [i, s] of subs.entries())
       await expectNotified(
