@@ -150,8 +150,10 @@ class FakeSession {
   notify(_method: string, params: readonly unknown[]): void {
     this.notes.push([...params]);
   }
+  closed = false;
   onClose(fn: () => void): void {
-    this.hooks.push(fn);
+    if (this.closed) fn();
+    else this.hooks.push(fn);
   }
   close(): void {
     for (const h of this.hooks) h();
@@ -211,6 +213,15 @@ describe('ScripthashSubscriptions', () => {
     await w.subs.subscribe(a, 'h3', key(3));
     expect(w.subs.size).toBe(2);
     a.close();
+    expect(w.subs.size).toBe(0);
+    expect(w.feed.listeners.size).toBe(0);
+  });
+
+  it('holds nothing for a session that closed while its status was read', async () => {
+    const w = world();
+    const gone = session();
+    gone.closed = true;
+    await w.subs.subscribe(gone, 'h1', key(1));
     expect(w.subs.size).toBe(0);
     expect(w.feed.listeners.size).toBe(0);
   });

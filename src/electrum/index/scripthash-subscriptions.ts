@@ -84,16 +84,15 @@ export class ScripthashSubscriptions {
 
   private add(session: ElectrumSession, hash: string, key: Buffer, k: string, status: string | null): void {
     let mine = this.bySession.get(session);
-    if (mine === undefined) {
-      mine = new Set();
-      this.bySession.set(session, mine);
-      session.onClose(() => this.dropSession(session));
-    }
+    const first = mine === undefined;
+    if (mine === undefined) this.bySession.set(session, (mine = new Set()));
     mine.add(k);
     let held = this.held.get(k);
     if (held === undefined) this.held.set(k, (held = { hash, key, sessions: new Map() }));
     held.sessions.set(session, status);
     this.stop ??= this.feed.onChanges(this.chain, (change) => this.onChange(change));
+    // Last: a session that closed while its status was read is dropped at once, with what was just added.
+    if (first) session.onClose(() => this.dropSession(session));
   }
 
   private release(session: ElectrumSession, k: string): void {

@@ -17,6 +17,8 @@ export class TipSubscriptions {
   private stop: (() => void) | null = null;
   /** The tip last sent, `height:hex`: a poll that sees the same tip again sends nothing. */
   private sent: string | null = null;
+  /** Tips seen: a header read for an older tip that finishes after a newer one's is not sent. */
+  private seen = 0;
 
   constructor(
     private readonly chain: ChainCode,
@@ -50,6 +52,7 @@ export class TipSubscriptions {
 
   private async onTip(tip: Tip): Promise<void> {
     if (tip.chain !== this.chain || this.sessions.size === 0) return;
+    const mine = ++this.seen;
     let header: TipHeader;
     try {
       header = await tipHeader(this.index());
@@ -58,7 +61,7 @@ export class TipSubscriptions {
       return;
     }
     const key = `${header.height}:${header.hex}`;
-    if (key === this.sent) return;
+    if (mine !== this.seen || key === this.sent) return;
     this.sent = key;
     const params = [header];
     for (const session of this.sessions) session.notify(HEADERS_SUBSCRIBE, params);
