@@ -251,5 +251,19 @@ describe('Electrum index-backed methods against a real litecoind', () => {
         after.filter((_, j) => j % 2 === i),
         `reorg (connection ${i})`,
       );
+
+    // Every notification sent is counted, by method (a last one may still be on its way to the client).
+    const counted = async (method: string): Promise<number> => {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('addrsum_api_electrum_notifications_total{') && l.includes(`method="${method}"`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const received = (method: string): number => clients.flatMap((c) => c.messages).filter((m) => isNote(m, method)).length;
+    for (const method of ['blockchain.scripthash.subscribe', 'blockchain.headers.subscribe']) {
+      await waitFor(`${method} notifications counted as received`, async () => (await counted(method)) === received(method), 10_000);
+    }
+    expect(received('blockchain.headers.subscribe')).toBeGreaterThanOrEqual(4);
   }, 400_000);
 });
