@@ -20,8 +20,10 @@ export const electrumSettings = z.strictObject({
   maxBufferedBytes: int(16_384, 64 * 1024 * 1024),
   /** Electrum connections one client network (an IPv4 address, an IPv6 /64) may hold open, per API process. */
   connectionsPerNetwork: int(1, 1_000_000),
-  /** Subscriptions one connection may hold (scripthashes; enforced once the subscribe methods exist). */
+  /** Scripthashes one connection may subscribe to; a subscribe past it is answered with an error. */
   subscriptionsPerConnection: int(1, 10_000_000),
+  /** Longest script history the scripthash methods answer (protocol 1.7's "history too large" past it). */
+  maxHistory: int(1, 100_000_000),
   /** A connection that sends no request for this long is closed. */
   idleTimeoutSeconds: int(1, 86_400),
 });

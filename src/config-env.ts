@@ -93,6 +93,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES', path: ['electrum', 'maxBufferedBytes'], kind: 'int' },
   { name: 'ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK', path: ['electrum', 'connectionsPerNetwork'], kind: 'int' },
   { name: 'ADDRSUM_ELECTRUM_SUBSCRIPTIONS_PER_CONNECTION', path: ['electrum', 'subscriptionsPerConnection'], kind: 'int' },
+  { name: 'ADDRSUM_ELECTRUM_MAX_HISTORY', path: ['electrum', 'maxHistory'], kind: 'int' },
   { name: 'ADDRSUM_ELECTRUM_IDLE_TIMEOUT_SECONDS', path: ['electrum', 'idleTimeoutSeconds'], kind: 'int' },
   // One process runs one chain's indexer, so the shared variable sets both chains' ports.
   ...CHAIN_CODES.map((chain) => ({ name: 'ADDRSUM_METRICS_PORT', path: ['chains', chain, 'metricsPort'], kind: 'int' as const })),

@@ -35,7 +35,13 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
   let electrum: ElectrumService;
   try {
-    electrum = electrumService(config, { limiter: wired.deps.limiter!, registry: wired.metrics.registry, logger });
+    electrum = electrumService(config, {
+      limiter: wired.deps.limiter!,
+      registry: wired.metrics.registry,
+      logger,
+      chains: wired.deps.chains,
+      feed: wired.live.hub,
+    });
   } catch (err) {
     wired.close();
     throw err;

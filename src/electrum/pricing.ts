@@ -30,9 +30,9 @@ function busy(): Payment {
 /** A payer for a client at `ip`, on the anonymous tier's bucket of its network. */
 export function networkPayer(limiter: RateLimiter, limits: TierLimits, ip: string | undefined): Pay {
   const bucket = buckets.anonymous(ip);
-  return (cost) => {
+  return (cost, draw = 'within') => {
     try {
-      const d = limiter.consume(bucket, limits, cost, 'within');
+      const d = limiter.consume(bucket, limits, cost, draw);
       return d instanceof Promise ? d.then(decided, busy) : decided(d);
     } catch {
       return busy();

@@ -17,6 +17,8 @@ import { CauseLog } from './cause-log.js';
 import { createElectrumMetrics, startSeries } from './metrics.js';
 import { methodRegistry } from './methods/registry.js';
 import { serverMethods } from './methods/server-methods.js';
+import { indexMethods } from './methods/index-methods.js';
+import { indexGroup, type IndexDeps } from './index/index-group.js';
 import { NetworkCounts } from './network-counts.js';
 import { networkPayer } from './pricing.js';
 import { ElectrumServer } from './server.js';
@@ -54,7 +56,7 @@ function tlsOf(config: Config, chain: ChainCode): { port: number; cert: Buffer; 
  */
 export function electrumService(
   config: Config,
-  deps: { readonly limiter: RateLimiter; readonly registry: Registry; readonly logger: Logger },
+  deps: { readonly limiter: RateLimiter; readonly registry: Registry; readonly logger: Logger } & IndexDeps,
 ): ElectrumService {
   const chains = CHAIN_CODES.filter((c) => {
     const { tcp, tls } = electrumPorts(c, config);
@@ -88,6 +90,7 @@ export function electrumService(
       tls: tlsOf(config, chain),
       registry: methodRegistry(
         serverMethods({ params: chainParams(chain, config.chains[chain].network), software: SERVER_SOFTWARE, banner: e.banner }),
+        indexMethods(indexGroup(chain, { ...e, undoDepth: config.chains[chain].undoDepth }, deps, log)),
       ),
       limits,
       maxConnections: config.api.maxConnections,

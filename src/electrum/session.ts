@@ -13,6 +13,7 @@
  *   - no request for electrum.idleTimeoutSeconds closes it.
  */
 import type { Socket } from 'node:net';
+import type { Draw } from '../api/token-bucket.js';
 import type { CloseReason } from './close-reasons.js';
 import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
 import {
@@ -49,8 +50,11 @@ export interface SessionLimits {
 }
 
 export type Payment = { readonly paid: true } | { readonly paid: false; readonly error: RpcError };
-/** Takes `cost` tokens from the client's bucket, or says why not. */
-export type Pay = (cost: number) => Payment | Promise<Payment>;
+/**
+ * Takes `cost` tokens from the client's bucket, or says why not. `debit` (token-bucket.ts) always takes,
+ * the bucket going below zero: what a handler charges for work already done (ElectrumSession.charge).
+ */
+export type Pay = (cost: number, draw?: Draw) => Payment | Promise<Payment>;
 
 /** How a request ended, for the request counter's `outcome` label. */
 export type Outcome = 'ok' | 'error' | 'invalid' | 'not_found' | 'rate_limited' | 'internal';
@@ -97,6 +101,7 @@ export class Session implements ElectrumSession {
   private reading = true;
   private closeAfter: CloseReason | undefined;
   private closed = false;
+  private closeHooks: Array<() => void> = [];
 
   constructor(private readonly opts: SessionOptions) {
     this.network = opts.network;
@@ -128,6 +133,22 @@ export class Session implements ElectrumSession {
 
   closeAfterAnswer(reason: CloseReason): void {
     this.closeAfter ??= reason;
+  }
+
+  async charge(tokens: number): Promise<void> {
+    if (tokens <= 0) return;
+    let payment: Payment;
+    try {
+      payment = await this.opts.pay(tokens, 'debit');
+    } catch {
+      throw new RpcError('SERVER_BUSY', 'the server cannot take requests right now; retry shortly');
+    }
+    if (!payment.paid) throw payment.error;
+  }
+
+  onClose(fn: () => void): void {
+    if (this.closed) fn();
+    else this.closeHooks.push(fn);
   }
 
   /** Closes for `reason`: the last answer written is flushed first, except to a client that does not read. */
@@ -162,6 +183,9 @@ export class Session implements ElectrumSession {
     this.head = 0;
     this.queuedChars = 0;
     this.opts.events.closed(reason);
+    const hooks = this.closeHooks;
+    this.closeHooks = [];
+    for (const fn of hooks) fn();
   }
 
   private onData(chunk: Buffer): void {

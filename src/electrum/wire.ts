@@ -20,6 +20,8 @@ export const RPC_ERROR_NUMBERS = {
   BAD_REQUEST: 1,
   EXCESSIVE_RESOURCE_USAGE: -101,
   SERVER_BUSY: -102,
+  /** Protocol 1.7's answer to a script whose history is longer than the server serves (electrum.maxHistory). */
+  HISTORY_TOO_LARGE: 10001,
 } as const;
 
 export type RpcErrorCode = keyof typeof RPC_ERROR_NUMBERS;

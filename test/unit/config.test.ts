@@ -362,6 +362,7 @@ describe('Electrum settings (docs/electrum.md)', () => {
       maxBufferedBytes: 4_194_304,
       connectionsPerNetwork: 32,
       subscriptionsPerConnection: 50_000,
+      maxHistory: 200_000,
       idleTimeoutSeconds: 600,
     });
     expect(c.chains.BTC.electrum).toEqual({});
@@ -378,6 +379,7 @@ describe('Electrum settings (docs/electrum.md)', () => {
         ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES: '65536',
         ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK: '3',
         ADDRSUM_ELECTRUM_SUBSCRIPTIONS_PER_CONNECTION: '7',
+        ADDRSUM_ELECTRUM_MAX_HISTORY: '11',
         ADDRSUM_ELECTRUM_IDLE_TIMEOUT_SECONDS: '9',
         ADDRSUM_LTC_ELECTRUM_PORT: '50001',
         ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002',
@@ -392,6 +394,7 @@ describe('Electrum settings (docs/electrum.md)', () => {
       maxBufferedBytes: 65536,
       connectionsPerNetwork: 3,
       subscriptionsPerConnection: 7,
+      maxHistory: 11,
       idleTimeoutSeconds: 9,
     });
     expect(c.chains.LTC.electrum).toEqual({ port: 50001, tlsPort: 50002, tlsCert: '/etc/c.pem', tlsKey: '/etc/k.pem' });

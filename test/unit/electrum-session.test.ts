@@ -157,4 +157,31 @@ describe('Electrum session', () => {
     w.client.close();
     await expect.poll(() => w.closed).toEqual([undefined]);
   });
+
+  it('charges work done by debit, and runs close hooks once when the client leaves', async () => {
+    const paid: Array<[number, string | undefined]> = [];
+    let hooks = 0;
+    const w = await world(
+      {
+        'test.long': method(async (_params, session) => {
+          session.onClose(() => hooks++);
+          await session.charge(3);
+          await session.charge(0);
+          return 'read';
+        }),
+      },
+      (cost, draw) => {
+        paid.push([cost, draw]);
+        return { paid: true };
+      },
+    );
+    expect((await w.client.call('test.long')).result).toBe('read');
+    // The fixed cost before the handler, within the bucket; the work after it, as a debit; nothing for 0.
+    expect(paid).toEqual([
+      [1, undefined],
+      [3, 'debit'],
+    ]);
+    w.client.close();
+    await expect.poll(() => hooks).toBe(1);
+  });
 });

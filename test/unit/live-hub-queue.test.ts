@@ -1,7 +1,8 @@
 /**
  * src/api/live/hub.ts over an engine that answers later (the reader port's Promises): a chain's polls
  * wait for each other however often the timer fires, so the feed is never read by two polls at once
- * and the pushes go out in feed order, each position once.
+ * and the pushes go out in feed order, each position once; change listeners (the Electrum statuses) hear
+ * of each poll's touched scripts.
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -76,5 +77,39 @@ describe('LiveHub over a feed that answers later', () => {
     expect(most).toBe(1);
     expect(pushed.length).toBeGreaterThan(2);
     expect(pushed).toEqual([...new Set(pushed)].sort((a, b) => a - b));
+  });
+
+  it('tells change listeners the scripts each poll found touched, and "all" for a row without scripts', async () => {
+    const index = new FakeIndex();
+    const rows: FeedEntry[] = [];
+    const feed: FeedSource = {
+      bounds: async () => (rows.length === 0 ? null : { first: 1, last: rows.length }),
+      since: async (after, limit) => rows.slice(after, after + limit),
+    };
+    const source = Object.assign(index, { feed });
+    const handle = { params, configured: true, acquire: () => ({ ok: true, source }) } as unknown as ChainHandle;
+    const deps = {
+      chains: new Map([['LTC', handle]]),
+      settings: { syncLagBlocks: 1 },
+      clock: { now: () => Date.now() },
+    } as unknown as AppDeps;
+    const hub = new LiveHub(deps, { pollMs: 5 }, pino({ level: 'silent' }));
+    const changes: Array<{ all: boolean; touched: string[] }> = [];
+    const row = (scripts: Buffer[] | null): void => void rows.push({ seq: rows.length + 1, kind: 'mempool', tipHeight: null, scripts });
+    try {
+      await hub.attach('LTC', async () => {
+        hub.onChanges('LTC', async (c) => void changes.push({ all: c.all, touched: [...c.touched] }));
+      });
+      row([scriptKey(A)]);
+      await expect.poll(() => changes.length).toBe(1);
+      row(null);
+      await expect.poll(() => changes.length).toBe(2);
+    } finally {
+      hub.close();
+    }
+    expect(changes).toEqual([
+      { all: false, touched: [scriptKey(A).toString('latin1')] },
+      { all: true, touched: [] },
+    ]);
   });
 });

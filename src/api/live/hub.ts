@@ -41,6 +41,15 @@ export interface Tip {
 
 export type TipListener = (tip: Tip) => void;
 
+/** The scripts one poll found changed (keys as latin1 strings of their 16 bytes); `all`: any script may have. */
+export interface FeedChange {
+  readonly all: boolean;
+  readonly touched: ReadonlySet<string>;
+}
+
+/** Told of every poll's changes, in feed order; awaited before the next poll (the Electrum statuses). */
+export type ChangeListener = (change: FeedChange) => Promise<void>;
+
 export interface LiveSettings {
   /** How often the change feed is read while anyone listens. */
   readonly pollMs: number;
@@ -54,6 +63,8 @@ interface ChainTail {
   /** A read failed: re-read every watch at the next poll. */
   retryAll: boolean;
   readonly watchers: Map<string, Set<Subscriber>>;
+  /** Listeners of every change of the chain, whoever watches which script (Electrum subscriptions). */
+  readonly changeListeners: Set<ChangeListener>;
   /** Polls and attaches, one at a time in the order queued (src/in-order.ts). */
   readonly queued: InOrder;
   /** A timer's poll is queued or running: a tick meanwhile adds none (a slow read must not pile polls up). */
@@ -129,6 +140,20 @@ export class LiveHub {
     };
   }
 
+  /**
+   * Tells `listener` of every change to the chain's scripts from the next poll on, while registered; it
+   * keeps the feed tailed as a watch does. Register it inside attach() to miss nothing after a first read.
+   */
+  onChanges(chain: ChainCode, listener: ChangeListener): () => void {
+    const tail = this.tails.get(chain)!;
+    tail.changeListeners.add(listener);
+    this.arm();
+    return () => {
+      tail.changeListeners.delete(listener);
+      this.arm();
+    };
+  }
+
   /** Calls `fn` when the hub closes (the process is stopping): streams that only listen to tips end then. */
   onClose(fn: () => void): () => void {
     this.closers.add(fn);
@@ -181,7 +206,7 @@ export class LiveHub {
 
   /** The timer runs only while someone listens. */
   private arm(): void {
-    const listening = this.tipListeners.size > 0 || [...this.tails.values()].some((t) => t.watchers.size > 0);
+    const listening = this.tipListeners.size > 0 || [...this.tails.values()].some((t) => t.watchers.size > 0 || t.changeListeners.size > 0);
     if (listening && this.timer === null) {
       this.timer = setInterval(() => {
         for (const chain of CHAIN_CODES) this.tick(chain);
@@ -249,6 +274,10 @@ export class LiveHub {
       // A wallet watches many scripts: read and push it once however many of them a row touched.
       const subs = [...new Set(due.flatMap((set) => [...set]))];
       if (subs.length > 0) await this.pushChanged(chain, tail, subs, cursor);
+      if (all || touched.size > 0) {
+        const change: FeedChange = { all, touched };
+        for (const listener of [...tail.changeListeners]) await listener(change);
+      }
       // Summaries first: they are what clients wait for, and a tip goes to every connection of the chain.
       // A failed read above leaves the tip unseen, so the next poll re-reads everything and sends it then.
       if (tipMoved && status && !this.stopped) this.emitTip({ chain, blockHeight: status.tipHeight, blockHash: status.tipHash });
@@ -282,7 +311,16 @@ export class LiveHub {
 }
 
 function idleTail(): ChainTail {
-  return { cursor: null, tip: undefined, retryAll: false, watchers: new Map(), queued: inOrder(), polling: false, epoch: 0 };
+  return {
+    cursor: null,
+    tip: undefined,
+    retryAll: false,
+    watchers: new Map(),
+    changeListeners: new Set(),
+    queued: inOrder(),
+    polling: false,
+    epoch: 0,
+  };
 }
 
 function sourceOf(deps: AppDeps, chain: ChainCode): SummarySource | null {

@@ -17,6 +17,14 @@ export interface ElectrumSession {
   notify(method: string, params: readonly unknown[]): void;
   /** Closes the connection once the answer to the request being handled is written. */
   closeAfterAnswer(reason: CloseReason): void;
+  /**
+   * Takes `tokens` more from the client network's bucket for work the fixed cost could not know (a long
+   * history), once it is done: always taken (the bucket may go below zero, so the client's next requests
+   * wait for it); rejects with SERVER_BUSY only when the limit store cannot answer.
+   */
+  charge(tokens: number): Promise<void>;
+  /** Calls `fn` once when the connection closes (subscriptions dropped); at once if it already has. */
+  onClose(fn: () => void): void;
 }
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * What one chain's index-backed methods are built from: its index (the API's chain handle) and its
+ * subscriptions, fed by the API's live hub. One per chain per process, whatever its listeners (TCP,
+ * TLS): a touched script's status is read once for every session of the process.
+ */
+import type { ChainHandle } from '../../api/deps.js';
+import type { ChainCode } from '../../chain/params.js';
+import type { Logger } from '../../logger.js';
+import type { IndexMethodDeps } from '../methods/index-methods.js';
+import { indexAccess } from './access.js';
+import { CheckpointProofs } from './checkpoint.js';
+import type { ChangeFeed } from './change-feed.js';
+import { ScripthashSubscriptions } from './scripthash-subscriptions.js';
+import { TipSubscriptions } from './tip-subscriptions.js';
+
+export interface IndexDeps {
+  readonly chains: ReadonlyMap<ChainCode, ChainHandle>;
+  /** The API's live hub (src/api/live/hub.ts). */
+  readonly feed: ChangeFeed;
+}
+
+export function indexGroup(
+  chain: ChainCode,
+  settings: { readonly subscriptionsPerConnection: number; readonly maxHistory: number; readonly undoDepth: number },
+  deps: IndexDeps,
+  log: Logger,
+): IndexMethodDeps {
+  const index = indexAccess(deps.chains.get(chain));
+  return {
+    chain,
+    index,
+    maxHistory: settings.maxHistory,
+    checkpoints: new CheckpointProofs(settings.undoDepth),
+    tips: new TipSubscriptions(chain, deps.feed, index, log),
+    scripthashes: new ScripthashSubscriptions(
+      chain,
+      deps.feed,
+      index,
+      { perConnection: settings.subscriptionsPerConnection, maxHistory: settings.maxHistory },
+      log,
+    ),
+  };
+}

@@ -1,0 +1,24 @@
+/** The parameters of the index-backed methods, checked alike: a wrong one is INVALID_PARAMS naming it. */
+import { ApiError } from '../../api/errors.js';
+import { parseScripthash } from '../../api/scripthash-param.js';
+import { RpcError } from '../wire.js';
+
+/** A non-negative integer parameter; `fallback` when absent (undefined or null). */
+export function heightParam(value: unknown, name: string, fallback?: number): number {
+  if ((value === undefined || value === null) && fallback !== undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new RpcError('INVALID_PARAMS', `${name} must be a non-negative integer`);
+  }
+  return value;
+}
+
+/** An Electrum scripthash: its lowercase hex and the index's script key. */
+export function scripthashParam(value: unknown): { hash: string; key: Buffer } {
+  if (typeof value !== 'string') throw new RpcError('INVALID_PARAMS', 'scripthash must be a string of 64 hex digits');
+  try {
+    return parseScripthash(value);
+  } catch (err) {
+    if (err instanceof ApiError) throw new RpcError('INVALID_PARAMS', `scripthash: ${err.message}`);
+    throw err;
+  }
+}
