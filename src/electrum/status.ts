@@ -15,19 +15,12 @@ export interface ElectrumHistoryEntry {
   readonly height: number;
 }
 
-export interface ConfirmedEntry extends ElectrumHistoryEntry {
-  /** Position in its block: orders transactions of one height. */
-  readonly position: number;
+/** The order of the mempool part (a sort comparator): height 0 before −1, then by tx_hash. */
+export function mempoolOrder(a: ElectrumHistoryEntry, b: ElectrumHistoryEntry): number {
+  return b.height - a.height || (a.txHash < b.txHash ? -1 : a.txHash > b.txHash ? 1 : 0);
 }
 
-/** The protocol's order: confirmed entries by (height, position), then mempool entries by (−height, txHash). */
-export function historyOrder(confirmed: readonly ConfirmedEntry[], mempool: readonly ElectrumHistoryEntry[]): ElectrumHistoryEntry[] {
-  const chain = [...confirmed].sort((a, b) => a.height - b.height || a.position - b.position);
-  const pool = [...mempool].sort((a, b) => b.height - a.height || (a.txHash < b.txHash ? -1 : a.txHash > b.txHash ? 1 : 0));
-  return [...chain.map(({ txHash, height }) => ({ txHash, height })), ...pool];
-}
-
-/** The status of a history already in the protocol's order (historyOrder); null when it is empty. */
+/** The status of a history already in the protocol's order; null when it is empty. */
 export function historyStatus(history: readonly ElectrumHistoryEntry[]): string | null {
   if (history.length === 0) return null;
   const hash = createHash('sha256');

@@ -17,13 +17,6 @@ import { buildVariedChain, type ChainManifest } from '../../harness/regtest-chai
 import { ElectrumClient } from '../support/electrum-client.js';
 import { ChainWalk, checkpointRoot, expectations, foldBranch, sortUnspent, type Expected } from '../support/electrum-oracle.js';
 
-/**
- * The engines do not fill a mempool item's fee and parents yet (index-model.ts UnconfirmedItem, being
- * added): the server answers fee 0 and height 0 for every mempool entry until then. Flip to false once
- * both engines fill them, and the mempool part is held to the node's fees and parents.
- */
-const MEMPOOL_PLACEHOLDERS = true;
-
 interface Notification {
   method: string;
   params: unknown[];
@@ -50,7 +43,7 @@ describe('Electrum index-backed methods against a real litecoind', () => {
   }
 
   async function expected(): Promise<Expected[]> {
-    return expectations(node, walk, scripts, MEMPOOL_PLACEHOLDERS);
+    return expectations(node, walk, scripts);
   }
 
   /** Every address's answers equal the node's; retried until the index has caught up with the node. */

@@ -127,11 +127,8 @@ async function mempoolTxs(node: NodeCli): Promise<PoolTx[]> {
   return out;
 }
 
-/**
- * Everything expected of `scripts` (output script hex) now. `placeholders`: the index does not fill a
- * mempool item's fee and parents yet (index-model.ts UnconfirmedItem), so expect fee 0 and height 0.
- */
-export async function expectations(node: NodeCli, walk: ChainWalk, scripts: readonly string[], placeholders: boolean): Promise<Expected[]> {
+/** Everything expected of `scripts` (output script hex) now: mempool fees and parents from getmempoolentry. */
+export async function expectations(node: NodeCli, walk: ChainWalk, scripts: readonly string[]): Promise<Expected[]> {
   await walk.extend(node);
   const pool = await mempoolTxs(node);
   const poolOutputs = new Map<string, { script: string; value: number }>();
@@ -168,7 +165,7 @@ export async function expectations(node: NodeCli, walk: ChainWalk, scripts: read
         touches = true;
         unconfirmed += sats(o.value);
       }
-      if (touches) mempool.push({ tx_hash: tx.txid, height: placeholders ? 0 : tx.parents > 0 ? -1 : 0, fee: placeholders ? 0 : tx.fee });
+      if (touches) mempool.push({ tx_hash: tx.txid, height: tx.parents > 0 ? -1 : 0, fee: tx.fee });
     }
     mempool.sort((a, b) => b.height - a.height || (a.tx_hash < b.tx_hash ? -1 : 1));
     const unspent: ExpectedUnspent[] = [];

@@ -35,6 +35,8 @@ const pending = (n: number, extra: Partial<UnconfirmedItem> = {}): UnconfirmedIt
   txid: txid(n),
   received: 1n,
   sent: 0n,
+  fee: 0n,
+  spendsUnconfirmed: false,
   ...extra,
 });
 const page = (items: HistoryItem[], unconfirmed: UnconfirmedItem[] = []): NonNullable<HistoryPage['page']> => ({
@@ -70,8 +72,8 @@ describe('electrumHistory', () => {
     expect(h.mempool.map((e) => e.txHash)).toEqual([display(1), display(8), display(9)]);
   });
 
-  it('reads an absent or unknown fee as 0 and an absent parent flag as height 0 (the one placeholder)', () => {
-    expect(mempoolFacts(pending(1))).toEqual({ fee: 0, height: 0 });
+  it('answers an unknown fee (MWEB) as 0, and height −1 for a child of a mempool transaction', () => {
+    expect(mempoolFacts(pending(1, { fee: 250n }))).toEqual({ fee: 250, height: 0 });
     expect(mempoolFacts(pending(1, { fee: null, spendsUnconfirmed: true }))).toEqual({ fee: 0, height: -1 });
   });
 });

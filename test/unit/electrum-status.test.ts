@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { historyOrder, historyStatus } from '../../src/electrum/status.js';
+import { historyStatus, mempoolOrder } from '../../src/electrum/status.js';
 
 const tx = (n: number): string => n.toString(16).padStart(64, '0');
 
@@ -22,23 +22,13 @@ describe('Electrum status', () => {
     expect(historyStatus([...history].reverse())).not.toBe(expected);
   });
 
-  it('orders confirmed entries by height and position, then the mempool by (−height, tx_hash)', () => {
-    const ordered = historyOrder(
-      [
-        { txHash: tx(9), height: 7, position: 2 },
-        { txHash: tx(8), height: 5, position: 1 },
-        { txHash: tx(7), height: 7, position: 0 },
-      ],
-      [
-        { txHash: tx(3), height: -1 },
-        { txHash: tx(5), height: 0 },
-        { txHash: tx(4), height: 0 },
-      ],
-    );
-    expect(ordered).toEqual([
-      { txHash: tx(8), height: 5 },
-      { txHash: tx(7), height: 7 },
-      { txHash: tx(9), height: 7 },
+  it('orders the mempool part by (−height, tx_hash)', () => {
+    const pool = [
+      { txHash: tx(3), height: -1 },
+      { txHash: tx(5), height: 0 },
+      { txHash: tx(4), height: 0 },
+    ];
+    expect(pool.sort(mempoolOrder)).toEqual([
       { txHash: tx(4), height: 0 },
       { txHash: tx(5), height: 0 },
       { txHash: tx(3), height: -1 },

@@ -6,7 +6,7 @@
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { HistoryPage, UnconfirmedItem } from '../../store/index-model.js';
-import { historyStatus, type ElectrumHistoryEntry } from '../status.js';
+import { historyStatus, mempoolOrder, type ElectrumHistoryEntry } from '../status.js';
 import { RpcError } from '../wire.js';
 import { notIndexed, type ElectrumIndex } from './access.js';
 
@@ -23,14 +23,11 @@ export interface ScriptHistory {
 }
 
 /**
- * THE one place that reads a mempool item's fee and parents (UnconfirmedItem.fee, .spendsUnconfirmed):
- * both engines are being made to fill them; until they do, an absent fee counts as 0 and an absent
- * flag as "spends only confirmed outputs" (height 0). A null fee (not known: MWEB) is also 0, since
- * Electrum refuses a mempool entry without a non-negative integer fee.
+ * A mempool item's fee and height as Electrum lists them. A fee the index does not know (null: an MWEB
+ * part) is answered as 0, since Electrum refuses a mempool entry without a non-negative integer fee.
  */
 export function mempoolFacts(item: UnconfirmedItem): { fee: number; height: 0 | -1 } {
-  const fee = item.fee ?? 0n;
-  return { fee: fee > 0n ? Number(fee) : 0, height: item.spendsUnconfirmed === true ? -1 : 0 };
+  return { fee: item.fee === null ? 0 : Number(item.fee), height: item.spendsUnconfirmed ? -1 : 0 };
 }
 
 /** The protocol's order from a page read newest first (items by txNum: blockchain order reversed). */
@@ -41,8 +38,7 @@ export function electrumHistory(page: NonNullable<HistoryPage['page']>): ScriptH
     entries.push({ txHash: toDisplayHex(item.txid), height: item.height });
   }
   const mempool: MempoolEntry[] = page.unconfirmed.map((item) => ({ txHash: toDisplayHex(item.txid), ...mempoolFacts(item) }));
-  // Protocol 1.6's order of the mempool part: height 0 before −1, then by tx_hash (status.ts).
-  mempool.sort((a, b) => b.height - a.height || (a.txHash < b.txHash ? -1 : a.txHash > b.txHash ? 1 : 0));
+  mempool.sort(mempoolOrder);
   for (const m of mempool) entries.push(m);
   return { entries, mempool };
 }
