@@ -19,7 +19,7 @@
  * Messages name the node by its redacted URL: a password never reaches a log or an error.
  */
 
-import { CodedError } from '../src/coded-error.js';
+import { CodedError } from '../coded-error.js';
 
 export const NODE_ERROR_CODES = ['UNREACHABLE', 'AUTH', 'WARMING_UP', 'TIMEOUT', 'RPC', 'NOT_FOUND', 'BAD_RESPONSE'] as const;
 export type NodeErrorCode = (typeof NODE_ERROR_CODES)[number];
