@@ -46,6 +46,7 @@ import {
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
 import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
+import type { TxBlock } from '../tx-block.js';
 import { lowestHeaderSql, readHeaderRange } from './header-rows.js';
 import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
 
@@ -183,6 +184,15 @@ export class PgIndexReader implements IndexReader {
   /** Stored block headers from `from` (header-rows.ts), in one statement with the tip they belong to. */
   headers(from: number, count: number): Promise<HeaderRange | null> {
     return readHeaderRange(this.pool, this.schema, from, count);
+  }
+
+  /** The block holding a txid, by the hash index of migrations/postgres/0008 (../tx-block.ts). */
+  async txBlock(txid: Buffer): Promise<TxBlock | null> {
+    const { rows } = await this.pool.query<{ height: number; position: number; hash: Buffer }>(
+      `SELECT t.height, t.position, b.hash FROM ${this.schema}.history_txs AS t JOIN ${this.schema}.blocks AS b ON b.height = t.height WHERE t.txid = $1 ORDER BY t.tx_num LIMIT 1`,
+      [txid],
+    );
+    return rows[0] ?? null;
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */
