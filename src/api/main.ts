@@ -35,7 +35,12 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
   let electrum: ElectrumService;
   try {
-    electrum = electrumService(config, { limiter: wired.deps.limiter!, registry: wired.metrics.registry, logger });
+    electrum = electrumService(config, {
+      limiter: wired.deps.limiter!,
+      registry: wired.metrics.registry,
+      logger,
+      chains: wired.deps.chains,
+    });
   } catch (err) {
     wired.close();
     throw err;

@@ -17,6 +17,8 @@ import { CauseLog } from './cause-log.js';
 import { createElectrumMetrics, startSeries } from './metrics.js';
 import { methodRegistry } from './methods/registry.js';
 import { serverMethods } from './methods/server-methods.js';
+import { nodeMethods } from './methods/node-methods.js';
+import type { ChainHandle } from '../api/deps.js';
 import { NetworkCounts } from './network-counts.js';
 import { networkPayer } from './pricing.js';
 import { ElectrumServer } from './server.js';
@@ -54,7 +56,13 @@ function tlsOf(config: Config, chain: ChainCode): { port: number; cert: Buffer; 
  */
 export function electrumService(
   config: Config,
-  deps: { readonly limiter: RateLimiter; readonly registry: Registry; readonly logger: Logger },
+  deps: {
+    readonly limiter: RateLimiter;
+    readonly registry: Registry;
+    readonly logger: Logger;
+    /** The served chains' indexes (the HTTP routes' handles). */
+    readonly chains?: ReadonlyMap<ChainCode, ChainHandle>;
+  },
 ): ElectrumService {
   const chains = CHAIN_CODES.filter((c) => {
     const { tcp, tls } = electrumPorts(c, config);
@@ -78,9 +86,12 @@ export function electrumService(
     connectionsPerNetwork: e.connectionsPerNetwork,
   };
   const anonymous = config.api.tiers.default;
+  const links: { close(): void }[] = [];
   const servers = chains.map((chain) => {
     const log = deps.logger.child({ component: 'electrum', chain });
     startSeries(metrics, chain);
+    const node = nodeMethods(config, chain, deps.chains?.get(chain));
+    links.push(node);
     return new ElectrumServer({
       chain,
       host: config.api.host,
@@ -88,6 +99,7 @@ export function electrumService(
       tls: tlsOf(config, chain),
       registry: methodRegistry(
         serverMethods({ params: chainParams(chain, config.chains[chain].network), software: SERVER_SOFTWARE, banner: e.banner }),
+        node.methods,
       ),
       limits,
       maxConnections: config.api.maxConnections,
@@ -98,7 +110,10 @@ export function electrumService(
       log,
     });
   });
-  const close = async (): Promise<void> => void (await Promise.all(servers.map((s) => s.close())));
+  const close = async (): Promise<void> => {
+    await Promise.all(servers.map((s) => s.close()));
+    for (const link of links) link.close();
+  };
   return {
     listen: async () => {
       try {
