@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headTotals } from '../../src/store/history-chunk.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { HistoryStore } from '../../src/store/sqlite/history-store.js';
+import { verifyHistory } from '../../src/store/sqlite/history-verify.js';
 import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
 import { MIGRATIONS_DIR, SCHEMA_VERSION, listMigrations, migrate, readSchemaVersion } from '../../src/store/sqlite/migrate.js';
 import { ChainBuilder, Rng, p2wpkh, spendTx } from '../support/blocks.js';
@@ -231,6 +232,17 @@ describe('migrations', () => {
       expect(reader.txBlock(Buffer.alloc(32, 0xee))).toBeNull();
     } finally {
       reader.db.close();
+    }
+    // The verifier counts the rows: one missing is reported.
+    const db = new Database(path);
+    try {
+      expect(verifyHistory(db)).toEqual([]);
+      db.prepare('DELETE FROM history_txid_index WHERE tx_num = 7').run();
+      expect(verifyHistory(db)).toEqual([
+        `history numbers ${txs.length} transactions but finds ${txs.length - 1} by txid (history_txid_index)`,
+      ]);
+    } finally {
+      db.close();
     }
   });
 
