@@ -47,6 +47,7 @@ import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.
 import { readUtxoPage } from './utxo-page.js';
 import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
 import type { TxBlock } from '../tx-block.js';
+import { readTxBlock } from './tx-block-rows.js';
 import { lowestHeaderSql, readHeaderRange } from './header-rows.js';
 import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
 
@@ -186,13 +187,9 @@ export class PgIndexReader implements IndexReader {
     return readHeaderRange(this.pool, this.schema, from, count);
   }
 
-  /** The block holding a txid, by the hash index of migrations/postgres/0008 (../tx-block.ts). */
-  async txBlock(txid: Buffer): Promise<TxBlock | null> {
-    const { rows } = await this.pool.query<{ height: number; position: number; hash: Buffer }>(
-      `SELECT t.height, t.position, b.hash FROM ${this.schema}.history_txs AS t JOIN ${this.schema}.blocks AS b ON b.height = t.height WHERE t.txid = $1 ORDER BY t.tx_num LIMIT 1`,
-      [txid],
-    );
-    return rows[0] ?? null;
+  /** The block holding a txid (tx-block-rows.ts). */
+  txBlock(txid: Buffer): Promise<TxBlock | null> {
+    return readTxBlock(this.pool, this.schema, txid);
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */
