@@ -103,6 +103,17 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     }
   });
 
+  it('transaction.get: every transaction of both MWEB blocks parses as Electrum does with its txid; only MWEB forms differ from the node', async () => {
+    for (const block of [activation, pegOutBlock])
+      for (const txid of block.tx) {
+        const nodeHex = await lw.node.cli<string>('getrawtransaction', txid, false, block.hash);
+        const served = result(await client.call('blockchain.transaction.get', [txid]));
+        expectServedAs(served, txid);
+        const mwebForm = nodeHex.slice(8, 10) === '00' && (Number.parseInt(nodeHex.slice(10, 12), 16) & 0x08) !== 0;
+        if (!mwebForm) expect(served).toBe(nodeHex);
+      }
+  });
+
   it('transaction.get: the HogEx of the activation block and of a peg-out block, without its MWEB part, same txid', async () => {
     for (const block of [activation, pegOutBlock]) {
       const hogEx = block.tx.at(-1)!;
