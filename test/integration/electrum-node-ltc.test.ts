@@ -14,7 +14,7 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import { waitFor } from '../../harness/indexer-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { freePort } from '../../harness/ports.js';
-import { MWEB_ACTIVATION_HEIGHT, mine } from '../../harness/regtest-chain.js';
+import { MWEB_ACTIVATION_HEIGHT, mine, sendMwebToMweb } from '../../harness/regtest-chain.js';
 import { coins, pegOut } from '../../harness/regtest-wallet.js';
 import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
 import { foldBranch } from '../../src/chain/merkle.js';
@@ -138,6 +138,22 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     expect(unknown.error?.message).toMatch(/no transaction .* in the indexed blocks or the node's mempool/);
     const verbose = await client.call('blockchain.transaction.get', [txid, true]);
     expect(verbose.error).toEqual({ code: 1, message: 'verbose transactions are not served' });
+  });
+
+  it('transaction.get: a mempool peg-in (MWEB body, flags 0x09) served without it, same txid; an MWEB-only one refused', async () => {
+    // More than the wallet's MWEB coins: transparent (segwit) inputs must pay in, a peg-in.
+    const pegIn = await lw.node.cli<string>('sendtoaddress', await lw.node.cli<string>('getnewaddress', '', 'mweb'), coins(10_000_000_000));
+    const nodeHex = await lw.node.cli<string>('getrawtransaction', pegIn, false);
+    expect(nodeHex.slice(8, 12)).toBe('0009');
+    const served = result(await client.call('blockchain.transaction.get', [pegIn]));
+    expect((served as string).length).toBeLessThan(nodeHex.length);
+    const tx = expectServedAs(served, pegIn);
+    expect(tx.hasWitnesses()).toBe(true);
+    expect(tx.ins.length).toBeGreaterThan(0);
+    const { txid: mwebOnly } = await sendMwebToMweb(lw.node);
+    const refused = await client.call('blockchain.transaction.get', [mwebOnly]);
+    expect(refused.error?.code).toBe(1);
+    expect(refused.error?.message).toMatch(/MWEB-only/);
   });
 
   it('get_merkle folds to the header merkle root at every position (HogEx included); id_from_pos names each', async () => {
