@@ -10,6 +10,7 @@
  *                              src/store/keys/); the SQLite engine lives in src/store/sqlite/, the only
  *                              folder of the product that loads its driver, and the PostgreSQL engine in
  *                              src/store/postgres/ (node-postgres only in its pg-pool.ts, eslint.config.js)
+ *   src/node/                  the node's RPC client (indexer and API): the base and src/chain
  *   src/keys/                  the addrsum-keys command: the above
  *   src/api/, indexer/         the above (the indexer not src/keys); never each other
  *   src/electrum/              the API process's Electrum server: the above but the engines, keys and indexer
@@ -45,6 +46,12 @@ export default {
       'src/wallet imports only src/chain and the shared base; only the API uses it',
       '^src/wallet/',
       '^(src/(store|keys|api)|indexer)/',
+    ),
+    layer(
+      'node-client-low',
+      'src/node (the node client the indexer and the API share) imports only src/chain and the shared base',
+      '^src/node/',
+      '^(src/(store|keys|api|wallet|electrum)|indexer)/',
     ),
     layer('wallet-for-the-api', 'of the layers, only src/api imports src/wallet', '^(src/(store|keys)|indexer)/', '^src/wallet/'),
     layer(

@@ -5,7 +5,7 @@
  */
 import { BlockFetcher } from '../indexer/block-fetcher.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
-import { NodeClient } from '../indexer/node-client.js';
+import { NodeClient } from '../src/node/node-client.js';
 import { retryingSource } from '../indexer/node-source.js';
 import { Syncer } from '../indexer/sync.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';

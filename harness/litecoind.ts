@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NodeClient, NodeError } from '../indexer/node-client.js';
+import { NodeClient, NodeError } from '../src/node/node-client.js';
 import { freePort } from './ports.js';
 import { startWatchdog } from './watchdog.js';
 import { parseJsonDecimalsAsText } from './rpc-json.js';

@@ -8,7 +8,7 @@
  * coins, a coin already spent by a transaction the reorg returned to the mempool); those are skipped.
  * If no action at all succeeds, that is an error.
  */
-import { NodeError } from '../indexer/node-client.js';
+import { NodeError } from '../src/node/node-client.js';
 import { addAddress, type AddressKind, type ChainManifest } from './regtest-manifest.js';
 import { recordBlockAddresses, spendableUtxos } from './regtest-scan.js';
 import { taprootKey } from './regtest-taproot.js';

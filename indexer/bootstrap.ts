@@ -17,7 +17,7 @@ import type { ChainCode, NetworkName } from '../src/chain/params.js';
 import { fromDisplayHex, toDisplayHex } from '../src/chain/hash.js';
 import { SnapshotError } from '../src/chain/snapshot-format.js';
 import type { Logger } from '../src/logger.js';
-import { NodeError, withRetry, type NodeClient } from './node-client.js';
+import { NodeError, withRetry, type NodeClient } from '../src/node/node-client.js';
 import { SnapshotFile } from './snapshot-reader.js';
 import type { CoinRow, ScriptSumRow } from './snapshot-stream.js';
 import type { LoadPhase, WarmResult } from '../src/store/index-model.js';

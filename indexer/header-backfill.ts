@@ -21,7 +21,7 @@ import type { LogSink } from '../src/logger.js';
 import { StoreError } from '../src/store/errors.js';
 import { HEADERS_PER_CHUNK } from '../src/store/header-chain.js';
 import type { IndexWriter } from '../src/store/ports.js';
-import { sleep } from './node-retry.js';
+import { sleep } from '../src/node/node-retry.js';
 
 export interface HeaderSource {
   getBlockHash(height: number): Promise<string>;

@@ -15,7 +15,7 @@ import { describeLocation, indexLocation, type IndexLocation } from '../src/stor
 import type { IndexWriter } from '../src/store/ports.js';
 import { IndexerMetrics } from './metrics.js';
 import { startMetricsServer } from './metrics-server.js';
-import { NodeClient, withRetry } from './node-client.js';
+import { NodeClient, withRetry } from '../src/node/node-client.js';
 import { checkNode } from './node-check.js';
 import { retryingHeaderSource, retryingSource } from './node-source.js';
 import { backfillHeaders } from './header-backfill.js';

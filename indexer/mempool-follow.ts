@@ -24,7 +24,7 @@ import type { ParsedTx } from '../src/chain/block-parser.js';
 import type { MempoolSource } from './mempool-source.js';
 import { Wake } from './wake.js';
 import type { LogSink } from '../src/logger.js';
-import { NodeError } from './rpc-errors.js';
+import { NodeError } from '../src/node/rpc-errors.js';
 import type { Tip } from '../src/store/index-model.js';
 import type { MempoolWriter } from '../src/store/ports.js';
 
@@ -44,7 +44,7 @@ export interface MempoolFollowOptions {
   zmqBatchMs?: number;
   /** After a failure the next try waits this long, doubling per failure up to retryMaxMs. Default 1 s. */
   retryBaseMs?: number;
-  /** Default 30 s, as the sync loop's retries (node-retry.ts). */
+  /** Default 30 s, as the sync loop's retries (src/node/node-retry.ts). */
   retryMaxMs?: number;
   /** Called after each reconcile that ran (not skipped), with its duration in seconds. */
   onReconcile?: (seconds: number) => void;

@@ -3,8 +3,8 @@
  * getrawtransaction finds mempool transactions without -txindex; one that left the mempool since
  * getrawmempool answers RPC -5, which is not an error here but "gone" (null).
  */
-import { NodeError, type NodeClient } from './node-client.js';
-import { RPC_INVALID_ADDRESS_OR_KEY } from './rpc-errors.js';
+import { NodeError, type NodeClient } from '../src/node/node-client.js';
+import { RPC_INVALID_ADDRESS_OR_KEY } from '../src/node/rpc-errors.js';
 
 export interface MempoolSource {
   /** The node's best block hash (display hex). */

@@ -3,7 +3,7 @@ import type { ChainConfig } from '../src/config.js';
 import type { IndexWriter } from '../src/store/ports.js';
 import { MempoolFollower } from './mempool-follow.js';
 import { nodeMempoolSource } from './mempool-source.js';
-import type { NodeClient } from './node-client.js';
+import type { NodeClient } from '../src/node/node-client.js';
 import { followMempoolEvents } from './zmq-mempool.js';
 import type { LogSink } from '../src/logger.js';
 import type { IndexerMetrics } from './metrics.js';

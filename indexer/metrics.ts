@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { buildInfoGauge } from '../src/build-info.js';
-import { NODE_ERROR_CODES } from './rpc-errors.js';
+import { NODE_ERROR_CODES } from '../src/node/rpc-errors.js';
 
 /** The indexer's Prometheus metrics; one registry per indexer so tests can run several in one process. */
 export class IndexerMetrics {

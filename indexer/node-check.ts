@@ -4,7 +4,7 @@
  */
 import { chainParams, type ChainCode, type NetworkName } from '../src/chain/params.js';
 import type { BlockSource } from './block-source.js';
-import type { ChainInfo } from './node-client.js';
+import type { ChainInfo } from '../src/node/node-client.js';
 import { CodedError } from '../src/coded-error.js';
 
 export class NodeMismatch extends CodedError<'NODE_MISMATCH'> {

@@ -5,7 +5,7 @@
  * and `getblockheader <hash> false` per height. Fewer headers than asked when the node's chain ends.
  */
 import { HEADER_SIZE } from '../src/chain/block-header.js';
-import { NodeError, type NodeClient } from './node-client.js';
+import { NodeError, type NodeClient } from '../src/node/node-client.js';
 
 /** Core's MAX_REST_HEADERS_RESULTS: the most one REST call answers. */
 export const MAX_REST_HEADERS = 2000;

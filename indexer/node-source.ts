@@ -1,6 +1,6 @@
 import { ChainChanged, type BlockSource } from './block-source.js';
 import type { IndexerMetrics } from './metrics.js';
-import { NodeError, withRetry, type NodeClient } from './node-client.js';
+import { NodeError, withRetry, type NodeClient } from '../src/node/node-client.js';
 import type { LogSink } from '../src/logger.js';
 import type { HeaderSource } from './header-backfill.js';
 import { fetchHeaders } from './node-headers.js';

@@ -10,7 +10,7 @@ import { bool, int, port, text } from './config-values.js';
 
 /** `electrum`: what every chain's Electrum listeners share. */
 export const electrumSettings = z.strictObject({
-  /** Relay wallets' transactions to the node (blockchain.transaction.broadcast); only the setting so far. */
+  /** Relay wallets' transactions to the node (blockchain.transaction.broadcast); off, it answers an error. */
   broadcast: bool(),
   /** The text server.banner answers. */
   banner: z.string({ error: 'expected a text' }).max(65_536, { error: 'expected at most 65536 characters' }),

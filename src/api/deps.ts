@@ -27,7 +27,9 @@ export type AddressSummary = ScriptSummary;
  * (test fakes): no mempool count, no snapshot-load progress, no UTXO listing, no live pushes.
  */
 export type SummarySource = Pick<IndexReader, 'summary' | 'views' | 'keyViews' | 'status'> &
-  Partial<Pick<IndexReader, 'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'headers' | 'feed'>>;
+  Partial<
+    Pick<IndexReader, 'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'feed' | 'headers' | 'txBlock'>
+  >;
 
 export type FeedSource = IndexReader['feed'];
 

@@ -19,6 +19,7 @@ import { methodRegistry } from './methods/registry.js';
 import { serverMethods } from './methods/server-methods.js';
 import { indexMethods } from './methods/index-methods.js';
 import { indexGroup, type IndexDeps } from './index/index-group.js';
+import { nodeMethods } from './methods/node-methods.js';
 import { NetworkCounts } from './network-counts.js';
 import { networkPayer } from './pricing.js';
 import { ElectrumServer } from './server.js';
@@ -80,9 +81,12 @@ export function electrumService(
     connectionsPerNetwork: e.connectionsPerNetwork,
   };
   const anonymous = config.api.tiers.default;
+  const links: { close(): void }[] = [];
   const servers = chains.map((chain) => {
     const log = deps.logger.child({ component: 'electrum', chain });
     startSeries(metrics, chain);
+    const node = nodeMethods(config, chain, deps.chains.get(chain));
+    links.push(node);
     return new ElectrumServer({
       chain,
       host: config.api.host,
@@ -91,6 +95,7 @@ export function electrumService(
       registry: methodRegistry(
         serverMethods({ params: chainParams(chain, config.chains[chain].network), software: SERVER_SOFTWARE, banner: e.banner }),
         indexMethods(indexGroup(chain, { ...e, undoDepth: config.chains[chain].undoDepth }, deps, log)),
+        node.methods,
       ),
       limits,
       maxConnections: config.api.maxConnections,
@@ -101,7 +106,10 @@ export function electrumService(
       log,
     });
   });
-  const close = async (): Promise<void> => void (await Promise.all(servers.map((s) => s.close())));
+  const close = async (): Promise<void> => {
+    await Promise.all(servers.map((s) => s.close()));
+    for (const link of links) link.close();
+  };
   return {
     listen: async () => {
       try {

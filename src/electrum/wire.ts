@@ -8,7 +8,8 @@ import { CodedError } from '../coded-error.js';
 
 /**
  * JSON-RPC's own codes, and the server errors: BAD_REQUEST is ElectrumX's code for a request it
- * understands and refuses (an unsupported protocol version), the two negative ones aiorpcx's for a
+ * understands and refuses (an unsupported protocol version), DAEMON_ERROR its code for a node that
+ * failed (down, slow, or refusing what it was asked), the two negative ones aiorpcx's for a
  * client over its limits and a server that cannot take the request now.
  */
 export const RPC_ERROR_NUMBERS = {
@@ -18,6 +19,7 @@ export const RPC_ERROR_NUMBERS = {
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
   BAD_REQUEST: 1,
+  DAEMON_ERROR: 2,
   EXCESSIVE_RESOURCE_USAGE: -101,
   SERVER_BUSY: -102,
   /** Protocol 1.7's answer to a script whose history is longer than the server serves (electrum.maxHistory). */

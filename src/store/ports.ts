@@ -39,6 +39,7 @@ import type {
   WarmResult,
 } from './index-model.js';
 import type { HeaderRange } from './header-chain.js';
+import type { TxBlock } from './tx-block.js';
 
 /** Reading one chain's index: the API, the live hub and verification. */
 export interface IndexReader {
@@ -73,6 +74,11 @@ export interface IndexReader {
    * that tip and how far down the stored headers reach; null while nothing is indexed.
    */
   headers(from: number, count: number): Promise<HeaderRange | null>;
+  /**
+   * The block holding a confirmed transaction (txid in internal byte order), for any transaction of the
+   * blocks history covers; null for any other, or while history is off (tx-block.ts).
+   */
+  txBlock(txid: Buffer): Promise<TxBlock | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;
   close(): Promise<void>;

@@ -91,6 +91,29 @@ function mempoolPart<T extends { txid: string }>(got: readonly T[], parents: Rea
   return { unconfirmed: byTxid(got), misordered };
 }
 
+/** A txid no chain holds: txBlock answers null. */
+const UNKNOWN_TXID = 'ee'.repeat(32);
+
+/** Each txid of `lines` (the first line of a txid two blocks hold), and the unknown one, with the block txBlock names. */
+async function txBlocksOf(reader: IndexReader, lines: readonly HistoryLine[]) {
+  const txids = [...new Set(lines.map((l) => l.txid)), UNKNOWN_TXID].sort();
+  // One after the other: a pool has a bounded queue of waiting callers.
+  const got: Awaited<ReturnType<IndexReader['txBlock']>>[] = [];
+  for (const t of txids) got.push(await reader.txBlock(Buffer.from(t, 'hex').reverse()));
+  return Object.fromEntries(
+    txids.map((t, i) => [t, got[i] && { height: got[i].height, hash: displayHex(got[i].hash), position: got[i].position }]),
+  );
+}
+
+/** What txBlocksOf must answer, from the model's history lines. */
+function expectedTxBlocks(model: ChainModel, lines: readonly HistoryLine[]) {
+  const first = new Map<string, HistoryLine>();
+  for (const l of [...lines].sort((a, b) => a.height - b.height || a.position - b.position)) if (!first.has(l.txid)) first.set(l.txid, l);
+  const want: Record<string, { height: number; hash: string; position: number } | null> = { [UNKNOWN_TXID]: null };
+  for (const [txid, l] of first) want[txid] = { height: l.height, hash: displayHex(model.blocks[l.height]!.hash), position: l.position };
+  return want;
+}
+
 async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number, mempool: MempoolModel | null) {
   const parents = new Map([...(mempool?.lines().values() ?? [])].flat().map((l) => [l.txid, l.parents]));
   const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
@@ -104,6 +127,7 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
   const tip = await ix.writer.tip();
   const hashes = await Promise.all(Array.from({ length: tipHeight + 2 }, (_, h) => ix.writer.hashAt(h)));
   const report = await ix.verifier.aggregates();
+  const pages = ix.history && tipHeight >= 0 ? await Promise.all(keys.map((k) => pageAll(ix.reader, k, 3))) : undefined;
   const headers = async (from: number, count: number) => {
     const r = await ix.reader.headers(from, count);
     return r && { tip: r.tipHeight, headersFrom: r.headersFrom, headers: r.headers.map((h) => h.toString('hex')) };
@@ -136,7 +160,13 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
       amount: report.amount,
     },
     problems: await ix.verifier.chain(),
-    pages: ix.history && tipHeight >= 0 ? await Promise.all(keys.map((k) => pageAll(ix.reader, k, 3))) : undefined,
+    pages,
+    txBlocks:
+      pages &&
+      (await txBlocksOf(
+        ix.reader,
+        pages.flatMap((p) => p?.lines ?? []),
+      )),
     mempoolPages:
       ix.history && tipHeight >= 0
         ? await Promise.all(
@@ -196,6 +226,13 @@ export async function expectIndex(
     aggregates: { differences: [], differenceCount: 0, scripts: totals.scripts, utxos: totals.utxos, amount: totals.amount },
     problems: [],
     pages: histories && at ? scripts.map((s) => ({ lines: histories.get(keyHex(s))?.lines ?? [], tips: [at.hash] })) : undefined,
+    txBlocks:
+      histories && at
+        ? expectedTxBlocks(
+            model,
+            scripts.flatMap((s) => histories.get(keyHex(s))?.lines ?? []),
+          )
+        : undefined,
     mempoolPages:
       histories && at
         ? scripts.map((s) => ({

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeClient } from '../../indexer/node-client.js';
+import { NodeClient } from '../../src/node/node-client.js';
 import { parseCoins } from '../../src/chain/amount.js';
 import { REPO_ROOT } from '../../harness/indexer-process.js';
 import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';

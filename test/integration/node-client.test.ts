@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { NodeClient, NodeError, withRetry } from '../../indexer/node-client.js';
+import { NodeClient, NodeError, withRetry } from '../../src/node/node-client.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
 import { coins } from '../../harness/regtest-wallet.js';

@@ -9,7 +9,7 @@ import { Publisher } from 'zeromq';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { BlockSource } from '../../indexer/block-source.js';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { NodeClient } from '../../indexer/node-client.js';
+import { NodeClient } from '../../src/node/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
 import { followHashBlocks } from '../../indexer/zmq.js';
 import { waitFor } from '../../harness/indexer-process.js';

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NodeClient, NodeError, isRetryable } from '../../indexer/node-client.js';
+import { NodeClient, NodeError, isRetryable } from '../../src/node/node-client.js';
 import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';
 import { freePort } from '../../harness/ports.js';
 

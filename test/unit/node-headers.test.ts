@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { NodeClient } from '../../indexer/node-client.js';
+import { NodeClient } from '../../src/node/node-client.js';
 import { fetchHeaders } from '../../indexer/node-headers.js';
 
 const HEADERS = Array.from({ length: 5 }, (_, i) => Buffer.alloc(80, i + 1));

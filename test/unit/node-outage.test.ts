@@ -9,7 +9,7 @@ import type { BlockSource } from '../../indexer/block-source.js';
 import { MempoolFollower } from '../../indexer/mempool-follow.js';
 import type { MempoolSource } from '../../indexer/mempool-source.js';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { NodeError, withRetry } from '../../indexer/node-client.js';
+import { NodeError, withRetry } from '../../src/node/node-client.js';
 import { Syncer } from '../../indexer/sync.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { SqliteIndexWriter } from '../../src/store/sqlite/engine.js';

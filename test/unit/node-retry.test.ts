@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NodeClient, NodeError, withRetry } from '../../indexer/node-client.js';
+import { NodeClient, NodeError, withRetry } from '../../src/node/node-client.js';
 import { freePort } from '../../harness/ports.js';
 import type { LogSink } from '../../src/logger.js';
 

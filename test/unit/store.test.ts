@@ -8,6 +8,7 @@ import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { verifyAggregates, verifyChain } from '../../src/store/sqlite/verify.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite/migrate.js';
 import {
   ChainBuilder,
   Rng,
@@ -63,7 +64,7 @@ describe('ChainStore on :memory:', () => {
       expect.arrayContaining([
         { key: 'chain', value: 'BTC' },
         { key: 'network', value: 'regtest' },
-        { key: 'schema_version', value: 10 },
+        { key: 'schema_version', value: SCHEMA_VERSION },
       ]),
     );
   });

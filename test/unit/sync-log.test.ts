@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockSource } from '../../indexer/block-source.js';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { NodeClient } from '../../indexer/node-client.js';
+import { NodeClient } from '../../src/node/node-client.js';
 import { retryingSource } from '../../indexer/node-source.js';
 import type { ChainTxPosition } from '../../indexer/progress.js';
 import { Syncer } from '../../indexer/sync.js';

@@ -46,6 +46,8 @@ import {
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
 import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
+import type { TxBlock } from '../tx-block.js';
+import { readTxBlock } from './tx-block-rows.js';
 import { lowestHeaderSql, readHeaderRange } from './header-rows.js';
 import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
 
@@ -183,6 +185,11 @@ export class PgIndexReader implements IndexReader {
   /** Stored block headers from `from` (header-rows.ts), in one statement with the tip they belong to. */
   headers(from: number, count: number): Promise<HeaderRange | null> {
     return readHeaderRange(this.pool, this.schema, from, count);
+  }
+
+  /** The block holding a txid (tx-block-rows.ts). */
+  txBlock(txid: Buffer): Promise<TxBlock | null> {
+    return readTxBlock(this.pool, this.schema, txid);
   }
 
   /** Transactions of the node's mempool the index holds now (the status page shows it). */

@@ -29,6 +29,8 @@ import { BUILT_KEY } from './history-build.js';
 import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
 import { headerRange, withHeadersFrom, type HeaderRange } from '../header-chain.js';
+import type { TxBlock } from '../tx-block.js';
+import { txidIndexReads } from './txid-index.js';
 import { headerReads } from './header-rows.js';
 import { HistoryUnion } from './history-union.js';
 import { HISTORY_KEY_BYTES, headTotals } from '../history-chunk.js';
@@ -124,6 +126,8 @@ export class ChainReader {
   private readonly readPage: (req: UtxoPageRequest) => UtxoListing | null;
   private readonly readStatus: () => ChainStatus | null;
   private readonly readHeaders: (from: number, count: number) => HeaderRange | null;
+  /** Which block holds a txid (txid-index.ts), in one snapshot. */
+  readonly txBlock: (txid: Buffer) => TxBlock | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
@@ -154,6 +158,7 @@ export class ChainReader {
       return { ...status, page: { ...('key' in req ? history.scriptPage(req) : history.page(req)), ...ctx } };
     });
     const headers = headerReads(db);
+    this.txBlock = db.transaction(txidIndexReads(db));
     // One snapshot: the tip and the headers belong to one commit.
     this.readHeaders = db.transaction((from: number, count: number): HeaderRange | null => {
       const row = this.statusStmt.get()!;

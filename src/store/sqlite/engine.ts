@@ -86,6 +86,10 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.headers(from, count));
   }
 
+  txBlock(txid: Buffer) {
+    return settle(() => this.reader.txBlock(txid));
+  }
+
   mempoolTxs() {
     return settle(() => this.reader.mempoolTxs());
   }

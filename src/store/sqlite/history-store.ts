@@ -33,6 +33,7 @@ import { SCRIPT_KEY_BYTES } from '../script-key.js';
 import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { HistoryHeadCache, type CachedHead } from './history-head-cache.js';
+import { txidPrefix } from '../tx-block.js';
 import { CHUNK } from './statements.js';
 
 /** meta key: 1 while the index keeps history for every block, 2 while it is being built (history-build.ts). */
@@ -82,6 +83,9 @@ export class HistoryStore {
   private readonly txidsGet;
   private readonly txidsPut;
   private readonly txidsFrom;
+  private readonly txidsAbove;
+  private readonly indexPut;
+  private readonly indexDelete;
   private readonly undoPut;
   private readonly undoGet;
   private readonly undoDelete;
@@ -109,6 +113,11 @@ export class HistoryStore {
     this.txidsGet = db.prepare<[number], Buffer>('SELECT txids FROM history_txids WHERE grp = ?').pluck();
     this.txidsPut = db.prepare<[number, Buffer]>('INSERT OR REPLACE INTO history_txids (grp, txids) VALUES (?, ?)');
     this.txidsFrom = db.prepare<[number]>('DELETE FROM history_txids WHERE grp >= ?');
+    this.txidsAbove = db.prepare<[number], { grp: number; txids: Buffer }>(
+      'SELECT grp, txids FROM history_txids WHERE grp >= ? ORDER BY grp',
+    );
+    this.indexPut = db.prepare<[Buffer, number]>('INSERT INTO history_txid_index (prefix, tx_num) VALUES (?, ?)');
+    this.indexDelete = db.prepare<[Buffer, number]>('DELETE FROM history_txid_index WHERE prefix = ? AND tx_num = ?');
     this.undoPut = db.prepare<[number, Buffer]>('INSERT INTO history_undo (height, data) VALUES (?, ?)');
     this.undoGet = db.prepare<[number], Buffer>('SELECT data FROM history_undo WHERE height = ?').pluck();
     this.undoDelete = db.prepare<[number]>('DELETE FROM history_undo WHERE height = ?');
@@ -149,7 +158,7 @@ export class HistoryStore {
   /** Stops keeping history and forgets it, the mempool's part too (mempool-store.ts), inside the caller's transaction. */
   drop(): void {
     this.cache.forget();
-    for (const table of ['history', 'history_blocks', 'history_txids', 'history_undo', 'mempool_history'])
+    for (const table of ['history', 'history_blocks', 'history_txids', 'history_txid_index', 'history_undo', 'mempool_history'])
       this.db.prepare(`DELETE FROM ${table}`).run();
     this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY);
   }
@@ -276,7 +285,9 @@ export class HistoryStore {
     return written;
   }
 
+  /** Numbers the txids from `firstTx` on: in number order (history_txids) and by txid (txid-index.ts). */
   private appendTxids(firstTx: number, txids: readonly Buffer[]): void {
+    txids.forEach((txid, i) => this.indexPut.run(txidPrefix(txid), firstTx + i));
     let n = firstTx;
     let i = 0;
     while (i < txids.length) {
@@ -293,6 +304,11 @@ export class HistoryStore {
   /** Forgets the txids of numbers ≥ `from`. */
   private truncateTxids(from: number): void {
     const grp = Math.floor(from / TXIDS_PER_ROW);
+    for (const r of this.txidsAbove.all(grp))
+      for (let at = 0; at < r.txids.length; at += TXID_BYTES) {
+        const txNum = r.grp * TXIDS_PER_ROW + at / TXID_BYTES;
+        if (txNum >= from) this.indexDelete.run(txidPrefix(r.txids.subarray(at, at + TXID_BYTES)), txNum);
+      }
     const keep = from % TXIDS_PER_ROW;
     const row = keep === 0 ? null : this.txidsGet.get(grp);
     this.txidsFrom.run(keep === 0 ? grp : grp + 1);

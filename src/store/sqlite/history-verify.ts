@@ -5,13 +5,14 @@
  *     with no `scripts` row holds 0 and 0);
  *   - its head's sealed totals are what its sealed chunks hold, transaction numbers strictly rise, and
  *     every sealed chunk's key is 1 + its newest number;
- *   - one history_blocks row per indexed block.
+ *   - one history_blocks row per indexed block;
+ *   - one history_txid_index row per numbered transaction (txid-index.ts), counted.
  */
 import { NO_HISTORY, decodeChunk, decodeHead, historyKey, plus, type HistoryEntry, type HistoryTotals } from '../history-chunk.js';
 
 const big = (_: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
 import type { Db } from './db.js';
-import { HISTORY_KEY } from './history-store.js';
+import { HISTORY_KEY, NEXT_TX_KEY } from './history-store.js';
 
 /** Problems reported in full; beyond, only counted. */
 const SHOWN = 20;
@@ -106,6 +107,9 @@ export function verifyHistory(db: Db): string[] {
     const blocks = Number(db.prepare("SELECT value FROM meta WHERE key = 'tip_height'").pluck().get() ?? -1) + 1;
     const historyBlocks = db.prepare('SELECT COUNT(*) FROM history_blocks').pluck().get() as number;
     if (blocks !== historyBlocks) note(`history covers ${historyBlocks} blocks of the ${blocks} from genesis to the tip`);
+    const numbered = Number(db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(NEXT_TX_KEY) ?? 0);
+    const byTxid = db.prepare('SELECT COUNT(*) FROM history_txid_index').pluck().get() as number;
+    if (numbered !== byTxid) note(`history numbers ${numbered} transactions but finds ${byTxid} by txid (history_txid_index)`);
     if (more > 0) problems.push(`… and ${more} more history problems`);
     return problems;
   })();

@@ -19,7 +19,7 @@
  * Messages name the node by its redacted URL: a password never reaches a log or an error.
  */
 
-import { CodedError } from '../src/coded-error.js';
+import { CodedError } from '../coded-error.js';
 
 export const NODE_ERROR_CODES = ['UNREACHABLE', 'AUTH', 'WARMING_UP', 'TIMEOUT', 'RPC', 'NOT_FOUND', 'BAD_RESPONSE'] as const;
 export type NodeErrorCode = (typeof NODE_ERROR_CODES)[number];
@@ -30,6 +30,8 @@ export interface NodeErrorDetails {
   readonly httpStatus?: number;
   /** The RPC method or REST path that failed. */
   readonly request?: string;
+  /** The node's own error message (an RPC error's `message`): what a relayed refusal shows its sender. */
+  readonly nodeMessage?: string;
 }
 
 export class NodeError extends CodedError<NodeErrorCode> {
@@ -84,7 +86,7 @@ export function fromSocketError(err: unknown, target: string, request: string): 
 
 /** Classifies a JSON-RPC error object `{code, message}` returned by the node. */
 export function fromRpcError(error: { code: number; message: string }, target: string, request: string, httpStatus: number): NodeError {
-  const details = { rpcCode: error.code, httpStatus, request };
+  const details = { rpcCode: error.code, httpStatus, request, nodeMessage: error.message };
   const text = `node at ${target}: ${request} failed with RPC error ${error.code}: ${error.message}`;
   if (error.code === RPC_IN_WARMUP) return new NodeError('WARMING_UP', text, true, details);
   if (error.code === RPC_INVALID_ADDRESS_OR_KEY) return new NodeError('NOT_FOUND', text, false, details);

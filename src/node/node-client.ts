@@ -12,8 +12,8 @@
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { NodeError, RPC_INVALID_PARAMETER, fromHttpStatus, fromRpcError, fromSocketError } from './rpc-errors.js';
-import { redactUrl } from '../src/redact.js';
-import type { LogSink } from '../src/logger.js';
+import { redactUrl } from '../redact.js';
+import type { LogSink } from '../logger.js';
 
 export { NodeError, isRetryable, type NodeErrorCode } from './rpc-errors.js';
 export { withRetry, type RetryOptions } from './node-retry.js';

@@ -1,5 +1,5 @@
 import { isRetryable, type NodeError } from './rpc-errors.js';
-import type { LogSink } from '../src/logger.js';
+import type { LogSink } from '../logger.js';
 
 export interface RetryOptions {
   log?: LogSink;
