@@ -3,8 +3,9 @@
 # (`ensure-deps.sh demo`) needs on a bare machine. Both: the npm packages and Debian's litecoind. Tests
 # also: redis-server (shared limits), prometheus (promtool, for the alert rules), docker-compose (Compose
 # v1's parser, for docker-compose.yml), python3 (Bitcoin Core's snapshot reader), chromium (the status
-# page's browser tests, driven by playwright-core; no browser is ever downloaded) and postgresql (the
-# server binaries that harness/postgres.ts runs; no cluster of the package's own). Packages come from
+# page's browser tests, driven by playwright-core; no browser is ever downloaded), python3-electrum (a
+# real Electrum client syncing against the Electrum port) and postgresql (the server binaries that
+# harness/postgres.ts runs; no cluster of the package's own). Packages come from
 # apt-get when run as root; otherwise a missing one stops here with the command that installs it.
 set -euo pipefail
 purpose="${1:-test}"
@@ -43,6 +44,12 @@ ensure_command() {
   command -v "$1" >/dev/null 2>&1 || install_package "$1" "$2"
 }
 
+# ensure_python_module MODULE PACKAGE: installs PACKAGE when Debian's python3 cannot import MODULE. That
+# interpreter, not a python3 first on PATH (pyenv, a venv): Debian's python3-* packages install for it.
+ensure_python_module() {
+  /usr/bin/python3 -c "import $1" >/dev/null 2>&1 || install_package "Python module $1" "$2"
+}
+
 ensure_command litecoind litecoind
 [ "$purpose" = demo ] && exit 0
 ensure_command redis-server redis-server
@@ -50,6 +57,9 @@ ensure_command promtool prometheus
 ensure_command docker-compose docker-compose
 ensure_command python3 python3
 ensure_command chromium chromium
+# Electrum's Python module (4.3.4 on bookworm), for the real-client sync test: a wrapper in test/support
+# runs its CLI on a Litecoin regtest network class; the package's /usr/bin script is not needed.
+ensure_python_module electrum python3-electrum
 
 # PostgreSQL's server binaries (initdb, postgres, pg_basebackup), for harness/postgres.ts: tests start
 # throwaway clusters on free loopback ports. Debian keeps them off PATH, in /usr/lib/postgresql/<major>/bin.

@@ -132,9 +132,9 @@ function alertRules(): Map<string, string> {
   return new Map(alerts.map((r) => [r.alert!, r.for ?? '']));
 }
 
-/** The system packages scripts/ensure-deps.sh installs (`ensure_command COMMAND PACKAGE`). */
+/** The system packages scripts/ensure-deps.sh installs (`ensure_command COMMAND PACKAGE`, `ensure_python_module MODULE PACKAGE`). */
 function ensuredPackages(): string[] {
-  return [...text('scripts/ensure-deps.sh').matchAll(/^ensure_command \S+ (\S+)$/gm)].map((m) => m[1]!);
+  return [...text('scripts/ensure-deps.sh').matchAll(/^ensure_(?:command|python_module) \S+ (\S+)$/gm)].map((m) => m[1]!);
 }
 
 describe('documentation', () => {
