@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database, { SQLITE_PACKAGE } from '../../src/store/sqlite/sqlite-driver.js';
+import Database, { SQLITE_PACKAGE, type SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headTotals } from '../../src/store/history-chunk.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
@@ -19,6 +19,16 @@ function code(fn: () => unknown): string {
     return (err as StoreError).code;
   }
   return 'no error';
+}
+
+/** A database at `path` made by the migrations up to `version` only (copied into `dir`): what that release left. */
+function schemaAt(dir: string, version: number): { path: string; raw: SqliteDatabase } {
+  for (const m of listMigrations().filter((m) => m.version <= version))
+    copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
+  const path = join(dir, `v${version}.sqlite`);
+  const raw = new Database(path);
+  expect(migrate(raw, dir)).toEqual({ from: 0, to: version });
+  return { path, raw };
 }
 
 describe('migrations', () => {
@@ -79,11 +89,7 @@ describe('migrations', () => {
 
   it('0007 opens an index of schema 6 with its mempool view emptied, for the follower to refill', () => {
     // A file as version 6 left it, holding a mempool view in the older format.
-    for (const m of listMigrations().filter((m) => m.version <= 6))
-      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
-    const path = join(dir, 'v6.sqlite');
-    const raw = new Database(path);
-    expect(migrate(raw, dir)).toEqual({ from: 0, to: 6 });
+    const { path, raw } = schemaAt(dir, 6);
     raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
     raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
     raw.prepare('INSERT INTO mempool_txs (txid, outputs, effect) VALUES (?, 1, ?)').run(Buffer.alloc(32, 7), Buffer.alloc(36));
@@ -117,11 +123,7 @@ describe('migrations', () => {
   });
 
   it('0010 empties a mempool view of schema 9; the refilled one keeps fees and held parents', () => {
-    for (const m of listMigrations().filter((m) => m.version <= 9))
-      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
-    const path = join(dir, 'v9.sqlite');
-    const raw = new Database(path);
-    expect(migrate(raw, dir)).toEqual({ from: 0, to: 9 });
+    const { path, raw } = schemaAt(dir, 9);
     raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
     raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
     const [txid, key] = [Buffer.alloc(32, 7), Buffer.alloc(16, 1)];
@@ -155,11 +157,7 @@ describe('migrations', () => {
   });
 
   it('0008 rekeys history of format 1 in place, and a rollback still reads the undo records written before it', () => {
-    for (const m of listMigrations().filter((m) => m.version <= 7))
-      copyFileSync(m.file, join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`));
-    const path = join(dir, 'v7.sqlite');
-    const raw = new Database(path);
-    expect(migrate(raw, dir)).toEqual({ from: 0, to: 7 });
+    const { path, raw } = schemaAt(dir, 7);
     const meta = raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     for (const [key, value] of [
       ['chain', 'LTC'],
