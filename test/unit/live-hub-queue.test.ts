@@ -20,6 +20,17 @@ const A = Buffer.concat([Buffer.from([0x00, 0x14]), Buffer.alloc(20, 1)]);
 /** Each feed read takes this long; the timer fires far more often. */
 const READ_MS = 15;
 
+/** A live hub of LTC over `source` (an index with its feed), polling every `pollMs`. */
+function hubOver(source: object, pollMs: number): LiveHub {
+  const handle = { params, configured: true, acquire: () => ({ ok: true, source }) } as unknown as ChainHandle;
+  const deps = {
+    chains: new Map([['LTC', handle]]),
+    settings: { syncLagBlocks: 1 },
+    clock: { now: () => Date.now() },
+  } as unknown as AppDeps;
+  return new LiveHub(deps, { pollMs }, pino({ level: 'silent' }));
+}
+
 describe('LiveHub over a feed that answers later', () => {
   it('never reads the feed in two polls at once, and pushes in feed order', async () => {
     const index = new FakeIndex();
@@ -53,14 +64,7 @@ describe('LiveHub over a feed that answers later', () => {
           })),
         ),
     };
-    const source = Object.assign(index, { feed });
-    const handle = { params, configured: true, acquire: () => ({ ok: true, source }) } as unknown as ChainHandle;
-    const deps = {
-      chains: new Map([['LTC', handle]]),
-      settings: { syncLagBlocks: 1 },
-      clock: { now: () => Date.now() },
-    } as unknown as AppDeps;
-    const hub = new LiveHub(deps, { pollMs: 1 }, pino({ level: 'silent' }));
+    const hub = hubOver(Object.assign(index, { feed }), 1);
     const pushed: number[] = [];
     const sub: Subscriber = {
       watch: watchOf('LTC', scriptToAddress(params, A)!, A, false),
@@ -86,14 +90,7 @@ describe('LiveHub over a feed that answers later', () => {
       bounds: async () => (rows.length === 0 ? null : { first: 1, last: rows.length }),
       since: async (after, limit) => rows.slice(after, after + limit),
     };
-    const source = Object.assign(index, { feed });
-    const handle = { params, configured: true, acquire: () => ({ ok: true, source }) } as unknown as ChainHandle;
-    const deps = {
-      chains: new Map([['LTC', handle]]),
-      settings: { syncLagBlocks: 1 },
-      clock: { now: () => Date.now() },
-    } as unknown as AppDeps;
-    const hub = new LiveHub(deps, { pollMs: 5 }, pino({ level: 'silent' }));
+    const hub = hubOver(Object.assign(index, { feed }), 5);
     const changes: Array<{ all: boolean; touched: string[] }> = [];
     const row = (scripts: Buffer[] | null): void => void rows.push({ seq: rows.length + 1, kind: 'mempool', tipHeight: null, scripts });
     try {
