@@ -147,12 +147,15 @@ export async function main(config: Config, { chain, logger, signal, bootstrapFil
     const mempool = chainConfig.mempool
       ? startMempoolFollow(store, client, chainConfig, () => syncer.wake.notify(), log, signal, metrics)
       : null;
-    // After the first catch-up: balances first, and the two would share the node's block fetches.
-    const history = build && syncer.caughtUp.then(() => new HistoryBuilder(store, source, chainConfig, log, metrics).run(signal));
-    // Beside block sync, once it is on the node's chain (header-backfill.ts); headers never hold up balances.
+    // The first catch-up, or a stop before it: what waits for the one must not outlive the other.
     const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    const headers = Promise.race([syncer.caughtUp, stopped]).then(() =>
-      signal.aborted ? undefined : backfillHeaders(store, retryingHeaderSource(client, log, metrics, signal), log, { signal }),
+    const caughtUp = Promise.race([syncer.caughtUp, stopped]).then(() => !signal.aborted);
+    // After the first catch-up: balances first, and the two would share the node's block fetches.
+    const history =
+      build && caughtUp.then((go) => (go ? new HistoryBuilder(store, source, chainConfig, log, metrics).run(signal) : undefined));
+    // Beside block sync, once it is on the node's chain (header-backfill.ts); headers never hold up balances.
+    const headers = caughtUp.then((go) =>
+      go ? backfillHeaders(store, retryingHeaderSource(client, log, metrics, signal), log, { signal }) : undefined,
     );
     await Promise.all([syncer.run(signal), mempool, history, headers]);
   } catch (err) {
