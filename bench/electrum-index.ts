@@ -3,10 +3,12 @@
  * port with history kept (as ADDRSUM_HISTORY=true has the indexer do): a deep script with `deep`
  * transactions, a shallow one with ~10, and `subscribable` scripts with one transaction each, the first
  * NOTIFIED of which the follow blocks pay (TOUCHED per block). Also the probes of the API process
- * (RSS and CPU from /proc, V8 heap from its /metrics).
+ * (RSS and CPU from /proc, V8 heap from its /metrics after a full GC).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ParsedTx } from '../src/chain/block-parser.js';
 import type { BlockToApply } from '../src/store/index-model.js';
 import type { IndexWriter } from '../src/store/ports.js';
@@ -111,4 +113,28 @@ export async function heapUsedBytes(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const m = /^addrsum_api_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
   return m ? Number(m[1]) : NaN;
+}
+
+/** NODE_OPTIONS for an API whose heap `collectedHeapBytes` reads: SIGUSR2 writes a heap snapshot into `dir`. */
+export const heapSnapshotOptions = (dir: string): string =>
+  `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`.trim();
+
+/**
+ * The V8 heap used of the API process `pid` (started with heapSnapshotOptions(dir)) after a full GC: a
+ * heap snapshot collects garbage first, and the one way to ask for it from outside is the signal. Without
+ * it, the heap used swings by megabytes with garbage not yet collected, more than 10,000 subscriptions take.
+ */
+export async function collectedHeapBytes(pid: number, url: string, dir: string): Promise<number> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 60_000;
+  let snapshot: string | undefined;
+  while (!(snapshot = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f)))) {
+    if (Date.now() > deadline) throw new Error('electrum bench: the API wrote no heap snapshot');
+    await sleep(20);
+  }
+  // The snapshot is written on the API's main thread: /metrics answers once it is done.
+  const heap = await heapUsedBytes(url);
+  rmSync(path.join(dir, snapshot));
+  return heap;
 }

@@ -11,13 +11,22 @@
  * (c) The API's RSS and V8 heap before and after 100 connections and 10,000 (then 50,000) subscriptions:
  *     bytes per connection and per subscription.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApi, type ApiProcess } from '../harness/api-process.js';
 import { chainDbPath } from '../src/store/paths.js';
-import { buildElectrumIndex, cpuSeconds, heapUsedBytes, NOTIFIED, rssBytes, TOUCHED, type ElectrumIndex } from './electrum-index.js';
+import {
+  buildElectrumIndex,
+  collectedHeapBytes,
+  cpuSeconds,
+  heapSnapshotOptions,
+  NOTIFIED,
+  rssBytes,
+  TOUCHED,
+  type ElectrumIndex,
+} from './electrum-index.js';
 import { BenchElectrum, scripthash } from './electrum-wire.js';
 import { trackChild, trackDir, untrackDir } from './emergency.js';
 import { machineLine, percentile, today, writeSection } from './report.js';
@@ -37,10 +46,15 @@ const GOAL = { requestP99Ms: 50, notifyP99Ms: 200 };
 interface Served {
   api: ApiProcess;
   port: number;
+  /** Where the API writes the heap snapshots that collect its garbage (collectedHeapBytes). */
+  diag: string;
 }
 
 async function serve(dataDir: string, pollMs: number): Promise<Served> {
+  const diag = path.join(dataDir, 'diag');
+  mkdirSync(diag, { recursive: true });
   const api = await startApi({
+    NODE_OPTIONS: heapSnapshotOptions(diag),
     ADDRSUM_DATA_DIR: dataDir,
     ADDRSUM_SERVE_CHAINS: 'LTC',
     ADDRSUM_LTC_NETWORK: 'mainnet',
@@ -61,17 +75,21 @@ async function serve(dataDir: string, pollMs: number): Promise<Served> {
     await api.stop();
     throw new Error(`electrum bench: no Electrum port in the API's log:\n${api.output()}`);
   }
-  return { api, port: Number(m[1]) };
+  return { api, port: Number(m[1]), diag };
 }
 
-const p99 = (ms: number[]): number =>
-  percentile(
-    [...ms].sort((a, b) => a - b),
-    0.99,
-  );
+interface Timing {
+  p50: number;
+  p99: number;
+}
 
-/** p99 of `method` on `script` over REQUESTS sequential requests; `check` sees the last result. */
-async function timeMethod(client: BenchElectrum, method: string, script: Buffer, check: (result: unknown) => void): Promise<number> {
+const timing = (ms: number[]): Timing => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+};
+
+/** p50 and p99 of `method` on `script` over REQUESTS sequential requests; `check` sees the last result. */
+async function timeMethod(client: BenchElectrum, method: string, script: Buffer, check: (result: unknown) => void): Promise<Timing> {
   const params = [scripthash(script)];
   for (let i = 0; i < WARMUP; i++) await client.call(method, params);
   const ms: number[] = [];
@@ -82,14 +100,14 @@ async function timeMethod(client: BenchElectrum, method: string, script: Buffer,
     last = result;
   }
   check(last);
-  return p99(ms);
+  return timing(ms);
 }
 
 interface Requests {
-  deepHistory: number;
-  deepStatus: number;
-  shallowHistory: number;
-  shallowStatus: number;
+  deepHistory: Timing;
+  deepStatus: Timing;
+  shallowHistory: Timing;
+  shallowStatus: Timing;
 }
 
 async function requests(s: Served, index: ElectrumIndex): Promise<Requests> {
@@ -119,9 +137,11 @@ interface Memory {
   heap: number;
 }
 
-async function memory(s: Served): Promise<Memory> {
-  await sleep(1000); // what was just allocated settles (no forced GC: the API is not run with --expose-gc)
-  return { rss: rssBytes(s.api.child.pid!), heap: await heapUsedBytes(s.api.url) };
+/** RSS, and with `heap` the heap used after a full GC (a snapshot, whose own native memory then stays in the RSS). */
+async function memory(s: Served, heap: boolean): Promise<Memory> {
+  await sleep(1000); // what was just allocated settles
+  const rss = rssBytes(s.api.child.pid!);
+  return { rss, heap: heap ? await collectedHeapBytes(s.api.child.pid!, s.api.url, s.diag) : NaN };
 }
 
 /** Subscribes scripts [from, to) spread over the clients, pipelined on each connection. */
@@ -172,31 +192,43 @@ interface Session {
   requests?: Requests;
 }
 
-/** One API process at `pollMs`: (c) and (b) with NOTIFIED subscriptions, then if `full` (c) at MORE and (a). */
-async function session(dataDir: string, index: ElectrumIndex, pollMs: number, blocks: number[], full: boolean): Promise<Session> {
+/**
+ * One API process at `pollMs`, in one of three modes: `full` measures the RSS, the idle CPU and (b) with
+ * NOTIFIED subscriptions, then the RSS at MORE_SUBSCRIPTIONS, then (a); `notify` only the idle CPU and (b);
+ * `heap` only the heap used at each step (the snapshots that collect it would spoil the RSS of the others).
+ */
+async function session(
+  dataDir: string,
+  index: ElectrumIndex,
+  pollMs: number,
+  blocks: number[],
+  mode: 'full' | 'notify' | 'heap',
+): Promise<Session> {
   const s = await serve(dataDir, pollMs);
   const clients: BenchElectrum[] = [];
   try {
     // Memory first, on a fresh process: the 9 MB answers of (a) would leave garbage in the figures.
-    const base = await memory(s);
+    const heap = mode === 'heap';
+    const base = await memory(s, heap);
     for (let i = 0; i < CONNECTIONS; i++) clients.push(await BenchElectrum.connect(s.port));
     await Promise.all(clients.map((c) => c.call('server.version', ['addrsum-bench', '1.4'])));
-    const connected = await memory(s);
+    const connected = await memory(s, heap);
     await subscribe(clients, index.scripts, 0, NOTIFIED);
-    const subscribed = await memory(s);
+    const subscribed = await memory(s, heap);
     const cpu0 = cpuSeconds(s.api.child.pid!);
-    await sleep(IDLE_SECONDS * 1000);
-    const idleCpu = (cpuSeconds(s.api.child.pid!) - cpu0) / IDLE_SECONDS;
+    if (!heap) await sleep(IDLE_SECONDS * 1000);
+    const idleCpu = heap ? NaN : (cpuSeconds(s.api.child.pid!) - cpu0) / IDLE_SECONDS;
     const notify = await notifications(clients, index, blocks);
     let more: Memory | undefined;
-    if (full && index.scripts.length >= MORE_SUBSCRIPTIONS) {
+    if (mode !== 'notify' && index.scripts.length >= MORE_SUBSCRIPTIONS) {
       await subscribe(clients, index.scripts, NOTIFIED, MORE_SUBSCRIPTIONS);
-      more = await memory(s);
+      more = await memory(s, heap);
     }
-    const requestFigures = full ? await requests(s, index) : undefined;
-    console.log(
-      `electrum: poll ${pollMs} ms: notify p50 ${percentile(notify, 0.5).toFixed(1)} / p99 ${percentile(notify, 0.99).toFixed(1)} ms, idle CPU ${idleCpu.toFixed(4)} s/s`,
-    );
+    const requestFigures = mode === 'full' ? await requests(s, index) : undefined;
+    if (!heap)
+      console.log(
+        `electrum: poll ${pollMs} ms: notify p50 ${percentile(notify, 0.5).toFixed(1)} / p99 ${percentile(notify, 0.99).toFixed(1)} ms, idle CPU ${idleCpu.toFixed(4)} s/s`,
+      );
     return { pollMs, notify, idleCpu, base, connected, subscribed, more, requests: requestFigures };
   } finally {
     for (const c of clients) c.close();
@@ -213,7 +245,7 @@ export async function runElectrumBench(): Promise<{ goalMet: boolean }> {
   try {
     console.log(`electrum: index built in ${index.buildSeconds.toFixed(1)} s`);
     const first = Array.from({ length: FOLLOW_BLOCKS }, (_, i) => i);
-    const sessions = [await session(root, index, DEFAULT_POLL_MS, first, true)];
+    const sessions = [await session(root, index, DEFAULT_POLL_MS, first, 'full')];
     if (percentile(sessions[0]!.notify, 0.99) > GOAL.notifyP99Ms)
       sessions.push(
         await session(
@@ -221,10 +253,11 @@ export async function runElectrumBench(): Promise<{ goalMet: boolean }> {
           index,
           SMALL_POLL_MS,
           first.map((i) => i + FOLLOW_BLOCKS),
-          false,
+          'notify',
         ),
       );
-    return report(sessions, load, index.buildSeconds);
+    const heap = await session(root, index, DEFAULT_POLL_MS, [], 'heap');
+    return report(sessions, heap, load, index.buildSeconds);
   } finally {
     await index.writer.close();
     rmSync(root, { recursive: true, force: true });
@@ -237,7 +270,7 @@ const met = (ok: boolean): string => (ok ? 'met' : '**not met**');
 const perEach = (after: number, before: number, count: number): string =>
   Number.isNaN(after - before) ? '–' : `${fmt((after - before) / count)} B`;
 
-function report(sessions: Session[], load: number, buildSeconds: number): { goalMet: boolean } {
+function report(sessions: Session[], heap: Session, load: number, buildSeconds: number): { goalMet: boolean } {
   const [first, second] = sessions as [Session, Session | undefined];
   const r = first.requests!;
   const notifyRow = (s: Session): string => {
@@ -247,11 +280,12 @@ function report(sessions: Session[], load: number, buildSeconds: number): { goal
   };
   const idleRow = (s: Session): string =>
     `| API CPU while idle with ${fmt(NOTIFIED)} subscriptions, pollMs ${s.pollMs} (${IDLE_SECONDS} s, /proc/<pid>/stat) | ${fmt(s.idleCpu, 4)} CPU s/s | – | |`;
-  const reqRow = (what: string, ms: number): string =>
-    `| ${what}, p99 of ${fmt(REQUESTS)} sequential on one connection | **${fmt(ms, 2)}** ms | ≤ ${GOAL.requestP99Ms} ms | ${met(ms <= GOAL.requestP99Ms)} |`;
+  const reqRow = (what: string, t: Timing): string =>
+    `| ${what}, p50 / p99 of ${fmt(REQUESTS)} sequential on one connection | ${fmt(t.p50, 2)} / **${fmt(t.p99, 2)}** ms | p99 ≤ ${GOAL.requestP99Ms} ms | ${met(t.p99 <= GOAL.requestP99Ms)} |`;
   const mem = first;
   const notifyMet = sessions.some((s) => percentile(s.notify, 0.99) <= GOAL.notifyP99Ms);
-  const goals = [r.deepHistory, r.deepStatus].every((ms) => ms <= GOAL.requestP99Ms) && percentile(first.notify, 0.99) <= GOAL.notifyP99Ms;
+  const goals =
+    [r.deepHistory, r.deepStatus].every((t) => t.p99 <= GOAL.requestP99Ms) && percentile(first.notify, 0.99) <= GOAL.notifyP99Ms;
   const rows = [
     reqRow(`get_history, script with ${fmt(DEEP_TXS)} txs`, r.deepHistory),
     reqRow(`subscribe (status), script with ${fmt(DEEP_TXS)} txs`, r.deepStatus),
@@ -261,11 +295,11 @@ function report(sessions: Session[], load: number, buildSeconds: number): { goal
     ...(second ? [notifyRow(second)] : []),
     idleRow(first),
     ...(second ? [idleRow(second)] : []),
-    `| RSS per connection (${CONNECTIONS} connections, after server.version) | ${perEach(mem.connected.rss, mem.base.rss, CONNECTIONS)} | – | |`,
-    `| RSS / V8 heap used per subscription (${fmt(NOTIFIED)} over ${CONNECTIONS} connections) | ${perEach(mem.subscribed.rss, mem.connected.rss, NOTIFIED)} / ${perEach(mem.subscribed.heap, mem.connected.heap, NOTIFIED)} | – | |`,
+    `| RSS / V8 heap used per connection (${CONNECTIONS} connections, after server.version) | ${perEach(mem.connected.rss, mem.base.rss, CONNECTIONS)} / ${perEach(heap.connected.heap, heap.base.heap, CONNECTIONS)} | – | |`,
+    `| RSS / V8 heap used per subscription (${fmt(NOTIFIED)} over ${CONNECTIONS} connections) | ${perEach(mem.subscribed.rss, mem.connected.rss, NOTIFIED)} / ${perEach(heap.subscribed.heap, heap.connected.heap, NOTIFIED)} | – | |`,
     ...(mem.more
       ? [
-          `| RSS / V8 heap used per subscription (${fmt(MORE_SUBSCRIPTIONS)} over ${CONNECTIONS} connections) | ${perEach(mem.more.rss, mem.connected.rss, MORE_SUBSCRIPTIONS)} / ${perEach(mem.more.heap, mem.connected.heap, MORE_SUBSCRIPTIONS)} | – | |`,
+          `| RSS / V8 heap used per subscription (${fmt(MORE_SUBSCRIPTIONS)} over ${CONNECTIONS} connections) | ${perEach(mem.more.rss, mem.connected.rss, MORE_SUBSCRIPTIONS)} / ${heap.more ? perEach(heap.more.heap, heap.connected.heap, MORE_SUBSCRIPTIONS) : '–'} | – | |`,
         ]
       : []),
     `| API RSS: idle / ${CONNECTIONS} connections / + ${fmt(NOTIFIED)} subscriptions${mem.more ? ` / ${fmt(MORE_SUBSCRIPTIONS)}` : ''} | ${[mem.base, mem.connected, mem.subscribed, ...(mem.more ? [mem.more] : [])].map((m) => fmt(m.rss / 1e6, 1)).join(' / ')} MB | – | |`,
@@ -279,8 +313,8 @@ function report(sessions: Session[], load: number, buildSeconds: number): { goal
     'are committed by a writer in this process, so commit and arrival are read on one clock. The notification blocks land',
     `0.5–1 s apart at varied phases of the API's change-feed poll (api.live.pollMs, ADDRSUM_LIVE_POLL_MS): measured at the default`,
     `${DEFAULT_POLL_MS} ms${second ? `, which misses the goal, and then at ${SMALL_POLL_MS} ms with the idle CPU that costs` : ''}; the poll alone adds up to one interval.`,
-    'Memory from /proc/<pid>/status (RSS) and the V8 heap used from /metrics (prom-client), 1 s after each step, with no forced',
-    `GC: a figure per subscription, not an exact cost. Run ${today()}, load average ${load.toFixed(1)} at start; ${machineLine()}.`,
+    'Memory: RSS from /proc/<pid>/status 1 s after each step; the V8 heap used from /metrics (prom-client) after a full GC (a heap',
+    `snapshot on SIGUSR2, --heapsnapshot-signal) at the same steps in a process of its own. Run ${today()}, load average ${load.toFixed(1)} at start; ${machineLine()}.`,
     '',
     '| measure | figure | goal | met |',
     '| --- | ---: | --- | --- |',
