@@ -9,7 +9,8 @@
  *     FOLLOW_BLOCKS blocks (goal ≤ 200 ms). First at the default api.live.pollMs (250 ms); if that
  *     misses, again at 50 ms, with the API's CPU while idle with the subscriptions held at each.
  * (c) The API's RSS and V8 heap before and after 100 connections and 10,000 (then 50,000) subscriptions:
- *     bytes per connection and per subscription.
+ *     bytes per connection and per subscription; the heap after a full GC, in an API process of its own.
+ * Limits that are not measured are raised: connections per network, the anonymous tier's token bucket.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
