@@ -8,6 +8,7 @@
  */
 import { runBatchBench } from './batch.js';
 import { runDiskBench } from './disk.js';
+import { runElectrumBench } from './electrum.js';
 import { runEnginePortsBench } from './engine-ports.js';
 import { runHeavyBench } from './heavy.js';
 import { runHistoryBench } from './history.js';
@@ -49,6 +50,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'wallet-fairness': () => runWalletFairnessBench(),
   'engine-ports': () => runEnginePortsBench(),
   'scale-out': () => runScaleOutBench(),
+  electrum: () => runElectrumBench(),
 };
 
 async function main(): Promise<void> {

@@ -9,7 +9,7 @@
  *     answers "slow down" instead of queueing, and MAX_REFUSALS of those in a row close the connection;
  *   - an unparseable line is answered -32700 and the connection stays, until MAX_BAD_LINES in a row;
  *   - a line over electrum.maxLineBytes is answered, then the connection closed;
- *   - unsent answers past electrum.maxBufferedBytes (a client that does not read) close it at once;
+ *   - unsent answers past electrum.maxBufferedBytes (a client that does not read) close it at its next answer;
  *   - no request for electrum.idleTimeoutSeconds closes it.
  */
 import type { Socket } from 'node:net';
@@ -309,8 +309,14 @@ export class Session implements ElectrumSession {
 
   private write(message: RpcAnswer | readonly RpcAnswer[] | Notification): void {
     if (this.closed) return;
+    // The earlier answers still unsent are what the client left unread; the one being sent now is not
+    // counted, or a single answer past the limit (a long history: 100,000 entries are ~9 MB) would close
+    // a client that reads. A client that does not read is closed at its next answer, holding at most one.
+    if (this.socket.writableLength > this.opts.limits.maxBufferedBytes) {
+      this.close('slow_reader');
+      return;
+    }
     this.socket.write(frame(message));
-    if (this.socket.writableLength > this.opts.limits.maxBufferedBytes) this.close('slow_reader');
   }
 }
 
