@@ -31,6 +31,20 @@ function schemaAt(dir: string, version: number): { path: string; raw: SqliteData
   return { path, raw };
 }
 
+/** The meta rows a ChainStore opens an old database by. */
+function recordChain(raw: SqliteDatabase): void {
+  raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
+  raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
+}
+
+/** Migrated to the newest schema, with the mempool view emptied (the follower refills it from the node). */
+function expectMempoolEmptied(store: ChainStore): void {
+  expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
+  expect(store.mempool.size).toBe(0);
+  for (const table of ['mempool_txs', 'mempool_scripts', 'mempool_outputs', 'mempool_spends', 'mempool_history'])
+    expect(store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+}
+
 describe('migrations', () => {
   let dir: string;
   beforeEach(() => {
@@ -90,8 +104,7 @@ describe('migrations', () => {
   it('0007 opens an index of schema 6 with its mempool view emptied, for the follower to refill', () => {
     // A file as version 6 left it, holding a mempool view in the older format.
     const { path, raw } = schemaAt(dir, 6);
-    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
-    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
+    recordChain(raw);
     raw.prepare('INSERT INTO mempool_txs (txid, outputs, effect) VALUES (?, 1, ?)').run(Buffer.alloc(32, 7), Buffer.alloc(36));
     raw.prepare('INSERT INTO mempool_scripts (script_key, balance, utxo_count, tx_count) VALUES (?, 5, 1, 1)').run(Buffer.alloc(16, 1));
     raw.prepare('INSERT INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, 5)').run(Buffer.alloc(33, 7), Buffer.alloc(16, 1));
@@ -100,10 +113,7 @@ describe('migrations', () => {
 
     const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
     try {
-      expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
-      expect(store.mempool.size).toBe(0);
-      for (const table of ['mempool_txs', 'mempool_scripts', 'mempool_outputs', 'mempool_spends', 'mempool_history'])
-        expect(store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+      expectMempoolEmptied(store);
       // The refilled view works as on a new index.
       const script = p2wpkh();
       const chain = new ChainBuilder();
@@ -124,8 +134,7 @@ describe('migrations', () => {
 
   it('0010 empties a mempool view of schema 9; the refilled one keeps fees and held parents', () => {
     const { path, raw } = schemaAt(dir, 9);
-    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('chain', 'LTC');
-    raw.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('network', 'regtest');
+    recordChain(raw);
     const [txid, key] = [Buffer.alloc(32, 7), Buffer.alloc(16, 1)];
     raw.prepare('INSERT INTO mempool_txs (txid, seq, outputs, effect) VALUES (?, 1, 1, ?)').run(txid, Buffer.alloc(8));
     raw.prepare('INSERT INTO mempool_scripts (script_key, received, sent, utxo_count, tx_count) VALUES (?, 5, 0, 1, 1)').run(key);
@@ -136,10 +145,7 @@ describe('migrations', () => {
 
     const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
     try {
-      expect(readSchemaVersion(store.db)).toBe(SCHEMA_VERSION);
-      expect(store.mempool.size).toBe(0);
-      for (const table of ['mempool_txs', 'mempool_scripts', 'mempool_outputs', 'mempool_spends', 'mempool_history'])
-        expect(store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+      expectMempoolEmptied(store);
       const script = p2wpkh();
       const chain = new ChainBuilder();
       store.applyBlocks([chain.block([]), chain.blockPaying(script, 1000)]);
