@@ -2,8 +2,9 @@
  * The synthetic LTC index the Electrum benchmark (bench/electrum.ts) serves, built through the writer
  * port with history kept (as ADDRSUM_HISTORY=true has the indexer do): a deep script with `deep`
  * transactions, a shallow one with ~10, and `subscribable` scripts with one transaction each, the first
- * NOTIFIED of which the follow blocks pay (TOUCHED per block). Also the probes of the API process
- * (RSS and CPU from /proc, V8 heap from its /metrics after a full GC).
+ * NOTIFIED of which the follow blocks pay (TOUCHED per block); blocks and mempool transactions paying the
+ * deep script again, made as the measure needs them. Also the probes of the API process (RSS and CPU
+ * from /proc, V8 heap from its /metrics after a full GC).
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -29,20 +30,17 @@ export interface ElectrumIndex {
   shallowTxs: number;
   /** The scripts subscribed; the first NOTIFIED of them are those the follow blocks pay. */
   scripts: Buffer[];
-  /** Blocks for the notification measure, not yet applied: each pays TOUCHED of the notified scripts. */
-  follow: BlockToApply[];
-  /** The scripthash indexes (into `scripts`) each follow block touches. */
-  touched: number[][];
+  /** The next block for the notification measure, to apply next: it pays TOUCHED of the notified scripts (their indexes into `scripts`). */
+  followBlock(): { block: BlockToApply; touched: number[] };
+  /** The next block, paying the deep script once more. */
+  deepBlock(): BlockToApply;
+  /** A mempool transaction spending one of the deep script's coins back to it (the nth: each is another coin). */
+  deepSpend(n: number): ParsedTx;
   buildSeconds: number;
 }
 
-/** Builds the index at `file` and leaves its writer open for the follow blocks. */
-export async function buildElectrumIndex(
-  file: string,
-  deepTxs: number,
-  subscribable: number,
-  followBlocks: number,
-): Promise<ElectrumIndex> {
+/** Builds the index at `file` and leaves its writer open for the blocks made later. */
+export async function buildElectrumIndex(file: string, deepTxs: number, subscribable: number): Promise<ElectrumIndex> {
   const chain = new SyntheticChain('electrum-bench');
   const deep = p2wpkh('electrum deep');
   const shallow = p2wpkh('electrum shallow');
@@ -68,27 +66,33 @@ export async function buildElectrumIndex(
       ),
     );
   blocks.push(chain.block(setup));
-  const touched: number[][] = [];
-  const follow = Array.from({ length: followBlocks }, (_, b) => {
-    // A stride coprime with NOTIFIED: each block's scripts spread over every connection.
-    const picks = Array.from({ length: TOUCHED }, (_, i) => ((b * TOUCHED + i) * 7919) % NOTIFIED);
-    touched.push(picks);
-    return chain.block([
-      coinbase(`follow ${b}`),
-      chain.tx(
-        `follow ${b}`,
-        picks.map((p, k) => ({ script: scripts[p]!, value: 20_000 + k })),
-        false,
-      ),
-    ]);
-  });
   const writer = openSqliteWriter(file, { chain: 'LTC', network: 'mainnet', undoDepth: 6 });
   await writer.setHistory(true);
   const started = performance.now();
   for (let i = 0; i < blocks.length; i += 10)
     await writer.applyBlocks(blocks.slice(i, i + 10), { height: blocks.at(-1)!.height, at: new Date() });
   const buildSeconds = (performance.now() - started) / 1000;
-  return { writer, deep, shallow, shallowTxs, scripts, follow, touched, buildSeconds };
+  let [followed, deepPaid] = [0, 0];
+  return {
+    writer,
+    deep,
+    shallow,
+    shallowTxs,
+    scripts,
+    buildSeconds,
+    followBlock: () => {
+      const b = followed++;
+      // A stride coprime with NOTIFIED: each block's scripts spread over every connection.
+      const touched = Array.from({ length: TOUCHED }, (_, i) => ((b * TOUCHED + i) * 7919) % NOTIFIED);
+      const pay = touched.map((p, k) => ({ script: scripts[p]!, value: 20_000 + k }));
+      return { block: chain.block([coinbase(`follow ${b}`), chain.tx(`follow ${b}`, pay, false)]), touched };
+    },
+    deepBlock: () => {
+      const n = deepPaid++;
+      return chain.block([coinbase(`deep more ${n}`), chain.tx(`deep more ${n}`, [{ script: deep, value: 7000 + n }], false)]);
+    },
+    deepSpend: (n) => chain.tx(`deep spend ${n}`, [{ script: deep, value: 900 }], false, [{ prevTxid: chain.txid(`deep ${n}`), vout: 0 }]),
+  };
 }
 
 /** Resident set size of process `pid`, bytes. */

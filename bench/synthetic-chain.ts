@@ -38,9 +38,17 @@ export class SyntheticChain {
     return block;
   }
 
-  /** A transaction with txid from `name`: a coinbase, or one with no inputs (pure creation of outputs). */
-  tx(name: string, outputs: BenchOutputs, coinbase: boolean): ParsedTx {
+  /** The txid of the transaction tx() names `name`. */
+  txid(name: string): Buffer {
+    return sha(`${this.label} ${name}`);
+  }
+
+  /**
+   * A transaction with txid from `name`: a coinbase, or one with no inputs (pure creation of outputs), or
+   * one spending `inputs`.
+   */
+  tx(name: string, outputs: BenchOutputs, coinbase: boolean, inputs: ParsedTx['inputs'] = []): ParsedTx {
     const parsed = outputs.map((o) => ({ script: o.script, value: BigInt(o.value) }));
-    return { txid: sha(`${this.label} ${name}`), inputs: coinbase ? NULL_INPUT : [], outputs: parsed, coinbase, hogEx: false, mweb: false };
+    return { txid: this.txid(name), inputs: coinbase ? NULL_INPUT : inputs, outputs: parsed, coinbase, hogEx: false, mweb: false };
   }
 }

@@ -28,7 +28,10 @@ export type AddressSummary = ScriptSummary;
  */
 export type SummarySource = Pick<IndexReader, 'summary' | 'views' | 'keyViews' | 'status'> &
   Partial<
-    Pick<IndexReader, 'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'feed' | 'headers' | 'txBlock'>
+    Pick<
+      IndexReader,
+      'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'feed' | 'headers' | 'txBlock' | 'scriptTxs'
+    >
   >;
 
 export type FeedSource = IndexReader['feed'];

@@ -9,7 +9,8 @@
  *     answers "slow down" instead of queueing, and MAX_REFUSALS of those in a row close the connection;
  *   - an unparseable line is answered -32700 and the connection stays, until MAX_BAD_LINES in a row;
  *   - a line over electrum.maxLineBytes is answered, then the connection closed;
- *   - unsent answers past electrum.maxBufferedBytes (a client that does not read) close it at its next answer;
+ *   - unsent messages past electrum.maxBufferedBytes behind the one being sent (a client that does not read)
+ *     close it at its next message;
  *   - no request for electrum.idleTimeoutSeconds closes it.
  */
 import type { Socket } from 'node:net';
@@ -18,7 +19,7 @@ import type { CloseReason } from './close-reasons.js';
 import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
 import {
   errorAnswer,
-  frame,
+  frameBytes,
   isBadLine,
   LineSplitter,
   notification,
@@ -102,6 +103,9 @@ export class Session implements ElectrumSession {
   private closeAfter: CloseReason | undefined;
   private closed = false;
   private closeHooks: Array<() => void> = [];
+  /** Bytes of each message written and not yet sent, oldest (the one being sent) first, and their sum. */
+  private readonly sending: number[] = [];
+  private unsent = 0;
 
   constructor(private readonly opts: SessionOptions) {
     this.network = opts.network;
@@ -309,14 +313,23 @@ export class Session implements ElectrumSession {
 
   private write(message: RpcAnswer | readonly RpcAnswer[] | Notification): void {
     if (this.closed) return;
-    // The earlier answers still unsent are what the client left unread; the one being sent now is not
-    // counted, or a single answer past the limit (a long history: 100,000 entries are ~9 MB) would close
-    // a client that reads. A client that does not read is closed at its next answer, holding at most one.
-    if (this.socket.writableLength > this.opts.limits.maxBufferedBytes) {
+    // What waits behind the message being sent is what the client left unread. The one being sent is
+    // not counted, however long: a long history (100,000 entries are ~9 MB) reaches a client that reads,
+    // and so does a notification written while it is on its way. A client that does not read is closed
+    // at its next message once more than the limit waits behind the one it stopped at.
+    if (this.unsent - (this.sending[0] ?? 0) > this.opts.limits.maxBufferedBytes) {
       this.close('slow_reader');
       return;
     }
-    this.socket.write(frame(message));
+    const pieces = frameBytes(message);
+    const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+    this.sending.push(length);
+    this.unsent += length;
+    this.socket.cork();
+    pieces.forEach((piece, i) =>
+      this.socket.write(piece, i === pieces.length - 1 ? () => (this.unsent -= this.sending.shift() ?? 0) : undefined),
+    );
+    this.socket.uncork();
   }
 }
 

@@ -113,10 +113,37 @@ export const errorAnswer = (id: RpcId, error: RpcError): RpcAnswer => ({
   error: { code: error.number, message: error.message },
 });
 
-/** One message as a line: an answer, a batch's answers, or a notification. */
-export function frame(message: RpcAnswer | readonly RpcAnswer[] | Notification): string {
-  return `${JSON.stringify(message)}\n`;
+/**
+ * A result already written as JSON bytes, in pieces (a long history, built once where a list would take
+ * an object per entry, and kept: status.ts): framed around them, never copied into one string.
+ */
+export class JsonText {
+  constructor(readonly pieces: readonly Buffer[]) {}
 }
+
+type Message = RpcAnswer | readonly RpcAnswer[] | Notification;
+
+const hasText = (m: RpcAnswer | Notification): m is RpcAnswer & { result: JsonText } => 'result' in m && m.result instanceof JsonText;
+
+function messageText(message: RpcAnswer | Notification): string {
+  if (hasText(message))
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${Buffer.concat(message.result.pieces).toString()}}`;
+  return JSON.stringify(message);
+}
+
+/** One message as a line: an answer, a batch's answers, or a notification. */
+export function frame(message: Message): string {
+  return `${Array.isArray(message) ? `[${message.map(messageText).join(',')}]` : messageText(message as RpcAnswer | Notification)}\n`;
+}
+
+/** frame() as the bytes to write, one after another: an answer of JsonText keeps its pieces as they are. */
+export function frameBytes(message: Message): Buffer[] {
+  if (Array.isArray(message) || !hasText(message as RpcAnswer | Notification)) return [Buffer.from(frame(message))];
+  const { id, result } = message as RpcAnswer & { result: JsonText };
+  return [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), ...result.pieces, LINE_END];
+}
+
+const LINE_END = Buffer.from('}\n');
 
 export interface Notification {
   readonly jsonrpc: '2.0';

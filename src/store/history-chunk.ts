@@ -239,6 +239,20 @@ class Reader {
     return { value: n, done: false };
   }
 
+  /** The rest's tx numbers into `out` from `at`, amounts stepped over (no object per entry); returns the end. */
+  txNums(out: Float64Array, at: number): number {
+    let prev = 0;
+    while (this.more) {
+      const word = this.number();
+      const tag = word % 4;
+      prev += (word - tag) / 4;
+      if (at >= out.length) throw new RangeError('history row holds more entries than its totals say');
+      out[at++] = prev;
+      for (let i = tag === TAG_BOTH ? 4 : 1; i > 0; i--) this.skip();
+    }
+    return at;
+  }
+
   entries(): HistoryEntry[] {
     const out: HistoryEntry[] = [];
     let prev = 0;
@@ -350,4 +364,20 @@ export function encodeChunk(entries: readonly HistoryEntry[]): Buffer {
 
 export function decodeChunk(buf: Uint8Array): HistoryEntry[] {
   return new Reader(buf).entries();
+}
+
+/** How many transactions a script's history holds, from its head: its sealed chunks' and the head's own. */
+export function headTxCount(buf: Uint8Array): number {
+  const r = new Reader(buf);
+  return (r.sealed() ? r.number() : 0) + scanHead(buf).count;
+}
+
+/**
+ * The tx numbers of a row's entries (a sealed chunk, or a head: its totals skipped) into `out` from `at`,
+ * oldest first; returns where they end. What a whole-history read uses: no object per entry.
+ */
+export function rowTxNums(buf: Uint8Array, head: boolean, out: Float64Array, at: number): number {
+  const r = new Reader(buf);
+  if (head && r.sealed()) for (let i = 0; i < 5; i++) r.skip();
+  return r.txNums(out, at);
 }

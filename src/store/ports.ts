@@ -38,6 +38,7 @@ import type {
   WalletHistoryRequest,
   WarmResult,
 } from './index-model.js';
+import type { ScriptTxsRead } from './script-txs.js';
 import type { HeaderRange } from './header-chain.js';
 import type { TxBlock } from './tx-block.js';
 
@@ -69,6 +70,12 @@ export interface IndexReader {
    * the unconfirmed ones first), in one snapshot; historyPage is the case of one script.
    */
   walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null>;
+  /**
+   * One script's whole history (confirmed, then mempool) when it holds at most `max` transactions, lean,
+   * in one snapshot with the feed position it is true at; Electrum's histories and statuses read it.
+   * `mempoolOnly`: the confirmed transactions counted, not listed (a kept confirmed part is still current).
+   */
+  scriptTxs(key: Buffer, max: number, mempoolOnly?: boolean): Promise<ScriptTxsRead | null>;
   /**
    * At most `count` stored block headers from height `from` up, never past the tip, in one snapshot with
    * that tip and how far down the stored headers reach; null while nothing is indexed.

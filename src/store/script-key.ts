@@ -32,3 +32,10 @@ export function scriptKeyOfDigest(sha256: Uint8Array): Buffer {
   if (sha256.length !== 32) throw new RangeError('a SHA-256 digest is 32 bytes');
   return Buffer.from(sha256.subarray(0, SCRIPT_KEY_BYTES));
 }
+
+/** Script keys written one after another (the change feed's rows), as views of `blob`. */
+export function splitScriptKeys(blob: Buffer): Buffer[] {
+  const keys: Buffer[] = [];
+  for (let at = 0; at + SCRIPT_KEY_BYTES <= blob.length; at += SCRIPT_KEY_BYTES) keys.push(blob.subarray(at, at + SCRIPT_KEY_BYTES));
+  return keys;
+}

@@ -2,8 +2,9 @@
  * Reads everything the ports answer about an index and compares it, as one object, with what the
  * models predict: tip and hashes, totals, every script's summary and views (by script and by key, with
  * and without the mempool), the mempool's size, the verifier's reports and, with history, every
- * script's pages (with the mempool too: its transactions first, a child before what it spends), and the
- * pages of all the scripts merged as a wallet's (wallet-pages.ts).
+ * script's pages (with the mempool too: its transactions first, a child before what it spends) and its
+ * whole history read at once (scriptTxs), and the pages of all the scripts merged as a wallet's
+ * (wallet-pages.ts).
  */
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
@@ -114,6 +115,36 @@ function expectedTxBlocks(model: ChainModel, lines: readonly HistoryLine[]) {
   return want;
 }
 
+/**
+ * Each script's whole history as scriptTxs reads it (txids in display hex, blockchain order), its
+ * mempool-only read, and whether a read allowing one transaction fewer than it holds says too large.
+ */
+async function scriptTxsOf(reader: IndexReader, keys: readonly Buffer[]) {
+  const out = [];
+  const last = (await reader.feed.bounds())?.last ?? 0;
+  // One after the other: a pool has a bounded queue of waiting callers.
+  for (const key of keys) {
+    const [whole, pool] = [await reader.scriptTxs(key, 10_000), await reader.scriptTxs(key, 10_000, true)];
+    if (whole?.txs?.tooLarge !== false || pool?.txs?.tooLarge !== false) throw new Error('a whole-history read refused');
+    const { txids, heights, unconfirmed, confirmedCount } = whole.txs;
+    const count = confirmedCount + unconfirmed.length;
+    out.push({
+      txids: Array.from({ length: heights.length }, (_, i) => displayHex(txids.subarray(i * 32, i * 32 + 32))),
+      heights: [...heights],
+      unconfirmed: byTxid(unconfirmed.map(unconfirmedLine)),
+      // Nothing is written while the index is observed: each read names the feed's newest row.
+      feedSeqs: [whole.feedSeq, pool.feedSeq].map((seq) => seq === last),
+      mempoolOnly: {
+        confirmedCount: pool.txs.confirmedCount,
+        listed: pool.txs.txids.length,
+        unconfirmed: byTxid(pool.txs.unconfirmed.map(unconfirmedLine)),
+      },
+      tooLarge: count === 0 ? null : (await reader.scriptTxs(key, count - 1))?.txs?.tooLarge,
+    });
+  }
+  return out;
+}
+
 async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number, mempool: MempoolModel | null) {
   const parents = new Map([...(mempool?.lines().values() ?? [])].flat().map((l) => [l.txid, l.parents]));
   const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
@@ -176,6 +207,7 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
             }),
           )
         : undefined,
+    scriptTxs: ix.history && tipHeight >= 0 ? await scriptTxsOf(ix.reader, keys) : undefined,
     walletPages: ix.history && tipHeight >= 0 ? await walletPageAll(ix.reader, scripts, 3, false) : undefined,
     walletMempoolPages:
       ix.history && tipHeight >= 0
@@ -241,6 +273,21 @@ export async function expectIndex(
             unconfirmed: byTxid((mempoolLines.get(keyHex(s)) ?? []).map(expectedUnconfirmedLine)),
             misordered: [],
           }))
+        : undefined,
+    scriptTxs:
+      histories && at
+        ? scripts.map((s) => {
+            const lines = [...(histories.get(keyHex(s))?.lines ?? [])].reverse();
+            const unconfirmed = byTxid((mempoolLines.get(keyHex(s)) ?? []).map(expectedUnconfirmedLine));
+            return {
+              txids: lines.map((l) => l.txid),
+              heights: lines.map((l) => l.height),
+              unconfirmed,
+              feedSeqs: [true, true],
+              mempoolOnly: { confirmedCount: lines.length, listed: 0, unconfirmed },
+              tooLarge: lines.length + unconfirmed.length === 0 ? null : true,
+            };
+          })
         : undefined,
     walletPages: histories && at ? { lines: expectedWalletLines(histories, scripts), tips: [at.hash], unconfirmed: [] } : undefined,
     walletMempoolPages:

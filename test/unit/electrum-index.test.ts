@@ -1,6 +1,6 @@
 /**
- * The pure parts of the index-backed Electrum methods: a history page put in the protocol's order with
- * its mempool fees, the UTXO listing's rows as listunspent entries, headers refused below a backfill, the
+ * The pure parts of the index-backed Electrum methods: a history read put in the protocol's order with
+ * its mempool fees (and a kept confirmed part finished with another mempool part), the UTXO listing's rows as listunspent entries, headers refused below a backfill, the
  * price of a long list, and the subscriptions' flow (one read per touched script for every session,
  * notifications only where a status changed, the cap, the close hook) over a fake feed and index.
  */
@@ -13,11 +13,14 @@ import type { ElectrumIndex } from '../../src/electrum/index/access.js';
 import type { ChangeFeed } from '../../src/electrum/index/change-feed.js';
 import { headerAt, headerRun } from '../../src/electrum/index/headers.js';
 import { ScripthashSubscriptions } from '../../src/electrum/index/scripthash-subscriptions.js';
-import { electrumHistory, mempoolFacts } from '../../src/electrum/index/script-history.js';
+import { electrumHistory, mempoolFacts, withMempool } from '../../src/electrum/index/script-history.js';
+import { scriptHistories } from '../../src/electrum/index/script-histories.js';
+import { historyStatus } from '../../src/electrum/status.js';
 import { unspentOf } from '../../src/electrum/index/unspent.js';
 import { extraTokens } from '../../src/electrum/methods/index-methods.js';
 import type { ElectrumSession } from '../../src/electrum/methods/registry.js';
-import type { HistoryItem, HistoryPage, UnconfirmedItem } from '../../src/store/index-model.js';
+import type { HistoryItem, UnconfirmedItem } from '../../src/store/index-model.js';
+import type { ScriptTxList } from '../../src/store/script-txs.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 
 const txid = (n: number): Buffer => Buffer.alloc(32, n);
@@ -39,21 +42,22 @@ const pending = (n: number, extra: Partial<UnconfirmedItem> = {}): UnconfirmedIt
   spendsUnconfirmed: false,
   ...extra,
 });
-const page = (items: HistoryItem[], unconfirmed: UnconfirmedItem[] = []): NonNullable<HistoryPage['page']> => ({
+/** A whole-history read of `items` (blockchain order) and `unconfirmed`. */
+const list = (items: HistoryItem[], unconfirmed: UnconfirmedItem[] = []): ScriptTxList => ({
+  confirmedCount: items.length,
+  txids: Buffer.concat(items.map((i) => i.txid)),
+  heights: Uint32Array.from(items.map((i) => i.height)),
   unconfirmed,
-  items,
-  next: null,
-  tipHeight: 10,
-  tipHash: Buffer.alloc(32),
-  secret: Buffer.alloc(32),
 });
 const log = pino({ level: 'silent' });
+/** A JSON answer written in pieces, as one string. */
+const text = (pieces: readonly Buffer[]): string => Buffer.concat(pieces).toString();
 
 describe('electrumHistory', () => {
-  it('turns a newest-first page into blockchain order, then the mempool by (−height, tx_hash) with fees', () => {
+  it('lists confirmed transactions in blockchain order, then the mempool by (−height, tx_hash) with fees', () => {
     const h = electrumHistory(
-      page(
-        [item(5, 7, 2), item(4, 7, 0), item(2, 3, 1)],
+      list(
+        [item(2, 3, 1), item(4, 7, 0), item(5, 7, 2)],
         [
           pending(9, { fee: 300n, spendsUnconfirmed: true }),
           pending(8, { fee: 200n, spendsUnconfirmed: false }),
@@ -61,15 +65,31 @@ describe('electrumHistory', () => {
         ],
       ),
     );
-    expect(h.entries).toEqual([
-      { txHash: display(2), height: 3 },
-      { txHash: display(4), height: 7 },
-      { txHash: display(5), height: 7 },
-      { txHash: display(1), height: 0, fee: 100 },
-      { txHash: display(8), height: 0, fee: 200 },
-      { txHash: display(9), height: -1, fee: 300 },
-    ]);
+    const entries = [
+      { tx_hash: display(2), height: 3 },
+      { tx_hash: display(4), height: 7 },
+      { tx_hash: display(5), height: 7 },
+      { tx_hash: display(1), height: 0, fee: 100 },
+      { tx_hash: display(8), height: 0, fee: 200 },
+      { tx_hash: display(9), height: -1, fee: 300 },
+    ];
+    expect(JSON.parse(text(h.json))).toEqual(entries);
+    expect(h.length).toBe(6);
+    expect(h.status).toBe(historyStatus(entries.map((e) => ({ txHash: e.tx_hash, height: e.height }))));
     expect(h.mempool.map((e) => e.txHash)).toEqual([display(1), display(8), display(9)]);
+  });
+
+  it('finishes a kept confirmed part with another mempool part as a whole read would', () => {
+    const confirmed = [item(2, 3, 1), item(4, 7, 0)];
+    const kept = electrumHistory(list(confirmed, [pending(1)]));
+    for (const pool of [[], [pending(6, { fee: 5n })], [pending(7), pending(8, { spendsUnconfirmed: true })]]) {
+      const again = withMempool(kept.confirmed, pool);
+      const whole = electrumHistory(list(confirmed, pool));
+      expect([again.status, text(again.json), again.length]).toEqual([whole.status, text(whole.json), whole.length]);
+    }
+    expect(electrumHistory(list([], []))).toMatchObject({ length: 0, status: null });
+    expect(text(electrumHistory(list([], [])).json)).toBe('[]');
+    expect(JSON.parse(text(electrumHistory(list([], [pending(3)])).json))).toEqual([{ tx_hash: display(3), height: 0, fee: 0 }]);
   });
 
   it('answers an unknown fee (MWEB) as 0, and height −1 for a child of a mempool transaction', () => {
@@ -168,13 +188,13 @@ describe('ScripthashSubscriptions', () => {
     const histories = new Map<string, HistoryItem[]>();
     let reads = 0;
     const index = {
-      historyPage: async (req: { key: Buffer }) => {
+      scriptTxs: async (key: Buffer) => {
         reads++;
-        return { page: page([...(histories.get(req.key.toString('hex')) ?? [])].reverse()) };
+        return { txs: { tooLarge: false, ...list(histories.get(key.toString('hex')) ?? []) }, feedSeq: 1 };
       },
     } as unknown as ElectrumIndex;
     const feed = new FakeFeed();
-    const subs = new ScripthashSubscriptions('LTC', feed, () => index, { perConnection: cap, maxHistory: 100 }, log);
+    const subs = new ScripthashSubscriptions('LTC', feed, () => index, scriptHistories(100, null), cap, log);
     const set = (n: number, items: HistoryItem[]): void => void histories.set(key(n).toString('hex'), items);
     return { subs, feed, set, reads: () => reads };
   }

@@ -13,6 +13,7 @@ import type { ChangeListener, FeedChange } from '../../src/api/live/hub.js';
 import type { ElectrumIndex } from '../../src/electrum/index/access.js';
 import type { ChangeFeed } from '../../src/electrum/index/change-feed.js';
 import { ScripthashSubscriptions } from '../../src/electrum/index/scripthash-subscriptions.js';
+import { scriptHistories } from '../../src/electrum/index/script-histories.js';
 import type { ElectrumSession } from '../../src/electrum/methods/registry.js';
 import { scriptKey } from '../../src/store/script-key.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
@@ -51,7 +52,7 @@ describe('scripthash notifications under load', () => {
     store.applyBlocks(chain.blocks);
     const reader = ChainReader.open(file);
     const index = {
-      historyPage: async (req: Parameters<ChainReader['historyPage']>[0]) => reader.historyPage(req),
+      scriptTxs: async (key: Buffer, max: number, mempoolOnly?: boolean) => reader.scriptTxs(key, max, mempoolOnly),
     } as unknown as ElectrumIndex;
     const listeners = new Set<ChangeListener>();
     const feed: ChangeFeed = {
@@ -59,13 +60,7 @@ describe('scripthash notifications under load', () => {
       onChanges: (_chain, l) => (listeners.add(l), () => listeners.delete(l)),
       attach: (_chain, fn) => fn(0),
     };
-    const subs = new ScripthashSubscriptions(
-      'LTC',
-      feed,
-      () => index,
-      { perConnection: 1000, maxHistory: 200_000 },
-      pino({ level: 'silent' }),
-    );
+    const subs = new ScripthashSubscriptions('LTC', feed, () => index, scriptHistories(200_000, null), 1000, pino({ level: 'silent' }));
     let notes = 0;
     const sessions = Array.from(
       { length: SESSIONS },

@@ -145,6 +145,23 @@ describe('Electrum session', () => {
     expect(most).toBe(MAX_IN_FLIGHT);
   });
 
+  it('keeps a client that reads a long answer while notifications are written behind it', async () => {
+    // 24 MB per answer, over maxBufferedBytes (1 MiB here) and what the kernel takes at once; each answer
+    // is followed at once by notifications, written while it is still on its way to the client.
+    const long = 'x'.repeat(24 << 20);
+    const w = await world({
+      'test.long': method(async (_params, session) => {
+        setImmediate(() => {
+          for (let i = 0; i < 20; i++) session.notify('test.news', [i]);
+        });
+        return long;
+      }),
+    });
+    for (let i = 0; i < 3; i++) expect((await w.client.call('test.long', [], 30_000)).result).toHaveLength(long.length);
+    await w.client.waitFor((m) => (m as { params?: unknown[] }).params?.[0] === 19);
+    expect(w.closed).toEqual([]);
+  });
+
   it('closes a connection that sends nothing for the idle time', async () => {
     const w = await world({}, free, 200);
     await w.client.closedWithin();

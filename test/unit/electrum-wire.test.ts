@@ -9,6 +9,8 @@ import { negotiate } from '../../src/electrum/version.js';
 import {
   errorAnswer,
   frame,
+  frameBytes,
+  JsonText,
   isBadLine,
   LineSplitter,
   MAX_BATCH_ITEMS,
@@ -132,6 +134,21 @@ describe('answers', () => {
     );
     expect(new RpcError('EXCESSIVE_RESOURCE_USAGE', 'slow down').number).toBe(-101);
     expect(new RpcError('INVALID_PARAMS', 'x').code).toBe('INVALID_PARAMS');
+  });
+
+  it('frame a result written as JSON pieces around them, alone or in a batch, as the bytes of one line', () => {
+    const pieces = [Buffer.from('[{"a":'), Buffer.from('1},{"b":"é"}'), Buffer.from(']')];
+    const line = '{"jsonrpc":"2.0","id":"q","result":[{"a":1},{"b":"é"}]}\n';
+    expect(frame(resultAnswer('q', new JsonText(pieces)))).toBe(line);
+    const bytes = frameBytes(resultAnswer('q', new JsonText(pieces)));
+    expect(Buffer.concat(bytes).toString()).toBe(line);
+    // The pieces are written as they are, not copied.
+    expect(bytes.slice(1, 4)).toEqual(pieces);
+    expect(bytes[2]).toBe(pieces[1]);
+    expect(frame([resultAnswer(1, new JsonText([Buffer.from('[]')])), resultAnswer(2, 3)])).toBe(
+      '[{"jsonrpc":"2.0","id":1,"result":[]},{"jsonrpc":"2.0","id":2,"result":3}]\n',
+    );
+    expect(Buffer.concat(frameBytes(resultAnswer(1, 2))).toString()).toBe(frame(resultAnswer(1, 2)));
   });
 });
 

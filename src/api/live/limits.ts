@@ -23,7 +23,7 @@ export interface LiveLimits {
 }
 
 export const DEFAULT_LIVE_LIMITS: LiveLimits = {
-  pollMs: 250,
+  pollMs: 100,
   maxBufferedBytes: 1024 * 1024,
   authTimeoutMs: 10_000,
   connectionsPerNetwork: 32,

@@ -8,13 +8,19 @@ import type { IndexReader } from '../../store/ports.js';
 import { RpcError } from '../wire.js';
 
 /** The reads of the Electrum methods: one snapshot each (ports.ts). */
-export type ElectrumIndex = Pick<IndexReader, 'status' | 'keyViews' | 'historyPage' | 'utxoPage' | 'headers' | 'txBlock'>;
+export type ElectrumIndex = Pick<IndexReader, 'status' | 'keyViews' | 'scriptTxs' | 'utxoPage' | 'headers' | 'txBlock' | 'feed'>;
 
 /** The chain's index now; throws SERVER_BUSY when it cannot be read (not created yet, reopening). */
 export type IndexAccess = () => ElectrumIndex;
 
 function complete(source: SummarySource): source is SummarySource & ElectrumIndex {
-  return source.historyPage !== undefined && source.utxoPage !== undefined && source.headers !== undefined && source.txBlock !== undefined;
+  return (
+    source.scriptTxs !== undefined &&
+    source.utxoPage !== undefined &&
+    source.headers !== undefined &&
+    source.txBlock !== undefined &&
+    source.feed !== undefined
+  );
 }
 
 export function indexAccess(handle: ChainHandle | undefined): IndexAccess {

@@ -9,9 +9,14 @@ import type { Logger } from '../../logger.js';
 import type { IndexMethodDeps } from '../methods/index-methods.js';
 import { indexAccess } from './access.js';
 import { CheckpointProofs } from './checkpoint.js';
+import { HistoryCache } from './history-cache.js';
+import { scriptHistories } from './script-histories.js';
 import type { ChangeFeed } from './change-feed.js';
 import { ScripthashSubscriptions } from './scripthash-subscriptions.js';
 import { TipSubscriptions } from './tip-subscriptions.js';
+
+/** The long histories one chain's methods keep, per process (history-cache.ts). */
+const HISTORY_CACHE_BYTES = 64 * 1024 * 1024;
 
 export interface IndexDeps {
   readonly chains: ReadonlyMap<ChainCode, ChainHandle>;
@@ -26,18 +31,14 @@ export function indexGroup(
   log: Logger,
 ): IndexMethodDeps {
   const index = indexAccess(deps.chains.get(chain));
+  const histories = scriptHistories(settings.maxHistory, new HistoryCache(HISTORY_CACHE_BYTES));
   return {
     chain,
     index,
+    histories,
     maxHistory: settings.maxHistory,
     checkpoints: new CheckpointProofs(settings.undoDepth),
     tips: new TipSubscriptions(chain, deps.feed, index, log),
-    scripthashes: new ScripthashSubscriptions(
-      chain,
-      deps.feed,
-      index,
-      { perConnection: settings.subscriptionsPerConnection, maxHistory: settings.maxHistory },
-      log,
-    ),
+    scripthashes: new ScripthashSubscriptions(chain, deps.feed, index, histories, settings.subscriptionsPerConnection, log),
   };
 }

@@ -1,24 +1,21 @@
 /**
- * A script's history as Electrum wants it, read in one snapshot: historyPage with its mempool part and
- * electrum.maxHistory as its limit, so a longer history is known from the one read (a next page) and refused
- * (HISTORY_TOO_LARGE) rather than answered in part. The page lists newest first; electrumHistory puts it
- * in the protocol's order (status.ts), which is what get_history answers and the status hashes.
+ * A script's history as Electrum wants it, read in one snapshot (IndexReader.scriptTxs, lean: no object
+ * per confirmed transaction) with electrum.maxHistory as its limit, so a longer history is refused
+ * (HISTORY_TOO_LARGE) rather than answered in part. What get_history answers and the status hashes are
+ * built together in one pass (status.ts), the confirmed part apart from the mempool part, so a long
+ * history kept by history-cache.ts is finished again from a fresh mempool read alone when only its
+ * mempool part changed.
  */
 import { toDisplayHex } from '../../chain/hash.js';
-import type { HistoryPage, UnconfirmedItem } from '../../store/index-model.js';
-import { historyStatus, mempoolOrder, type ElectrumHistoryEntry } from '../status.js';
+import type { UnconfirmedItem } from '../../store/index-model.js';
+import type { ScriptTxList } from '../../store/script-txs.js';
+import { confirmedText, historyText, mempoolOrder, type ConfirmedText, type HistoryText, type MempoolEntry } from '../status.js';
 import { RpcError } from '../wire.js';
 import { notIndexed, type ElectrumIndex } from './access.js';
 
-/** A mempool entry of get_history and get_mempool: Electrum requires its fee. */
-export interface MempoolEntry extends ElectrumHistoryEntry {
-  readonly fee: number;
-}
-
-export interface ScriptHistory {
-  /** Confirmed entries (heights ascending, then position in block), then mempool ones: the protocol's order. */
-  readonly entries: readonly (ElectrumHistoryEntry | MempoolEntry)[];
-  /** The mempool entries, also the tail of `entries`. */
+export interface ScriptHistory extends HistoryText {
+  readonly confirmed: ConfirmedText;
+  /** The mempool entries in the protocol's order (get_mempool), also the tail of `json`'s list. */
   readonly mempool: readonly MempoolEntry[];
 }
 
@@ -30,37 +27,36 @@ export function mempoolFacts(item: UnconfirmedItem): { fee: number; height: 0 | 
   return { fee: item.fee === null ? 0 : Number(item.fee), height: item.spendsUnconfirmed ? -1 : 0 };
 }
 
-/** The protocol's order from a page read newest first (items by txNum: blockchain order reversed). */
-export function electrumHistory(page: NonNullable<HistoryPage['page']>): ScriptHistory {
-  const entries: (ElectrumHistoryEntry | MempoolEntry)[] = [];
-  for (let i = page.items.length - 1; i >= 0; i--) {
-    const item = page.items[i]!;
-    entries.push({ txHash: toDisplayHex(item.txid), height: item.height });
-  }
-  const mempool: MempoolEntry[] = page.unconfirmed.map((item) => ({ txHash: toDisplayHex(item.txid), ...mempoolFacts(item) }));
+/** The history with a confirmed part already built and the mempool part as read: the protocol's order. */
+export function withMempool(confirmed: ConfirmedText, unconfirmed: readonly UnconfirmedItem[]): ScriptHistory {
+  const mempool: MempoolEntry[] = unconfirmed.map((item) => ({ txHash: toDisplayHex(item.txid), ...mempoolFacts(item) }));
   mempool.sort(mempoolOrder);
-  for (const m of mempool) entries.push(m);
-  return { entries, mempool };
+  return { ...historyText(confirmed, mempool), confirmed, mempool };
+}
+
+/** From a whole-history read: confirmed in blockchain order, then the mempool. */
+export function electrumHistory(list: ScriptTxList): ScriptHistory {
+  return withMempool(confirmedText(list.txids, list.heights), list.unconfirmed);
 }
 
 export function historyTooLarge(max: number): RpcError {
   return new RpcError('HISTORY_TOO_LARGE', `history too large: this server answers histories of at most ${max} transactions`);
 }
 
-/** The script's whole history in one snapshot; HISTORY_TOO_LARGE past `max` transactions. */
-export async function readScriptHistory(index: ElectrumIndex, key: Buffer, max: number): Promise<ScriptHistory> {
-  const read = await index.historyPage({ key, after: null, limit: max, mempool: true });
+/** A read in one snapshot and the change-feed position it is true at. */
+export interface ListRead {
+  readonly list: ScriptTxList;
+  readonly feedSeq: number;
+}
+
+/** The script's history in one snapshot (`mempoolOnly`: its confirmed part counted, not listed); HISTORY_TOO_LARGE past `max`. */
+export async function readScriptTxs(index: ElectrumIndex, key: Buffer, max: number, mempoolOnly: boolean): Promise<ListRead> {
+  const read = await index.scriptTxs(key, max, mempoolOnly);
   if (read === null) throw notIndexed();
-  if (read.page === null) {
+  if (read.txs === null) {
     const why = read.building ? `being built (height ${read.building.height} of ${read.building.tipHeight})` : 'not kept';
     throw new RpcError('SERVER_BUSY', `address history is ${why} on this index; retry later`);
   }
-  if (read.page.next !== null || read.page.items.length + read.page.unconfirmed.length > max) throw historyTooLarge(max);
-  return electrumHistory(read.page);
-}
-
-/** The status of a script now (status.ts), what subscribe answers and notifications carry, and its history's length. */
-export async function readScriptStatus(index: ElectrumIndex, key: Buffer, max: number): Promise<{ status: string | null; length: number }> {
-  const { entries } = await readScriptHistory(index, key, max);
-  return { status: historyStatus(entries), length: entries.length };
+  if (read.txs.tooLarge) throw historyTooLarge(max);
+  return { list: read.txs, feedSeq: read.feedSeq };
 }

@@ -13,19 +13,12 @@ import type { ElectrumSession } from '../methods/registry.js';
 import { RpcError } from '../wire.js';
 import type { IndexAccess } from './access.js';
 import type { ChangeFeed } from './change-feed.js';
-import { readScriptStatus } from './script-history.js';
+import type { ScriptHistories } from './script-histories.js';
 
 export const SCRIPTHASH_SUBSCRIBE = 'blockchain.scripthash.subscribe';
 
 /** Statuses read at once after a commit: enough to overlap reads, few enough not to starve requests. */
 const READS_AT_ONCE = 16;
-
-export interface SubscriptionLimits {
-  /** electrum.subscriptionsPerConnection */
-  readonly perConnection: number;
-  /** electrum.maxHistory */
-  readonly maxHistory: number;
-}
 
 interface Held {
   readonly hash: string;
@@ -44,7 +37,9 @@ export class ScripthashSubscriptions {
     private readonly chain: ChainCode,
     private readonly feed: ChangeFeed,
     private readonly index: IndexAccess,
-    private readonly limits: SubscriptionLimits,
+    private readonly histories: ScriptHistories,
+    /** electrum.subscriptionsPerConnection */
+    private readonly perConnection: number,
     private readonly log: Logger,
   ) {}
 
@@ -61,15 +56,15 @@ export class ScripthashSubscriptions {
     return this.feed.attach(this.chain, async () => {
       const k = key.toString('latin1');
       const mine = this.bySession.get(session);
-      if (!mine?.has(k) && (mine?.size ?? 0) >= this.limits.perConnection) {
+      if (!mine?.has(k) && (mine?.size ?? 0) >= this.perConnection) {
         throw new RpcError(
           'EXCESSIVE_RESOURCE_USAGE',
-          `subscription limit reached: at most ${this.limits.perConnection} scripthashes per connection (unsubscribe some first)`,
+          `subscription limit reached: at most ${this.perConnection} scripthashes per connection (unsubscribe some first)`,
         );
       }
-      const read = await readScriptStatus(this.index(), key, this.limits.maxHistory);
-      this.add(session, hash, key, k, read.status);
-      return read;
+      const { status, length } = await this.histories(this.index(), key);
+      this.add(session, hash, key, k, status);
+      return { status, length };
     });
   }
 
@@ -128,7 +123,7 @@ export class ScripthashSubscriptions {
   private async refresh(held: Held): Promise<void> {
     let status: string | null;
     try {
-      ({ status } = await readScriptStatus(this.index(), held.key, this.limits.maxHistory));
+      ({ status } = await this.histories(this.index(), held.key));
     } catch (err) {
       this.log.debug(
         { scripthash: held.hash, err: err instanceof Error ? err.message : String(err) },

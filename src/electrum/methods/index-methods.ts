@@ -12,10 +12,10 @@ import type { CheckpointProofs } from '../index/checkpoint.js';
 import { headerAt, headerRun, MAX_HEADERS } from '../index/headers.js';
 import { heightParam, scripthashParam } from '../index/params.js';
 import type { ScripthashSubscriptions } from '../index/scripthash-subscriptions.js';
-import { readScriptHistory } from '../index/script-history.js';
+import type { ScriptHistories } from '../index/script-histories.js';
 import type { TipSubscriptions } from '../index/tip-subscriptions.js';
 import { readUnspent } from '../index/unspent.js';
-import { RpcError } from '../wire.js';
+import { JsonText, RpcError } from '../wire.js';
 import type { ElectrumSession, MethodSpec } from './registry.js';
 
 /** Half a keyless HTTP request: one indexed read of a few rows. */
@@ -32,6 +32,8 @@ export interface IndexMethodDeps {
   readonly tips: TipSubscriptions;
   readonly scripthashes: ScripthashSubscriptions;
   readonly checkpoints: CheckpointProofs;
+  /** Script histories, read or kept (script-history.ts). */
+  readonly histories: ScriptHistories;
   /** electrum.maxHistory */
   readonly maxHistory: number;
 }
@@ -87,15 +89,13 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
     }),
     'blockchain.scripthash.get_history': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { key } = scripthashParam(scripthash);
-      const { entries } = await readScriptHistory(index(), key, maxHistory);
-      const answer = entries.map((e) =>
-        'fee' in e ? { tx_hash: e.txHash, height: e.height, fee: e.fee } : { tx_hash: e.txHash, height: e.height },
-      );
-      return charged(session, answer);
+      const { json, length } = await deps.histories(index(), key);
+      await session.charge(extraTokens(length));
+      return new JsonText(json);
     }),
     'blockchain.scripthash.get_mempool': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { key } = scripthashParam(scripthash);
-      const { mempool } = await readScriptHistory(index(), key, maxHistory);
+      const { mempool } = await deps.histories(index(), key);
       return charged(
         session,
         mempool.map((e) => ({ tx_hash: e.txHash, height: e.height, fee: e.fee })),

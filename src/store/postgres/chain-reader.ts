@@ -15,8 +15,6 @@ import { parseBootstrapProgress } from '../bootstrap-state.js';
 import type {
   BootstrapProgress,
   ChainStatus,
-  FeedBounds,
-  FeedEntry,
   HistoryPage,
   HistoryPageRequest,
   MempoolDelta,
@@ -29,13 +27,15 @@ import type {
   WalletHistoryPage,
   WalletHistoryRequest,
 } from '../index-model.js';
+import type { ScriptTxsRead } from '../script-txs.js';
 import type { FeedReader, IndexReader } from '../ports.js';
-import { SCRIPT_KEY_BYTES, scriptKey } from '../script-key.js';
+import { scriptKey } from '../script-key.js';
 import { chainMismatch, chainSchema, checkPgSchemaVersion } from './chain-schema.js';
 import {
   FIGURES_COLUMNS,
   HISTORY_STATUS_COLUMNS,
   HistoryReader,
+  buildingOf,
   figuresJoin,
   historyFigures,
   historyOn,
@@ -45,6 +45,8 @@ import {
 } from './history-reader.js';
 import { openPool, withTransaction, type Pool, type Queryable } from './pg-pool.js';
 import { readUtxoPage } from './utxo-page.js';
+import { readScriptTxs } from './script-txs.js';
+import { lastFeedSeq, pgFeedReader } from './feed-reader.js';
 import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
 import type { TxBlock } from '../tx-block.js';
 import { readTxBlock } from './tx-block-rows.js';
@@ -84,8 +86,6 @@ export const READER_CONNECTIONS = 4;
  */
 export const READER_MAX_WAITING = 256;
 
-const KINDS = { 1: 'block', 2: 'disconnect', 3: 'mempool' } as const;
-
 export class PgIndexReader implements IndexReader {
   readonly feed: FeedReader;
   private readonly history: HistoryReader;
@@ -97,10 +97,7 @@ export class PgIndexReader implements IndexReader {
     readonly chain: ChainCode,
     readonly network: NetworkName,
   ) {
-    this.feed = {
-      bounds: () => this.bounds(),
-      since: (after, limit) => this.since(after, limit),
-    };
+    this.feed = pgFeedReader(pool, schema);
     this.history = new HistoryReader(schema);
   }
 
@@ -238,6 +235,22 @@ export class PgIndexReader implements IndexReader {
     };
   }
 
+  /** One script's whole history, lean (script-txs.ts), in one snapshot with the feed position it is true at. */
+  scriptTxs(key: Buffer, max: number, mempoolOnly = false): Promise<ScriptTxsRead | null> {
+    return withTransaction(
+      this.pool,
+      async (client) => {
+        const row = await this.statusRow(client);
+        const status = this.toStatus(row);
+        if (status === null) return null;
+        const feedSeq = await lastFeedSeq(client, this.schema);
+        if (!historyOn(row)) return { ...status, txs: null, feedSeq, ...buildingOf(row, status) };
+        return { ...status, txs: await readScriptTxs(client, this.schema, this.history, key, max, mempoolOnly), feedSeq };
+      },
+      'snapshot',
+    );
+  }
+
   /** One page of several scripts' histories merged, each transaction once (history-reader.ts), in one snapshot. */
   walletHistoryPage(req: WalletHistoryRequest): Promise<WalletHistoryPage | null> {
     return this.readHistory(req);
@@ -297,11 +310,7 @@ export class PgIndexReader implements IndexReader {
         const row = rows[0];
         const status = row ? this.toStatus(row) : null;
         if (!row || status === null) return null;
-        if (!historyOn(row)) {
-          const state = historyState(row);
-          const building = state?.state === 'building' ? { height: state.builtHeight, tipHeight: status.tipHeight } : null;
-          return { ...status, page: null, ...(building && { building }) };
-        }
+        if (!historyOn(row)) return { ...status, page: null, ...buildingOf(row, status) };
         const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: row.history_secret! };
         req.check?.(ctx);
         return { ...status, page: { ...(await this.history.page(client, req)), ...ctx } };
@@ -326,27 +335,6 @@ export class PgIndexReader implements IndexReader {
       nodeSeenAt: row.node_seen_at === null ? null : new Date(Number(row.node_seen_at)),
       tipTime: row.tip_time === null ? null : new Date(Number(row.tip_time) * 1000),
     };
-  }
-
-  private async bounds(): Promise<FeedBounds | null> {
-    const { rows } = await this.pool.query<{ first: string | null; last: string | null }>(
-      `SELECT MIN(seq)::text AS first, MAX(seq)::text AS last FROM ${this.schema}.changes`,
-    );
-    const row = rows[0];
-    return !row || row.first === null || row.last === null ? null : { first: Number(row.first), last: Number(row.last) };
-  }
-
-  private async since(after: number, limit: number): Promise<FeedEntry[]> {
-    const { rows } = await this.pool.query<{ seq: string; kind: number; tip_height: number | null; scripts: Buffer | null }>(
-      `SELECT seq::text AS seq, kind, tip_height, scripts FROM ${this.schema}.changes AS c WHERE c.seq > $1 ORDER BY c.seq LIMIT $2`,
-      [after, limit],
-    );
-    return rows.map((r) => ({
-      seq: Number(r.seq),
-      kind: KINDS[r.kind as keyof typeof KINDS] ?? 'block',
-      tipHeight: r.tip_height,
-      scripts: r.scripts === null ? null : splitKeys(r.scripts),
-    }));
   }
 }
 
@@ -387,10 +375,4 @@ function unconfirmed(row: Partial<MempoolRow>, history: boolean): MempoolDelta {
 
 function figures(row: FiguresRow): { balanceSats: bigint; utxoCount: number } {
   return { balanceSats: row.balance === null ? 0n : BigInt(row.balance), utxoCount: row.utxo_count === null ? 0 : Number(row.utxo_count) };
-}
-
-function splitKeys(blob: Buffer): Buffer[] {
-  const keys: Buffer[] = [];
-  for (let at = 0; at + SCRIPT_KEY_BYTES <= blob.length; at += SCRIPT_KEY_BYTES) keys.push(blob.subarray(at, at + SCRIPT_KEY_BYTES));
-  return keys;
 }

@@ -17,8 +17,10 @@ import { HISTORY_KEY_BYTES, historyKey } from '../history-chunk.js';
 import { distinctKeys, mergeNewest, type MergedEntry, type RankedList } from '../history-merge.js';
 import type {
   ChainStatus,
+  HistoryBuildProgress,
   HistoryFigures,
   HistoryPosition,
+  UnconfirmedItem,
   WalletHistoryItem,
   WalletHistoryRequest,
   WalletUnconfirmedItem,
@@ -64,6 +66,12 @@ export function historyState(row: HistoryStatusRow): ChainStatus['historyState']
   if (historyOn(row)) return { state: 'on' };
   if (row.history === HISTORY_CODES.building && row.history_built !== null) return { state: 'building', builtHeight: row.history_built };
   return undefined;
+}
+
+/** While history is being built, how far: what a history read answers in place of its rows. */
+export function buildingOf(row: HistoryStatusRow, status: ChainStatus): { building?: HistoryBuildProgress } {
+  const state = historyState(row);
+  return state?.state === 'building' ? { building: { height: state.builtHeight, tipHeight: status.tipHeight } } : {};
 }
 
 type Keys = ReturnType<typeof distinctKeys>;
@@ -151,6 +159,12 @@ export class HistoryReader {
     const room = req.limit - unconfirmed.length;
     if (room === 0) return { unconfirmed, items: [], next: (await this.confirmed(client, keys, null, 1)).items.length > 0 ? last : null };
     return { unconfirmed, ...(await this.confirmed(client, keys, null, room)) };
+  }
+
+  /** One script's `want` newest mempool transactions, newest first. */
+  async scriptUnconfirmed(client: Queryable, key: Buffer, want: number): Promise<UnconfirmedItem[]> {
+    const merged = await this.unconfirmed(client, distinctKeys([key]), Number.MAX_SAFE_INTEGER, want);
+    return merged.map(({ parts: _, ...u }) => u);
   }
 
   /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */

@@ -28,22 +28,22 @@ import { UtxoPager } from './utxo-page.js';
 import { BUILT_KEY } from './history-build.js';
 import { BUILDING, HISTORY_KEY, HISTORY_SECRET_KEY } from './history-store.js';
 import { HistoryPager } from './history-page.js';
+import { ScriptTxReads } from './script-txs.js';
 import { headerRange, withHeadersFrom, type HeaderRange } from '../header-chain.js';
 import type { TxBlock } from '../tx-block.js';
 import { txidIndexReads } from './txid-index.js';
 import { headerReads } from './header-rows.js';
 import { HistoryUnion } from './history-union.js';
-import { HISTORY_KEY_BYTES, headTotals } from '../history-chunk.js';
+import { historyFigures, sats, toView, type Int, type ViewRow } from './view-rows.js';
+import { HISTORY_KEY_BYTES } from '../history-chunk.js';
 import type Database from 'better-sqlite3';
 import type {
   BootstrapProgress,
   ChainStatus,
-  HistoryFigures,
+  HistoryBuildProgress,
   HistoryPage,
   HistoryPageRequest,
-  MempoolDelta,
   ScriptSummary,
-  ScriptView,
   ScriptViews,
   UtxoListing,
   UtxoPageRequest,
@@ -51,29 +51,15 @@ import type {
   WalletHistoryPage,
   WalletHistoryRequest,
 } from '../index-model.js';
+import type { ScriptTxsRead } from '../script-txs.js';
 
 export { StoreError, type StoreErrorCode } from '../errors.js';
-
-/** Integers of a statement read with safeIntegers(true) are bigints, of the others numbers. */
-type Int = number | bigint;
 
 interface SummaryRow extends StatusRow {
   balance: Int | null;
   utxo_count: Int | null;
   /** The script's history head (history-chunk.ts); null when it has none or history is off. */
   h_data: Buffer | null;
-}
-
-interface ViewRow {
-  balance: Int | null;
-  utxo_count: Int | null;
-  /** Only in the mempool statements' rows. */
-  m_received?: Int | null;
-  m_sent?: Int | null;
-  m_utxo_count?: Int | null;
-  m_tx_count?: Int | null;
-  /** Only in the history statements' rows. */
-  h_data?: Buffer | null;
 }
 
 /** The statements that read many balances: as numbers (`fast`), or as exact bigints when a number cannot hold one. */
@@ -87,7 +73,6 @@ interface BalanceStatements {
 
 /** A number read from SQLite that may have been rounded: the read is done again exactly. */
 const unsafe = (v: Int | null | undefined): boolean => typeof v === 'number' && !Number.isSafeInteger(v);
-const sats = (v: Int | null | undefined): bigint => (v === null || v === undefined ? 0n : BigInt(v));
 
 interface StatusRow {
   tip_height: Int | null;
@@ -128,6 +113,7 @@ export class ChainReader {
   private readonly readHeaders: (from: number, count: number) => HeaderRange | null;
   /** Which block holds a txid (txid-index.ts), in one snapshot. */
   readonly txBlock: (txid: Buffer) => TxBlock | null;
+  private readonly readScriptTxs: (key: Buffer, max: number, mempoolOnly: boolean) => ScriptTxsRead | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
@@ -145,17 +131,30 @@ export class ChainReader {
     });
     const history = new HistoryPager(db);
     const metaStmt = db.prepare<[string], Buffer>('SELECT value FROM meta WHERE key = ?').pluck();
+    /** What a history read answers in place of rows while history is not kept: how far a build is. */
+    const building = (row: StatusRow, status: ChainStatus): { building?: HistoryBuildProgress } =>
+      Number(row.history) === BUILDING ? { building: { height: Number(metaStmt.get(BUILT_KEY)), tipHeight: status.tipHeight } } : {};
     // One read transaction: the status, the cursor's check and every row of the page share a snapshot.
     this.readHistory = db.transaction((req: HistoryPageRequest | WalletHistoryRequest): HistoryPage | WalletHistoryPage | null => {
       const row = this.statusStmt.get()!;
       const status = this.toStatus(row);
-      if (status === null || !historyOn(row)) {
-        const built = Number(row.history) === BUILDING ? Number(metaStmt.get(BUILT_KEY)) : null;
-        return status && { ...status, page: null, ...(built !== null && { building: { height: built, tipHeight: status.tipHeight } }) };
-      }
+      if (status === null || !historyOn(row)) return status && { ...status, page: null, ...building(row, status) };
       const ctx = { tipHeight: status.tipHeight, tipHash: row.tip_hash!, secret: metaStmt.get(HISTORY_SECRET_KEY)! };
       req.check?.(ctx);
       return { ...status, page: { ...('key' in req ? history.scriptPage(req) : history.page(req)), ...ctx } };
+    });
+    const scriptTxs = new ScriptTxReads(db, history);
+    // One read transaction: the status, the script's rows and the feed position share a snapshot.
+    this.readScriptTxs = db.transaction((key: Buffer, max: number, mempoolOnly: boolean): ScriptTxsRead | null => {
+      const row = this.statusStmt.get()!;
+      const status = this.toStatus(row);
+      if (status === null) return null;
+      const feedSeq = this.feed.bounds()?.last ?? 0;
+      return {
+        ...status,
+        feedSeq,
+        ...(historyOn(row) ? { txs: scriptTxs.read(key, max, mempoolOnly) } : { txs: null, ...building(row, status) }),
+      };
     });
     const headers = headerReads(db);
     this.txBlock = db.transaction(txidIndexReads(db));
@@ -337,6 +336,11 @@ export class ChainReader {
     return this.readHistory(req) as WalletHistoryPage | null;
   }
 
+  /** One script's whole history, lean (script-txs.ts), in one snapshot with the feed position it is true at. */
+  scriptTxs(key: Buffer, max: number, mempoolOnly = false): ScriptTxsRead | null {
+    return this.readScriptTxs(key, max, mempoolOnly);
+  }
+
   /** Stored block headers from `from` (../header-chain.ts), in one snapshot with the tip they belong to. */
   headers(from: number, count: number): HeaderRange | null {
     return this.readHeaders(from, count);
@@ -368,28 +372,3 @@ const NO_ROW: ViewRow = { balance: null, utxo_count: null };
 const UNSAFE = Symbol('unsafe');
 
 const historyOn = (row: StatusRow): boolean => row.history !== null && Number(row.history) === 1;
-
-/** A script's history totals from its head; a script with no head has none yet. */
-function historyFigures(head: Buffer | null | undefined): HistoryFigures {
-  if (!head) return { txCount: 0, received: 0n, sent: 0n };
-  const t = headTotals(head);
-  return { txCount: t.txCount, received: t.received, sent: t.sent };
-}
-
-function toView(row: ViewRow, mempool: boolean, history: boolean): ScriptView {
-  const view: ScriptView = { balanceSats: sats(row.balance), utxoCount: Number(row.utxo_count ?? 0) };
-  if (history) view.history = historyFigures(row.h_data);
-  if (mempool) {
-    const received = sats(row.m_received);
-    const sent = sats(row.m_sent);
-    const u: MempoolDelta = {
-      balanceSats: received - sent,
-      utxoCount: Number(row.m_utxo_count ?? 0),
-      txCount: Number(row.m_tx_count ?? 0),
-    };
-    // The gross figures only beside confirmed history: without it `unconfirmed` keeps its older shape.
-    if (history) Object.assign(u, { received, sent });
-    view.unconfirmed = u;
-  }
-  return view;
-}

@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
-import { SCRIPT_KEY_BYTES } from '../script-key.js';
+import { splitScriptKeys } from '../script-key.js';
 import type { ChangeKind, FeedBounds, FeedEntry } from '../index-model.js';
 
 /** Rows kept: at one mempool update per 250 ms, a minute of history; far more at block pace. */
@@ -103,13 +103,7 @@ export class FeedReader {
       seq: r.seq,
       kind: KINDS[r.kind] ?? 'block',
       tipHeight: r.tip_height,
-      scripts: r.scripts === null ? null : splitKeys(r.scripts),
+      scripts: r.scripts === null ? null : splitScriptKeys(r.scripts),
     }));
   }
-}
-
-function splitKeys(blob: Buffer): Buffer[] {
-  const keys: Buffer[] = [];
-  for (let at = 0; at + SCRIPT_KEY_BYTES <= blob.length; at += SCRIPT_KEY_BYTES) keys.push(blob.subarray(at, at + SCRIPT_KEY_BYTES));
-  return keys;
 }

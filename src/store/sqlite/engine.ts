@@ -62,6 +62,10 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.historyPage(req));
   }
 
+  scriptTxs(key: Buffer, max: number, mempoolOnly?: boolean) {
+    return settle(() => this.reader.scriptTxs(key, max, mempoolOnly));
+  }
+
   walletHistoryPage(req: WalletHistoryRequest) {
     return settle(() => this.reader.walletHistoryPage(req));
   }

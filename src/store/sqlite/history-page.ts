@@ -102,6 +102,11 @@ export class HistoryPager {
     return { unconfirmed, ...this.confirmed(keys, null, room) };
   }
 
+  /** Inside the caller's read transaction: one script's `want` newest mempool transactions, newest first. */
+  scriptUnconfirmed(key: Buffer, want: number): UnconfirmedItem[] {
+    return this.unconfirmed(distinctKeys([key]), Number.MAX_SAFE_INTEGER, want).map(({ parts: _, ...u }) => u);
+  }
+
   /** The mempool part: the scripts' `want` newest transactions with seq below `belowSeq`, merged. */
   private unconfirmed(keys: Keys, belowSeq: number, want: number): WalletUnconfirmedItem[] {
     const txs = new Map<number, MempoolTxFacts>();

@@ -1,0 +1,147 @@
+/**
+ * Long script histories kept between requests. A wallet re-reads its busiest address's whole history at
+ * every status change and every reconnect, and an exchange's address can hold 100,000 transactions: read,
+ * listed and hashed each time, that is tens of milliseconds of the API's one thread per request, and far
+ * more when its transactions are spread over as many blocks.
+ *
+ * A history whose confirmed part holds at least MIN_ENTRIES is kept with the change-feed position its
+ * snapshot was true at. Before each use, the feed rows after that position are checked for its script:
+ * - none names it (and none says "every script"): it is the history now, and its position moves up;
+ * - only mempool rows name it: its mempool part alone is read again (the index still counts the same
+ *   confirmed part, and no block row names the script up to that read's position), and the status is
+ *   finished from the kept confirmed hash (status.ts ConfirmedText);
+ * - a block or disconnection names it, or the feed cannot tell (pruned past it, gone backwards): read whole.
+ * The check is the feed's bounds (one primary-key read) and the rows since; it does not wait for the live
+ * hub's poll, so a kept history is never older than what a read would give at that moment.
+ *
+ * Bounded by the bytes of the kept text (maxBytes), least recently used out first; a history bigger
+ * than the whole budget is not kept. Per chain index: a reopened index (another reader object) starts empty.
+ */
+import type { FeedReader } from '../../store/ports.js';
+import type { ElectrumIndex } from './access.js';
+import { electrumHistory, withMempool, type ListRead, type ScriptHistory } from './script-history.js';
+
+/** Shorter histories are read each time: a few rows, cheaper than keeping them. */
+export const MIN_ENTRIES = 1000;
+/** Feed rows read per query while checking. */
+const PAGE = 500;
+
+interface Kept {
+  readonly history: ScriptHistory;
+  /** The feed position the history is known true at. */
+  seq: number;
+  readonly bytes: number;
+}
+
+type Read = (index: ElectrumIndex, key: Buffer, mempoolOnly: boolean) => Promise<ListRead>;
+
+export class HistoryCache {
+  /** By script key as latin1, least recently used first. */
+  private readonly kept = new Map<string, Kept>();
+  private bytes = 0;
+  private source: ElectrumIndex | null = null;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Bytes of the histories kept now. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  async get(index: ElectrumIndex, key: Buffer, read: Read): Promise<ScriptHistory> {
+    if (this.source !== index) this.reset(index);
+    const k = key.toString('latin1');
+    const kept = this.kept.get(k);
+    if (kept !== undefined) {
+      const found = await this.refreshed(index, key, kept, read);
+      if (found !== null) {
+        this.keep(k, found.history, found.seq);
+        return found.history;
+      }
+    }
+    const { list, feedSeq } = await read(index, key, false);
+    const history = electrumHistory(list);
+    this.keep(k, history, feedSeq);
+    return history;
+  }
+
+  /** The kept history brought up to now, with the position it is true at; null when it must be read whole. */
+  private async refreshed(
+    index: ElectrumIndex,
+    key: Buffer,
+    kept: Kept,
+    read: Read,
+  ): Promise<{ history: ScriptHistory; seq: number } | null> {
+    const since = await feedSince(index.feed, kept.seq, key);
+    if (since === null || since.confirmed) return null;
+    if (!since.mempool) return { history: kept.history, seq: since.seq };
+    const { list, feedSeq } = await read(index, key, true);
+    const through = await feedSince(index.feed, since.seq, key, feedSeq);
+    if (through === null || through.confirmed || through.seq !== feedSeq || list.confirmedCount !== kept.history.confirmed.count)
+      return null;
+    return { history: withMempool(kept.history.confirmed, list.unconfirmed), seq: feedSeq };
+  }
+
+  private keep(k: string, history: ScriptHistory, seq: number): void {
+    if (this.source === null) return;
+    const old = this.kept.get(k);
+    // A read that finished after a newer one keeps the newer; a feed never written names no position to check from.
+    if ((old !== undefined && old.seq > seq) || seq === 0) return;
+    this.drop(k);
+    const bytes = history.json.reduce((sum, piece) => sum + piece.length, 0);
+    if (history.confirmed.count < MIN_ENTRIES || bytes > this.maxBytes) return;
+    for (const [oldest] of this.kept) {
+      if (this.bytes + bytes <= this.maxBytes) break;
+      this.drop(oldest);
+    }
+    this.kept.set(k, { history, seq, bytes });
+    this.bytes += bytes;
+  }
+
+  private drop(k: string): void {
+    const kept = this.kept.get(k);
+    if (kept === undefined) return;
+    this.kept.delete(k);
+    this.bytes -= kept.bytes;
+  }
+
+  private reset(index: ElectrumIndex): void {
+    this.kept.clear();
+    this.bytes = 0;
+    this.source = index;
+  }
+}
+
+/** What the feed rows after a position say of one script. */
+export interface FeedSince {
+  /** The last row checked (the position given when there were none). */
+  readonly seq: number;
+  /** A block or disconnection row named the script, or a row named every script. */
+  readonly confirmed: boolean;
+  /** A mempool row named it. */
+  readonly mempool: boolean;
+}
+
+/**
+ * The feed rows after `seq`, up to `upTo` (default: the newest), checked for `key`: a `confirmed` change
+ * ends the check. Null when the feed cannot tell: pruned past `seq`, or behind it (another index).
+ */
+export async function feedSince(feed: FeedReader, seq: number, key: Buffer, upTo?: number): Promise<FeedSince | null> {
+  const bounds = await feed.bounds();
+  const last = upTo ?? bounds?.last ?? 0;
+  if (bounds === null || bounds.last < last || bounds.last < seq || bounds.first > seq + 1) return null;
+  let [after, mempool] = [seq, false];
+  while (after < last) {
+    const rows = await feed.since(after, PAGE);
+    if (rows.length === 0) return null;
+    for (const row of rows) {
+      // Past `upTo`: a later commit, not part of what was asked (seqs may skip numbers, so the page may reach it).
+      if (row.seq > last) return { seq: after, confirmed: false, mempool };
+      const named = row.scripts === null || row.scripts.some((k) => k.equals(key));
+      if (named && (row.scripts === null || row.kind !== 'mempool')) return { seq: row.seq, confirmed: true, mempool };
+      mempool ||= named;
+      after = row.seq;
+    }
+  }
+  return { seq: after, confirmed: false, mempool };
+}
