@@ -174,7 +174,7 @@ export class PgMempool implements MempoolWriter {
     const held = new Set(rows.map((r) => r.txid.toString('latin1')));
     const spenders = await this.spenders(spent.flatMap((tx) => tx.inputs.map((i) => outpointKey(i.prevTxid, i.vout))));
     for (const tx of spent) {
-      if (held.has(tx.txid.toString('latin1'))) await this.removeOne(tx.txid, touched);
+      if (held.has(tx.txid.toString('latin1'))) await this.childrenStay((await this.removeOne(tx.txid, touched)) ?? [], touched);
       for (const input of tx.inputs) {
         const spender = spenders.get(outpointKey(input.prevTxid, input.vout).toString('latin1'));
         if (spender !== undefined && !spender.equals(tx.txid)) await this.removeWithDescendants(spender, touched);
@@ -323,6 +323,20 @@ export class PgMempool implements MempoolWriter {
     await this.applyScripts(txid, Number(row.seq), effect, -1, touched);
     this.count--;
     return children;
+  }
+
+  /**
+   * The held children of a mined transaction: their effects do not change, but one whose last held parent
+   * went now spends only confirmed coins (Electrum's height 0, not −1), so the feed names their scripts
+   * for subscribers to re-read those statuses. Their effects in one statement.
+   */
+  private async childrenStay(children: readonly Buffer[], touched: Touched): Promise<void> {
+    if (children.length === 0) return;
+    const { rows } = await this.client.query<{ effect: Buffer }>(
+      `SELECT effect FROM ${this.schema}.mempool_txs WHERE txid = ANY($1::bytea[])`,
+      [children],
+    );
+    for (const row of rows) for (const s of decodeEffect(row.effect).scripts) touched.touch(s.key);
   }
 
   /**

@@ -216,7 +216,7 @@ export class MempoolStore {
     if (this.count === 0) return;
     for (const tx of txs) {
       if (tx.coinbase) continue;
-      if (this.s.txHas.get(tx.txid) !== undefined) this.removeOne(tx.txid);
+      if (this.s.txHas.get(tx.txid) !== undefined) this.childrenStay(this.removeOne(tx.txid) ?? []);
       for (const input of tx.inputs) {
         const spender = this.s.spendGet.get(outpointKey(input.prevTxid, input.vout));
         if (spender !== undefined && !spender.equals(tx.txid)) this.removeWithDescendants(spender);
@@ -319,6 +319,19 @@ export class MempoolStore {
     this.applyScripts(txid, row.seq, effect, -1);
     this.count--;
     return children;
+  }
+
+  /**
+   * The held children of a mined transaction: their effects do not change, but one whose last held parent
+   * went now spends only confirmed coins (Electrum's height 0, not −1), so the feed names their scripts
+   * for subscribers to re-read those statuses.
+   */
+  private childrenStay(children: readonly Buffer[]): void {
+    if (!this.feed) return;
+    for (const child of children) {
+      const row = this.s.txGet.get(child);
+      if (row) for (const s of decodeEffect(row.effect).scripts) this.feed.touch(s.key);
+    }
   }
 
   private applyScripts(txid: Buffer, seq: number, effect: TxEffect, sign: 1 | -1): void {
