@@ -18,9 +18,10 @@ import type { Litecoind } from '../../harness/litecoind.js';
 import { promote, startPrimary, startStandby, waitForReplay, type PgCluster } from '../../harness/postgres.js';
 import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { utxoSetTotals } from '../../harness/regtest-scan.js';
-import { openPostgresKeyStore, openPostgresReader, openPostgresVerifier } from '../../src/store/postgres/engine.js';
+import { openPostgresKeyStore, openPostgresVerifier } from '../../src/store/postgres/engine.js';
 import { historyMismatches } from '../support/history-check.js';
 import { apiMismatches, listingMismatches } from '../support/ltc-oracle.js';
+import { tipIn } from '../support/postgres-tip.js';
 
 const LIMITS = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
 
@@ -241,18 +242,3 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     expect(onPrimary.child.exitCode).toBeNull();
   }, 180_000);
 });
-
-/** The tip of the LTC index in the database at `url`; null while it does not exist or cannot be read. */
-async function tipIn(url: string): Promise<{ height: number; hash: string } | null> {
-  try {
-    const reader = await openPostgresReader(url, { chain: 'LTC', network: 'regtest' });
-    try {
-      const status = await reader.status();
-      return status && { height: status.tipHeight, hash: status.tipHash };
-    } finally {
-      await reader.close();
-    }
-  } catch {
-    return null;
-  }
-}
