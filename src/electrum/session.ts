@@ -103,9 +103,9 @@ export class Session implements ElectrumSession {
   private closeAfter: CloseReason | undefined;
   private closed = false;
   private closeHooks: Array<() => void> = [];
-  /** Bytes of each message written and not yet sent, oldest (the one being sent) first, and their sum. */
-  private readonly sending: number[] = [];
-  private unsent = 0;
+  /** Bytes of every message written so far, and that count at the end of each message not yet all sent. */
+  private written = 0;
+  private readonly ends: number[] = [];
 
   constructor(private readonly opts: SessionOptions) {
     this.network = opts.network;
@@ -317,19 +317,24 @@ export class Session implements ElectrumSession {
     // not counted, however long: a long history (100,000 entries are ~9 MB) reaches a client that reads,
     // and so does a notification written while it is on its way. A client that does not read is closed
     // at its next message once more than the limit waits behind the one it stopped at.
-    if (this.unsent - (this.sending[0] ?? 0) > this.opts.limits.maxBufferedBytes) {
+    if (this.waitingBehind() > this.opts.limits.maxBufferedBytes) {
       this.close('slow_reader');
       return;
     }
     const pieces = frameBytes(message);
-    const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
-    this.sending.push(length);
-    this.unsent += length;
     this.socket.cork();
-    pieces.forEach((piece, i) =>
-      this.socket.write(piece, i === pieces.length - 1 ? () => (this.unsent -= this.sending.shift() ?? 0) : undefined),
-    );
+    for (const piece of pieces) this.socket.write(piece);
     this.socket.uncork();
+    this.written += pieces.reduce((sum, piece) => sum + piece.length, 0);
+    this.ends.push(this.written);
+  }
+
+  /** Bytes of the messages written after the one the socket is sending now (none when all are sent). */
+  private waitingBehind(): number {
+    // The socket's unsent bytes drop as the kernel takes them (the write callbacks come later).
+    const sent = this.written - this.socket.writableLength;
+    while (this.ends.length > 0 && this.ends[0]! <= sent) this.ends.shift();
+    return this.ends.length === 0 ? 0 : this.written - this.ends[0]!;
   }
 }
 

@@ -65,7 +65,7 @@ const LISTED_MAX = ENTRY_OPEN.length + 64 + ENTRY_HEIGHT.length + 10 + 2;
  * The confirmed part's status input and list, written as bytes: a string per entry would make 200,000
  * of them for a 100,000-transaction history, most of the time it took. Heights are confirmed (≥ 0).
  */
-function confirmedBytes(txids: Uint8Array, heights: ArrayLike<number>): { hashed: Buffer; listed: Buffer } {
+function confirmedBytes(txids: Uint8Array, heights: ArrayLike<number>, afterOthers: boolean): { hashed: Buffer; listed: Buffer } {
   const n = heights.length;
   const hashed = Buffer.allocUnsafe(n * HASHED_MAX);
   const listed = Buffer.allocUnsafe(n * LISTED_MAX);
@@ -86,7 +86,7 @@ function confirmedBytes(txids: Uint8Array, heights: ArrayLike<number>): { hashed
     hashed[h++] = COLON;
     for (let k = 0; k < width; k++) hashed[h++] = digits[k]!;
     hashed[h++] = COLON;
-    if (i > 0) listed[l++] = COMMA;
+    if (i > 0 || afterOthers) listed[l++] = COMMA;
     for (let k = 0; k < ENTRY_OPEN.length; k++) listed[l++] = ENTRY_OPEN[k]!;
     for (let k = 0; k < 64; k++) listed[l++] = hashed[hash + k]!;
     for (let k = 0; k < ENTRY_HEIGHT.length; k++) listed[l++] = ENTRY_HEIGHT[k]!;
@@ -98,20 +98,38 @@ function confirmedBytes(txids: Uint8Array, heights: ArrayLike<number>): { hashed
 
 /**
  * The confirmed part of a history, hashed and listed once: a status is finished from a copy of `hash`
- * with the mempool part (historyText), so a mempool change re-hashes only the mempool part.
+ * with the mempool part (historyText), so a mempool change re-hashes only the mempool part, and a block
+ * adds its entries to a copy (moreConfirmed), so it hashes and lists only them.
  */
 export interface ConfirmedText {
   readonly count: number;
-  /** The status hash over the confirmed entries; never digested itself (historyText digests a copy). */
+  /** Where the newest entry stands in the index (ScriptTxList.newest): what a read of the ones since starts after. */
+  readonly newest: number;
+  /** The status hash over the entries; never updated or digested itself, only copied. */
   readonly hash: Hash;
-  /** get_history's confirmed entries as JSON, comma-separated, without brackets. */
-  readonly listed: Buffer;
+  /** get_history's entries as JSON, comma-separated, without brackets: in pieces, one per addition. */
+  readonly listed: readonly Buffer[];
 }
 
-/** The confirmed txids (internal byte order, one after another, blockchain order) at `heights`, hashed and listed. */
-export function confirmedText(txids: Uint8Array, heights: ArrayLike<number>): ConfirmedText {
-  const { hashed, listed } = confirmedBytes(txids, heights);
-  return { count: heights.length, hash: createHash('sha256').update(hashed), listed };
+/** Pieces a confirmed part is kept in at most: past that they are joined (one copy). */
+const MAX_PIECES = 32;
+
+export const NO_CONFIRMED: ConfirmedText = { count: 0, newest: -1, hash: createHash('sha256'), listed: [] };
+
+/**
+ * `confirmed` with more entries after it: txids (internal byte order, one after another, blockchain
+ * order) at `heights`, the newest of them at `newest` in the index.
+ */
+export function moreConfirmed(confirmed: ConfirmedText, txids: Uint8Array, heights: ArrayLike<number>, newest: number): ConfirmedText {
+  if (heights.length === 0) return confirmed.newest === newest ? confirmed : { ...confirmed, newest };
+  const { hashed, listed } = confirmedBytes(txids, heights, confirmed.count > 0);
+  const pieces = [...confirmed.listed, listed];
+  return {
+    count: confirmed.count + heights.length,
+    newest,
+    hash: confirmed.hash.copy().update(hashed),
+    listed: pieces.length > MAX_PIECES ? [Buffer.concat(pieces)] : pieces,
+  };
 }
 
 /**
@@ -128,6 +146,6 @@ export function historyText(confirmed: ConfirmedText, mempool: readonly MempoolE
     return `{"tx_hash":"${e.txHash}","height":${e.height},"fee":${e.fee}}`;
   });
   const tail = `${confirmed.count > 0 && pending.length > 0 ? ',' : ''}${pending.join(',')}]`;
-  const json = confirmed.count === 0 ? [Buffer.from(`[${tail}`)] : [OPEN_LIST, confirmed.listed, Buffer.from(tail)];
+  const json = confirmed.count === 0 ? [Buffer.from(`[${tail}`)] : [OPEN_LIST, ...confirmed.listed, Buffer.from(tail)];
   return { length, status: status.digest('hex'), json };
 }

@@ -73,9 +73,9 @@ export interface IndexReader {
   /**
    * One script's whole history (confirmed, then mempool) when it holds at most `max` transactions, lean,
    * in one snapshot with the feed position it is true at; Electrum's histories and statuses read it.
-   * `mempoolOnly`: the confirmed transactions counted, not listed (a kept confirmed part is still current).
+   * `after` (an earlier read's `newest`): only the confirmed transactions since are listed.
    */
-  scriptTxs(key: Buffer, max: number, mempoolOnly?: boolean): Promise<ScriptTxsRead | null>;
+  scriptTxs(key: Buffer, max: number, after?: number): Promise<ScriptTxsRead | null>;
   /**
    * At most `count` stored block headers from height `from` up, never past the tip, in one snapshot with
    * that tip and how far down the stored headers reach; null while nothing is indexed.

@@ -9,9 +9,17 @@ import type { ChainStatus, HistoryBuildProgress, UnconfirmedItem } from './index
  * object per confirmed transaction, so a history of 100,000 transactions is a few buffers.
  */
 export interface ScriptTxList {
-  /** Confirmed transactions, also when the read left them out (mempoolOnly). */
+  /** Confirmed transactions, all of them, also those a read `after` a position does not list. */
   readonly confirmedCount: number;
-  /** Confirmed transactions in blockchain order (height, then position): txids, internal byte order, 32 bytes each; empty with mempoolOnly. */
+  /**
+   * Where the newest confirmed transaction stands in the index (−1: none): a read `after` it later lists
+   * only what was confirmed since, while no block was disconnected in between (the change feed says).
+   */
+  readonly newest: number;
+  /**
+   * Confirmed transactions in blockchain order (height, then position), all of them or those after the
+   * read's position: txids, internal byte order, 32 bytes each.
+   */
   readonly txids: Buffer;
   /** Their heights, in the same order. */
   readonly heights: Uint32Array;

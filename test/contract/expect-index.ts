@@ -9,6 +9,7 @@
 import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
 import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
+import type { ScriptTxList } from '../../src/store/script-txs.js';
 import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
 import { expectedUnconfirmedLine, unconfirmedLine, type MempoolLine, type MempoolModel, type UnconfirmedLine } from './mempool-model.js';
 import { expectedWalletLines, expectedWalletUnconfirmed, walletPageAll } from './wallet-pages.js';
@@ -115,30 +116,36 @@ function expectedTxBlocks(model: ChainModel, lines: readonly HistoryLine[]) {
   return want;
 }
 
+/** A scriptTxs list as the contract compares it: txids in display hex, blockchain order. */
+const txList = (txs: ScriptTxList) => ({
+  confirmedCount: txs.confirmedCount,
+  txids: Array.from({ length: txs.heights.length }, (_, i) => displayHex(txs.txids.subarray(i * 32, i * 32 + 32))),
+  heights: [...txs.heights],
+  unconfirmed: byTxid(txs.unconfirmed.map(unconfirmedLine)),
+});
+
 /**
- * Each script's whole history as scriptTxs reads it (txids in display hex, blockchain order), its
- * mempool-only read, and whether a read allowing one transaction fewer than it holds says too large.
+ * Each script's whole history as scriptTxs reads it; read after its newest confirmed transaction (none
+ * listed) and after the number below that (the newest alone listed: the one before it has a lower number);
+ * and whether a read allowing one transaction fewer than it holds says too large.
  */
 async function scriptTxsOf(reader: IndexReader, keys: readonly Buffer[]) {
   const out = [];
   const last = (await reader.feed.bounds())?.last ?? 0;
   // One after the other: a pool has a bounded queue of waiting callers.
   for (const key of keys) {
-    const [whole, pool] = [await reader.scriptTxs(key, 10_000), await reader.scriptTxs(key, 10_000, true)];
-    if (whole?.txs?.tooLarge !== false || pool?.txs?.tooLarge !== false) throw new Error('a whole-history read refused');
-    const { txids, heights, unconfirmed, confirmedCount } = whole.txs;
-    const count = confirmedCount + unconfirmed.length;
+    const whole = await reader.scriptTxs(key, 10_000);
+    if (whole?.txs?.tooLarge !== false) throw new Error('a whole-history read refused');
+    const { newest } = whole.txs;
+    const [none, one] = [await reader.scriptTxs(key, 10_000, newest), await reader.scriptTxs(key, 10_000, newest - 1)];
+    if (none?.txs?.tooLarge !== false || one?.txs?.tooLarge !== false) throw new Error('a history read refused');
+    const count = whole.txs.confirmedCount + whole.txs.unconfirmed.length;
     out.push({
-      txids: Array.from({ length: heights.length }, (_, i) => displayHex(txids.subarray(i * 32, i * 32 + 32))),
-      heights: [...heights],
-      unconfirmed: byTxid(unconfirmed.map(unconfirmedLine)),
+      ...txList(whole.txs),
+      after: [txList(none.txs), txList(one.txs)],
+      newest: [none.txs.newest, one.txs.newest].map((n) => n === newest),
       // Nothing is written while the index is observed: each read names the feed's newest row.
-      feedSeqs: [whole.feedSeq, pool.feedSeq].map((seq) => seq === last),
-      mempoolOnly: {
-        confirmedCount: pool.txs.confirmedCount,
-        listed: pool.txs.txids.length,
-        unconfirmed: byTxid(pool.txs.unconfirmed.map(unconfirmedLine)),
-      },
+      feedSeqs: [whole.feedSeq, none.feedSeq, one.feedSeq].map((seq) => seq === last),
       tooLarge: count === 0 ? null : (await reader.scriptTxs(key, count - 1))?.txs?.tooLarge,
     });
   }
@@ -279,12 +286,17 @@ export async function expectIndex(
         ? scripts.map((s) => {
             const lines = [...(histories.get(keyHex(s))?.lines ?? [])].reverse();
             const unconfirmed = byTxid((mempoolLines.get(keyHex(s)) ?? []).map(expectedUnconfirmedLine));
-            return {
-              txids: lines.map((l) => l.txid),
-              heights: lines.map((l) => l.height),
+            const list = (listed: readonly HistoryLine[]) => ({
+              confirmedCount: lines.length,
+              txids: listed.map((l) => l.txid),
+              heights: listed.map((l) => l.height),
               unconfirmed,
-              feedSeqs: [true, true],
-              mempoolOnly: { confirmedCount: lines.length, listed: 0, unconfirmed },
+            });
+            return {
+              ...list(lines),
+              after: [list([]), list(lines.slice(-1))],
+              newest: [true, true],
+              feedSeqs: [true, true, true],
               tooLarge: lines.length + unconfirmed.length === 0 ? null : true,
             };
           })

@@ -1,8 +1,10 @@
 /**
  * The kept long histories (src/electrum/index/history-cache.ts) over a fake index and feed: kept while
- * the feed names nothing of theirs, the mempool part alone read again after a mempool row, read whole
- * after a block row, a row for every script, a pruned feed or a block that lands during the mempool
- * read; short ones never kept; the byte budget; another index. Every answer equals a whole read's.
+ * the feed names nothing of theirs; brought up to date from a read of what follows their newest confirmed
+ * transaction after block or mempool rows (also across many blocks, and with a block landing during that
+ * read); read whole after a disconnection, a row for every script, a pruned feed, or a disconnection
+ * landing during that read; short ones never kept; the byte budget; another index. Every answer equals
+ * a whole read's.
  */
 import { describe, expect, it } from 'vitest';
 import type { ElectrumIndex } from '../../src/electrum/index/access.js';
@@ -12,27 +14,29 @@ import type { ChangeKind, FeedEntry, UnconfirmedItem } from '../../src/store/ind
 import type { ScriptTxsRead } from '../../src/store/script-txs.js';
 
 const key = (n: number): Buffer => Buffer.alloc(16, n);
-const txid = (n: number): Buffer => {
-  const b = Buffer.alloc(32);
-  b.writeUInt32LE(n);
-  return b;
-};
+const hex = (k: Buffer): string => k.toString('hex');
 const pending = (n: number): UnconfirmedItem => ({
   seq: n,
-  txid: txid(1e9 + n),
+  txid: Buffer.alloc(32, 200 + n),
   received: 1n,
   sent: 0n,
   fee: 7n,
   spendsUnconfirmed: false,
 });
 
-/** An index of a few scripts and its feed; `reads` counts whole and mempool-only reads. */
+/**
+ * An index of a few scripts and its feed. A script's confirmed transactions are at positions 0 … n − 1
+ * (what `newest` and `after` name), their txids drawn from the script, the position and the script's
+ * epoch (a disconnection starts a new one: the history is another). `reads` counts whole reads and
+ * reads after a position.
+ */
 class World {
   readonly confirmed = new Map<string, number>();
+  readonly epoch = new Map<string, number>();
   readonly pool = new Map<string, UnconfirmedItem[]>();
   rows: FeedEntry[] = [];
-  reads = { whole: 0, mempool: 0 };
-  /** Runs inside the next mempool-only read, before it answers (a commit landing meanwhile). */
+  reads = { whole: 0, after: 0 };
+  /** Runs inside the next read after a position, before it answers (a commit landing meanwhile). */
   during: (() => void) | null = null;
   readonly index: ElectrumIndex;
 
@@ -42,13 +46,13 @@ class World {
 
   makeIndex(): ElectrumIndex {
     return {
-      scriptTxs: async (k: Buffer, max: number, mempoolOnly = false): Promise<ScriptTxsRead> => {
-        this.reads[mempoolOnly ? 'mempool' : 'whole']++;
-        if (mempoolOnly && this.during) {
+      scriptTxs: async (k: Buffer, _max: number, after?: number): Promise<ScriptTxsRead> => {
+        this.reads[after === undefined ? 'whole' : 'after']++;
+        if (after !== undefined && this.during) {
           this.during();
           this.during = null;
         }
-        return this.snapshot(k, max, mempoolOnly);
+        return this.snapshot(k, after);
       },
       feed: {
         bounds: async () => (this.rows.length === 0 ? null : { first: this.rows[0]!.seq, last: this.rows.at(-1)!.seq }),
@@ -57,18 +61,32 @@ class World {
     } as unknown as ElectrumIndex;
   }
 
-  snapshot(k: Buffer, _max: number, mempoolOnly: boolean): ScriptTxsRead {
-    const n = this.confirmed.get(k.toString('hex')) ?? 0;
-    const heights = Uint32Array.from({ length: mempoolOnly ? 0 : n }, (_, i) => 1 + Math.floor(i / 3));
-    const txids = Buffer.concat(Array.from({ length: heights.length }, (_, i) => txid(i + 1000 * k[0]!)));
-    const unconfirmed = this.pool.get(k.toString('hex')) ?? [];
+  snapshot(k: Buffer, after = -1): ScriptTxsRead {
+    const n = this.confirmed.get(hex(k)) ?? 0;
+    const epoch = this.epoch.get(hex(k)) ?? 0;
+    const at = Array.from({ length: Math.max(0, n - after - 1) }, (_, i) => after + 1 + i);
+    const txids = Buffer.concat(
+      at.map((p) => {
+        const t = Buffer.alloc(32);
+        t.writeUInt32LE(p);
+        t.writeUInt32LE(k[0]! * 1000 + epoch, 4);
+        return t;
+      }),
+    );
     return {
       tipHeight: 1,
       tipHash: '00'.repeat(32),
       nodeHeight: null,
       nodeSeenAt: null,
       tipTime: null,
-      txs: { tooLarge: false, confirmedCount: n, txids, heights, unconfirmed },
+      txs: {
+        tooLarge: false,
+        confirmedCount: n,
+        newest: n - 1,
+        txids,
+        heights: Uint32Array.from(at, (p) => 1 + Math.floor(p / 3)),
+        unconfirmed: this.pool.get(hex(k)) ?? [],
+      },
       feedSeq: this.rows.at(-1)?.seq ?? 0,
     };
   }
@@ -78,21 +96,35 @@ class World {
     this.rows.push({ seq: (this.rows.at(-1)?.seq ?? 0) + 1, kind, tipHeight: 1, scripts: touched });
   }
 
-  /** What a direct whole read answers now. */
-  async whole(k: Buffer): Promise<ScriptHistory> {
-    const { list } = await readScriptTxs(this.makeIndex(), k, 1e6, false);
-    return electrumHistory(list);
+  /** A block paying script `k` `more` transactions. */
+  pay(k: Buffer, more = 1): void {
+    this.commit('block', [k], () => this.confirmed.set(hex(k), (this.confirmed.get(hex(k)) ?? 0) + more));
+  }
+
+  /** A disconnection taking `fewer` of script `k`'s transactions: what is left is another history. */
+  disconnect(k: Buffer, fewer = 1): void {
+    this.commit('disconnect', [k], () => {
+      this.confirmed.set(hex(k), (this.confirmed.get(hex(k)) ?? 0) - fewer);
+      this.epoch.set(hex(k), (this.epoch.get(hex(k)) ?? 0) + 1);
+    });
+  }
+
+  /** What a whole read answers now, not counted. */
+  whole(k: Buffer): ScriptHistory {
+    const read = this.snapshot(k);
+    if (read.txs === null || read.txs.tooLarge) throw new Error('unreadable');
+    return electrumHistory(read.txs);
   }
 }
 
-async function world(): Promise<{ w: World; cache: HistoryCache; get: (k: Buffer) => Promise<ScriptHistory> }> {
+function world(): { w: World; cache: HistoryCache; get: (k: Buffer) => Promise<ScriptHistory> } {
   const w = new World();
-  w.confirmed.set(key(1).toString('hex'), MIN_ENTRIES + 5);
-  w.confirmed.set(key(2).toString('hex'), MIN_ENTRIES);
-  w.confirmed.set(key(3).toString('hex'), 3);
+  w.confirmed.set(hex(key(1)), MIN_ENTRIES + 5);
+  w.confirmed.set(hex(key(2)), MIN_ENTRIES);
+  w.confirmed.set(hex(key(3)), 3);
   w.commit('block', [key(1), key(2), key(3)]);
   const cache = new HistoryCache(1 << 30);
-  const get = (k: Buffer) => cache.get(w.index, k, (index, at, mempoolOnly) => readScriptTxs(index, at, 1e6, mempoolOnly));
+  const get = (k: Buffer) => cache.get(w.index, k, (index, at, after) => readScriptTxs(index, at, 1e6, after));
   return { w, cache, get };
 }
 
@@ -101,75 +133,82 @@ const same = (a: ScriptHistory, b: ScriptHistory) => expect([a.status, text(a), 
 
 describe('HistoryCache', () => {
   it('keeps a long history while the feed names nothing of it, and reads a short one each time', async () => {
-    const { w, get } = await world();
-    same(await get(key(1)), await w.whole(key(1)));
+    const { w, get } = world();
+    same(await get(key(1)), w.whole(key(1)));
     w.commit('block', [key(9)]);
     w.commit('mempool', [key(8)]);
-    w.reads = { whole: 0, mempool: 0 };
-    same(await get(key(1)), await w.whole(key(1)));
-    expect(w.reads).toEqual({ whole: 1, mempool: 0 }); // the direct read of `whole` alone
+    w.reads = { whole: 0, after: 0 };
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 0, after: 0 });
     await get(key(3));
     await get(key(3));
-    expect(w.reads.whole).toBe(3);
+    expect(w.reads.whole).toBe(2);
   });
 
-  it('reads only the mempool part again after a mempool row names the script', async () => {
-    const { w, get } = await world();
+  it('reads only what follows its newest transaction after mempool and block rows name the script', async () => {
+    const { w, get } = world();
     await get(key(1));
-    w.commit('mempool', [key(1)], () => w.pool.set(key(1).toString('hex'), [pending(1), pending(2)]));
-    w.reads = { whole: 0, mempool: 0 };
-    const got = await get(key(1));
-    expect(w.reads).toEqual({ whole: 0, mempool: 1 });
-    same(got, await w.whole(key(1)));
-    expect(got.length).toBe(MIN_ENTRIES + 7);
-    // Kept with its new mempool part: the next use reads nothing.
-    w.reads = { whole: 0, mempool: 0 };
-    same(await get(key(1)), got);
-    expect(w.reads).toEqual({ whole: 0, mempool: 0 });
+    w.commit('mempool', [key(1)], () => w.pool.set(hex(key(1)), [pending(1), pending(2)]));
+    w.reads = { whole: 0, after: 0 };
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 0, after: 1 });
+    // Blocks, one after another and several at once, past the pieces a confirmed part is kept in.
+    for (let i = 0; i < 40; i++) {
+      w.pay(key(1), 1 + (i % 3));
+      if (i % 2 === 0) w.pay(key(1));
+      same(await get(key(1)), w.whole(key(1)));
+    }
+    w.commit('block', [key(1)], () => w.pool.set(hex(key(1)), []));
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 0, after: 42 });
+    // Kept as brought up to date: the next use reads nothing.
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 0, after: 42 });
   });
 
-  it('reads whole after a block row names the script, a row for every script, or a pruned feed', async () => {
-    const { w, get } = await world();
+  it('reads whole after a disconnection, a row for every script, or a pruned feed', async () => {
+    const { w, get } = world();
     const cases: Array<() => void> = [
-      () => w.commit('block', [key(1)], () => w.confirmed.set(key(1).toString('hex'), MIN_ENTRIES + 6)),
-      () => w.commit('disconnect', [key(1)], () => w.confirmed.set(key(1).toString('hex'), MIN_ENTRIES + 5)),
-      () => w.commit('mempool', null, () => w.pool.set(key(1).toString('hex'), [pending(3)])),
+      () => w.disconnect(key(1)),
+      () => w.commit('mempool', null, () => w.pool.set(hex(key(1)), [pending(3)])),
       () => {
-        w.commit('block', [key(7)]);
-        w.commit('block', [key(7)]);
+        w.pay(key(7));
+        w.pay(key(7));
         w.rows = w.rows.slice(-1);
       },
     ];
     for (const happen of cases) {
       await get(key(1));
       happen();
-      w.reads = { whole: 0, mempool: 0 };
-      same(await get(key(1)), await w.whole(key(1)));
-      expect(w.reads).toEqual({ whole: 2, mempool: 0 });
+      w.reads = { whole: 0, after: 0 };
+      same(await get(key(1)), w.whole(key(1)));
+      expect(w.reads).toEqual({ whole: 1, after: 0 });
     }
   });
 
-  it('reads whole when a block naming the script lands while its mempool part is read', async () => {
-    const { w, get } = await world();
+  it('takes a block that lands during the read, and reads whole when a disconnection does', async () => {
+    const { w, get } = world();
     await get(key(1));
-    w.commit('mempool', [key(1)], () => w.pool.set(key(1).toString('hex'), [pending(4)]));
-    w.during = () => w.commit('block', [key(1)], () => w.confirmed.set(key(1).toString('hex'), MIN_ENTRIES + 9));
-    w.reads = { whole: 0, mempool: 0 };
-    const got = await get(key(1));
-    expect(w.reads).toEqual({ whole: 1, mempool: 1 });
-    same(got, await w.whole(key(1)));
-    expect(got.length).toBe(MIN_ENTRIES + 10);
+    w.pay(key(1));
+    w.during = () => w.pay(key(1), 2);
+    w.reads = { whole: 0, after: 0 };
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 0, after: 1 });
+    w.pay(key(1));
+    w.during = () => w.disconnect(key(1), 2);
+    same(await get(key(1)), w.whole(key(1)));
+    expect(w.reads).toEqual({ whole: 1, after: 2 });
   });
 
   it('keeps within its byte budget, least recently used out first, and starts over for another index', async () => {
-    const { w } = await world();
-    w.confirmed.set(key(4).toString('hex'), MIN_ENTRIES);
-    const bytes = async (k: Buffer) => text(electrumHistory((await readScriptTxs(w.index, k, 1e6, false)).list)).length;
-    const budget = (await bytes(key(1))) + (await bytes(key(2)));
+    const { w } = world();
+    w.confirmed.set(hex(key(4)), MIN_ENTRIES);
+    const bytes = (k: Buffer) => text(w.whole(k)).length;
+    const budget = bytes(key(1)) + bytes(key(2));
     const cache = new HistoryCache(budget);
-    const get = (index: ElectrumIndex, k: Buffer) => cache.get(index, k, (i, at, m) => readScriptTxs(i, at, 1e6, m));
+    const get = (index: ElectrumIndex, k: Buffer) => cache.get(index, k, (i, at, after) => readScriptTxs(i, at, 1e6, after));
     const reads = async (index: ElectrumIndex, ks: Buffer[]) => {
-      w.reads = { whole: 0, mempool: 0 };
+      w.reads = { whole: 0, after: 0 };
       for (const k of ks) await get(index, k);
       return w.reads.whole;
     };
@@ -182,8 +221,8 @@ describe('HistoryCache', () => {
     expect(await reads(w.index, [key(1), key(2)])).toBe(0);
     expect(cache.size).toBeLessThanOrEqual(budget);
     // A history bigger than the whole budget is not kept.
-    const small = new HistoryCache((await bytes(key(1))) - 1);
-    for (let i = 0; i < 2; i++) await small.get(w.index, key(1), (x, at, m) => readScriptTxs(x, at, 1e6, m));
+    const small = new HistoryCache(bytes(key(1)) - 1);
+    for (let i = 0; i < 2; i++) await small.get(w.index, key(1), (x, at, after) => readScriptTxs(x, at, 1e6, after));
     expect(small.size).toBe(0);
     // Another index object: nothing kept from the first is used.
     expect(await reads(w.makeIndex(), [key(2)])).toBe(1);

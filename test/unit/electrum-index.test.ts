@@ -45,6 +45,7 @@ const pending = (n: number, extra: Partial<UnconfirmedItem> = {}): UnconfirmedIt
 /** A whole-history read of `items` (blockchain order) and `unconfirmed`. */
 const list = (items: HistoryItem[], unconfirmed: UnconfirmedItem[] = []): ScriptTxList => ({
   confirmedCount: items.length,
+  newest: items.at(-1)?.txNum ?? -1,
   txids: Buffer.concat(items.map((i) => i.txid)),
   heights: Uint32Array.from(items.map((i) => i.height)),
   unconfirmed,

@@ -52,7 +52,7 @@ describe('scripthash notifications under load', () => {
     store.applyBlocks(chain.blocks);
     const reader = ChainReader.open(file);
     const index = {
-      scriptTxs: async (key: Buffer, max: number, mempoolOnly?: boolean) => reader.scriptTxs(key, max, mempoolOnly),
+      scriptTxs: async (key: Buffer, max: number, after?: number) => reader.scriptTxs(key, max, after),
     } as unknown as ElectrumIndex;
     const listeners = new Set<ChangeListener>();
     const feed: ChangeFeed = {

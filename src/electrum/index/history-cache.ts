@@ -7,10 +7,12 @@
  * A history whose confirmed part holds at least MIN_ENTRIES is kept with the change-feed position its
  * snapshot was true at. Before each use, the feed rows after that position are checked for its script:
  * - none names it (and none says "every script"): it is the history now, and its position moves up;
- * - only mempool rows name it: its mempool part alone is read again (the index still counts the same
- *   confirmed part, and no block row names the script up to that read's position), and the status is
- *   finished from the kept confirmed hash (status.ts ConfirmedText);
- * - a block or disconnection names it, or the feed cannot tell (pruned past it, gone backwards): read whole.
+ * - block or mempool rows name it: what was confirmed after its newest transaction is read, with the
+ *   mempool part, and added to the kept confirmed part (status.ts moreConfirmed: only the new entries are
+ *   hashed and listed), when the feed up to that read's position shows no disconnection of it and the
+ *   counts agree;
+ * - a disconnection names it, or the feed cannot tell (a row for every script, pruned past it, gone
+ *   backwards): read whole.
  * The check is the feed's bounds (one primary-key read) and the rows since; it does not wait for the live
  * hub's poll, so a kept history is never older than what a read would give at that moment.
  *
@@ -19,7 +21,7 @@
  */
 import type { FeedReader } from '../../store/ports.js';
 import type { ElectrumIndex } from './access.js';
-import { electrumHistory, withMempool, type ListRead, type ScriptHistory } from './script-history.js';
+import { electrumHistory, type ListRead, type ScriptHistory } from './script-history.js';
 
 /** Shorter histories are read each time: a few rows, cheaper than keeping them. */
 export const MIN_ENTRIES = 1000;
@@ -33,7 +35,8 @@ interface Kept {
   readonly bytes: number;
 }
 
-type Read = (index: ElectrumIndex, key: Buffer, mempoolOnly: boolean) => Promise<ListRead>;
+/** A read of the script's history; `after`: only what was confirmed after that position. */
+type Read = (index: ElectrumIndex, key: Buffer, after?: number) => Promise<ListRead>;
 
 export class HistoryCache {
   /** By script key as latin1, least recently used first. */
@@ -59,7 +62,7 @@ export class HistoryCache {
         return found.history;
       }
     }
-    const { list, feedSeq } = await read(index, key, false);
+    const { list, feedSeq } = await read(index, key);
     const history = electrumHistory(list);
     this.keep(k, history, feedSeq);
     return history;
@@ -73,13 +76,14 @@ export class HistoryCache {
     read: Read,
   ): Promise<{ history: ScriptHistory; seq: number } | null> {
     const since = await feedSince(index.feed, kept.seq, key);
-    if (since === null || since.confirmed) return null;
-    if (!since.mempool) return { history: kept.history, seq: since.seq };
-    const { list, feedSeq } = await read(index, key, true);
+    if (since === null || since.rewound) return null;
+    if (!since.named) return { history: kept.history, seq: since.seq };
+    const { confirmed } = kept.history;
+    const { list, feedSeq } = await read(index, key, confirmed.newest);
     const through = await feedSince(index.feed, since.seq, key, feedSeq);
-    if (through === null || through.confirmed || through.seq !== feedSeq || list.confirmedCount !== kept.history.confirmed.count)
+    if (through === null || through.rewound || through.seq !== feedSeq || list.confirmedCount !== confirmed.count + list.heights.length)
       return null;
-    return { history: withMempool(kept.history.confirmed, list.unconfirmed), seq: feedSeq };
+    return { history: electrumHistory(list, confirmed), seq: feedSeq };
   }
 
   private keep(k: string, history: ScriptHistory, seq: number): void {
@@ -116,32 +120,34 @@ export class HistoryCache {
 export interface FeedSince {
   /** The last row checked (the position given when there were none). */
   readonly seq: number;
-  /** A block or disconnection row named the script, or a row named every script. */
-  readonly confirmed: boolean;
-  /** A mempool row named it. */
-  readonly mempool: boolean;
+  /** A disconnection row named the script, or a row named every script: what was confirmed may be gone. */
+  readonly rewound: boolean;
+  /** A block or mempool row named it: it may hold more since. */
+  readonly named: boolean;
 }
 
 /**
- * The feed rows after `seq`, up to `upTo` (default: the newest), checked for `key`: a `confirmed` change
- * ends the check. Null when the feed cannot tell: pruned past `seq`, or behind it (another index).
+ * The feed rows after `seq`, up to `upTo` (default: the newest), checked for `key`; a rewound one ends
+ * the check. Null when the feed cannot tell: pruned past `seq`, or behind it (another index).
  */
 export async function feedSince(feed: FeedReader, seq: number, key: Buffer, upTo?: number): Promise<FeedSince | null> {
   const bounds = await feed.bounds();
   const last = upTo ?? bounds?.last ?? 0;
   if (bounds === null || bounds.last < last || bounds.last < seq || bounds.first > seq + 1) return null;
-  let [after, mempool] = [seq, false];
+  let [after, named] = [seq, false];
   while (after < last) {
     const rows = await feed.since(after, PAGE);
     if (rows.length === 0) return null;
     for (const row of rows) {
       // Past `upTo`: a later commit, not part of what was asked (seqs may skip numbers, so the page may reach it).
-      if (row.seq > last) return { seq: after, confirmed: false, mempool };
-      const named = row.scripts === null || row.scripts.some((k) => k.equals(key));
-      if (named && (row.scripts === null || row.kind !== 'mempool')) return { seq: row.seq, confirmed: true, mempool };
-      mempool ||= named;
+      if (row.seq > last) return { seq: after, rewound: false, named };
+      if (row.scripts === null) return { seq: row.seq, rewound: true, named: true };
+      if (row.scripts.some((k) => k.equals(key))) {
+        if (row.kind === 'disconnect') return { seq: row.seq, rewound: true, named: true };
+        named = true;
+      }
       after = row.seq;
     }
   }
-  return { seq: after, confirmed: false, mempool };
+  return { seq: after, rewound: false, named };
 }

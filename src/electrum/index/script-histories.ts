@@ -10,7 +10,7 @@ import { electrumHistory, readScriptTxs, type ScriptHistory } from './script-his
 export type ScriptHistories = (index: ElectrumIndex, key: Buffer) => Promise<ScriptHistory>;
 
 export function scriptHistories(max: number, cache: HistoryCache | null): ScriptHistories {
-  const read = (index: ElectrumIndex, key: Buffer, mempoolOnly: boolean) => readScriptTxs(index, key, max, mempoolOnly);
-  if (cache === null) return async (index, key) => electrumHistory((await read(index, key, false)).list);
+  const read = (index: ElectrumIndex, key: Buffer, after?: number) => readScriptTxs(index, key, max, after);
+  if (cache === null) return async (index, key) => electrumHistory((await read(index, key)).list);
   return (index, key) => cache.get(index, key, read);
 }

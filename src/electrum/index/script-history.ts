@@ -3,13 +3,21 @@
  * per confirmed transaction) with electrum.maxHistory as its limit, so a longer history is refused
  * (HISTORY_TOO_LARGE) rather than answered in part. What get_history answers and the status hashes are
  * built together in one pass (status.ts), the confirmed part apart from the mempool part, so a long
- * history kept by history-cache.ts is finished again from a fresh mempool read alone when only its
- * mempool part changed.
+ * history kept by history-cache.ts is brought up to date from a read of what follows its newest
+ * confirmed transaction, and a fresh mempool part.
  */
 import { toDisplayHex } from '../../chain/hash.js';
 import type { UnconfirmedItem } from '../../store/index-model.js';
 import type { ScriptTxList } from '../../store/script-txs.js';
-import { confirmedText, historyText, mempoolOrder, type ConfirmedText, type HistoryText, type MempoolEntry } from '../status.js';
+import {
+  historyText,
+  mempoolOrder,
+  moreConfirmed,
+  NO_CONFIRMED,
+  type ConfirmedText,
+  type HistoryText,
+  type MempoolEntry,
+} from '../status.js';
 import { RpcError } from '../wire.js';
 import { notIndexed, type ElectrumIndex } from './access.js';
 
@@ -34,9 +42,12 @@ export function withMempool(confirmed: ConfirmedText, unconfirmed: readonly Unco
   return { ...historyText(confirmed, mempool), confirmed, mempool };
 }
 
-/** From a whole-history read: confirmed in blockchain order, then the mempool. */
-export function electrumHistory(list: ScriptTxList): ScriptHistory {
-  return withMempool(confirmedText(list.txids, list.heights), list.unconfirmed);
+/**
+ * From a read: confirmed in blockchain order, then the mempool. `kept`: the confirmed part of an earlier
+ * read, which this one (read after its newest) continues.
+ */
+export function electrumHistory(list: ScriptTxList, kept: ConfirmedText = NO_CONFIRMED): ScriptHistory {
+  return withMempool(moreConfirmed(kept, list.txids, list.heights, list.newest), list.unconfirmed);
 }
 
 export function historyTooLarge(max: number): RpcError {
@@ -49,9 +60,9 @@ export interface ListRead {
   readonly feedSeq: number;
 }
 
-/** The script's history in one snapshot (`mempoolOnly`: its confirmed part counted, not listed); HISTORY_TOO_LARGE past `max`. */
-export async function readScriptTxs(index: ElectrumIndex, key: Buffer, max: number, mempoolOnly: boolean): Promise<ListRead> {
-  const read = await index.scriptTxs(key, max, mempoolOnly);
+/** The script's history in one snapshot (its confirmed part after `after` when given); HISTORY_TOO_LARGE past `max`. */
+export async function readScriptTxs(index: ElectrumIndex, key: Buffer, max: number, after?: number): Promise<ListRead> {
+  const read = await index.scriptTxs(key, max, after);
   if (read === null) throw notIndexed();
   if (read.txs === null) {
     const why = read.building ? `being built (height ${read.building.height} of ${read.building.tipHeight})` : 'not kept';

@@ -236,7 +236,7 @@ export class PgIndexReader implements IndexReader {
   }
 
   /** One script's whole history, lean (script-txs.ts), in one snapshot with the feed position it is true at. */
-  scriptTxs(key: Buffer, max: number, mempoolOnly = false): Promise<ScriptTxsRead | null> {
+  scriptTxs(key: Buffer, max: number, after?: number): Promise<ScriptTxsRead | null> {
     return withTransaction(
       this.pool,
       async (client) => {
@@ -245,7 +245,7 @@ export class PgIndexReader implements IndexReader {
         if (status === null) return null;
         const feedSeq = await lastFeedSeq(client, this.schema);
         if (!historyOn(row)) return { ...status, txs: null, feedSeq, ...buildingOf(row, status) };
-        return { ...status, txs: await readScriptTxs(client, this.schema, this.history, key, max, mempoolOnly), feedSeq };
+        return { ...status, txs: await readScriptTxs(client, this.schema, this.history, key, max, after), feedSeq };
       },
       'snapshot',
     );

@@ -113,7 +113,7 @@ export class ChainReader {
   private readonly readHeaders: (from: number, count: number) => HeaderRange | null;
   /** Which block holds a txid (txid-index.ts), in one snapshot. */
   readonly txBlock: (txid: Buffer) => TxBlock | null;
-  private readonly readScriptTxs: (key: Buffer, max: number, mempoolOnly: boolean) => ScriptTxsRead | null;
+  private readonly readScriptTxs: (key: Buffer, max: number, after: number | undefined) => ScriptTxsRead | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
   private constructor(
@@ -145,7 +145,7 @@ export class ChainReader {
     });
     const scriptTxs = new ScriptTxReads(db, history);
     // One read transaction: the status, the script's rows and the feed position share a snapshot.
-    this.readScriptTxs = db.transaction((key: Buffer, max: number, mempoolOnly: boolean): ScriptTxsRead | null => {
+    this.readScriptTxs = db.transaction((key: Buffer, max: number, after: number | undefined): ScriptTxsRead | null => {
       const row = this.statusStmt.get()!;
       const status = this.toStatus(row);
       if (status === null) return null;
@@ -153,7 +153,7 @@ export class ChainReader {
       return {
         ...status,
         feedSeq,
-        ...(historyOn(row) ? { txs: scriptTxs.read(key, max, mempoolOnly) } : { txs: null, ...building(row, status) }),
+        ...(historyOn(row) ? { txs: scriptTxs.read(key, max, after) } : { txs: null, ...building(row, status) }),
       };
     });
     const headers = headerReads(db);
@@ -337,8 +337,8 @@ export class ChainReader {
   }
 
   /** One script's whole history, lean (script-txs.ts), in one snapshot with the feed position it is true at. */
-  scriptTxs(key: Buffer, max: number, mempoolOnly = false): ScriptTxsRead | null {
-    return this.readScriptTxs(key, max, mempoolOnly);
+  scriptTxs(key: Buffer, max: number, after?: number): ScriptTxsRead | null {
+    return this.readScriptTxs(key, max, after);
   }
 
   /** Stored block headers from `from` (../header-chain.ts), in one snapshot with the tip they belong to. */

@@ -62,8 +62,8 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.historyPage(req));
   }
 
-  scriptTxs(key: Buffer, max: number, mempoolOnly?: boolean) {
-    return settle(() => this.reader.scriptTxs(key, max, mempoolOnly));
+  scriptTxs(key: Buffer, max: number, after?: number) {
+    return settle(() => this.reader.scriptTxs(key, max, after));
   }
 
   walletHistoryPage(req: WalletHistoryRequest) {

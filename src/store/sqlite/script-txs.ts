@@ -1,7 +1,7 @@
 /**
- * One script's whole history, lean (index-model.ts ScriptTxList), for Electrum: its rows oldest first
- * (sealed chunks by key, then the head), tx numbers decoded into one array with amounts stepped over,
- * then each number's txid and height. The reads follow the numbers upwards, so a txid row (126 numbers)
+ * One script's whole history, lean (../script-txs.ts ScriptTxList), for Electrum: its rows oldest first
+ * (sealed chunks by key, then the head; after a position, only the rows holding what follows it), tx
+ * numbers decoded into one array with amounts stepped over, then each number's txid and height. The reads follow the numbers upwards, so a txid row (126 numbers)
  * and a block are each read once however many of the script's transactions they hold; a row holding one
  * of them gives up only its 32 bytes.
  */
@@ -21,13 +21,12 @@ interface BlockSpan {
   next: number | null;
 }
 
-const NO_TXIDS = Buffer.alloc(0);
-
 export type ScriptTxsAnswer = NonNullable<ScriptTxsRead['txs']>;
 
 export class ScriptTxReads {
   private readonly head: Database.Statement<[Buffer], Buffer>;
-  private readonly chunks: Database.Statement<[Buffer], Buffer>;
+  private readonly chunks: Database.Statement<[Buffer, number], Buffer>;
+  private readonly newestSealed: Database.Statement<[Buffer], number>;
   private readonly row: Database.Statement<[number], Buffer>;
   private readonly one: Database.Statement<[number, number], Buffer>;
   private readonly block: Database.Statement<[number], BlockSpan>;
@@ -37,7 +36,10 @@ export class ScriptTxReads {
     private readonly pager: HistoryPager,
   ) {
     this.head = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk = 0').pluck();
-    this.chunks = db.prepare<[Buffer], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk > 0 ORDER BY chunk').pluck();
+    this.chunks = db
+      .prepare<[Buffer, number], Buffer>('SELECT data FROM history WHERE script_key = ? AND chunk > ? ORDER BY chunk')
+      .pluck();
+    this.newestSealed = db.prepare<[Buffer], number>('SELECT MAX(chunk) FROM history WHERE script_key = ?').pluck();
     this.row = db.prepare<[number], Buffer>('SELECT txids FROM history_txids WHERE grp = ?').pluck();
     this.one = db.prepare<[number, number], Buffer>('SELECT substr(txids, ?, 32) FROM history_txids WHERE grp = ?').pluck();
     this.block = db.prepare<[number], BlockSpan>(
@@ -46,8 +48,11 @@ export class ScriptTxReads {
     );
   }
 
-  /** Inside the caller's read transaction (history kept): the script's history, or its count past `max`. */
-  read(key: Buffer, max: number, mempoolOnly: boolean): ScriptTxsAnswer {
+  /**
+   * Inside the caller's read transaction (history kept): the script's history (its confirmed part after
+   * position `after` when given), or its count past `max`.
+   */
+  read(key: Buffer, max: number, after: number | undefined): ScriptTxsAnswer {
     const at = historyKey(key);
     const head = this.head.get(at);
     const confirmed = head ? headTxCount(head) : 0;
@@ -55,15 +60,19 @@ export class ScriptTxReads {
     const unconfirmed = this.pager.scriptUnconfirmed(key, max + 1 - confirmed);
     const count = confirmed + unconfirmed.length;
     if (count > max) return { tooLarge: true, count };
-    if (mempoolOnly) return { tooLarge: false, confirmedCount: confirmed, txids: NO_TXIDS, heights: new Uint32Array(0), unconfirmed };
     const nums = new Float64Array(confirmed);
     let n = 0;
     if (head) {
-      for (const chunk of this.chunks.iterate(at)) n = rowTxNums(chunk, false, nums, n);
+      // A sealed chunk is keyed by 1 + its newest number: those above after + 1 hold what follows it.
+      for (const chunk of this.chunks.iterate(at, after === undefined ? 0 : after + 1)) n = rowTxNums(chunk, false, nums, n);
       n = rowTxNums(head, true, nums, n);
     }
-    if (n !== confirmed) throw new StoreError('INCONSISTENT', `a history holds ${n} entries where its head counts ${confirmed}`);
-    return { tooLarge: false, confirmedCount: confirmed, ...this.resolve(nums), unconfirmed };
+    if (after === undefined ? n !== confirmed : n > confirmed)
+      throw new StoreError('INCONSISTENT', `a history holds ${n} entries where its head counts ${confirmed}`);
+    const newest = n > 0 ? nums[n - 1]! : confirmed === 0 ? -1 : this.newestSealed.get(at)! - 1;
+    let from = 0;
+    if (after !== undefined) while (from < n && nums[from]! <= after) from++;
+    return { tooLarge: false, confirmedCount: confirmed, newest, ...this.resolve(nums.subarray(from, n)), unconfirmed };
   }
 
   /** Each number's txid and height; `nums` ascending. */
