@@ -95,6 +95,11 @@ export interface FeedReader {
   bounds(): Promise<FeedBounds | null>;
   /** Rows with seq > `after`, oldest first, at most `limit`. */
   since(after: number, limit: number): Promise<readonly FeedEntry[]>;
+  /**
+   * Calls `onWrite` soon after the indexer writes (a commit, or part of one), where the engine can tell
+   * (SQLite's WAL file); returns what stops it. Best effort: a reader of the feed still polls it.
+   */
+  watch?(onWrite: () => void): () => void;
 }
 
 /** Writing one chain's index: the indexer only, one writer per index. */

@@ -2,7 +2,7 @@
  * src/api/live/hub.ts over an engine that answers later (the reader port's Promises): a chain's polls
  * wait for each other however often the timer fires, so the feed is never read by two polls at once
  * and the pushes go out in feed order, each position once; change listeners (the Electrum statuses) hear
- * of each poll's touched scripts.
+ * of each poll's touched scripts; a write the feed's watch reports is read without waiting for the timer.
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -108,5 +108,43 @@ describe('LiveHub over a feed that answers later', () => {
       { all: false, touched: [scriptKey(A).toString('latin1')] },
       { all: true, touched: [] },
     ]);
+  });
+
+  it("polls shortly after a write the feed's watch reports, without waiting for the timer, and stops the watch when nobody listens", async () => {
+    const index = new FakeIndex();
+    const rows: FeedEntry[] = [];
+    let onWrite: (() => void) | null = null;
+    let stopped = 0;
+    const feed: FeedSource = {
+      bounds: async () => (rows.length === 0 ? null : { first: 1, last: rows.length }),
+      since: async (after, limit) => rows.slice(after, after + limit),
+      watch: (fn) => {
+        onWrite = fn;
+        return () => void stopped++;
+      },
+    };
+    // The timer would take a minute: only the watch can have the new row read within the wait below.
+    const hub = hubOver(Object.assign(index, { feed }), 60_000);
+    const changes: string[][] = [];
+    try {
+      let stop = (): void => undefined;
+      await hub.attach('LTC', async () => {
+        stop = hub.onChanges('LTC', async (c) => void changes.push([...c.touched]));
+      });
+      expect(onWrite).not.toBeNull();
+      rows.push({ seq: 1, kind: 'mempool', tipHeight: null, scripts: [scriptKey(A)] });
+      onWrite!();
+      onWrite!();
+      await expect.poll(() => changes.length).toBe(1);
+      rows.push({ seq: 2, kind: 'mempool', tipHeight: null, scripts: [scriptKey(A)] });
+      onWrite!();
+      await expect.poll(() => changes.length).toBe(2);
+      expect(stopped).toBe(0);
+      stop();
+      expect(stopped).toBe(1);
+    } finally {
+      hub.close();
+    }
+    expect(changes).toEqual([[scriptKey(A).toString('latin1')], [scriptKey(A).toString('latin1')]]);
   });
 });

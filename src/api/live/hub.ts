@@ -3,9 +3,10 @@
  *
  * Every process tails the feed on its own (no messages between workers): while anyone listens, a timer
  * reads the feed's bounds every `pollMs` (one primary-key read), and the rows after its cursor name the
- * scripts that changed. Only watches of those scripts are read again, all in one snapshot through the
- * GET route's read path (summaries.ts), and a summary is pushed only when its amounts differ from the
- * last one that watch was sent. A feed that went backwards (index replaced), pruned past the cursor, a
+ * scripts that changed. Where the engine reports its writes (FeedReader.watch: SQLite's WAL file), a
+ * write also has the feed read a few milliseconds later, without waiting for the timer. Only watches of
+ * those scripts are read again, all in one snapshot through the GET route's read path (summaries.ts),
+ * and a summary is pushed only when its amounts differ from the last one that watch was sent. A feed that went backwards (index replaced), pruned past the cursor, a
  * row that lists no scripts, a tip that moved without a block row (a bootstrap), or a read that failed
  * all re-read every watch of the chain instead. Nothing is read or timed while nobody listens.
  *
@@ -71,7 +72,20 @@ interface ChainTail {
   polling: boolean;
   /** Bumped when the last listener leaves: a poll begun before then must not set the cursor the next listener starts from. */
   epoch: number;
+  /** Stops the feed's watch (FeedReader.watch), while one is held. */
+  unwatch: (() => void) | null;
+  /** A poll the watch asked for, due shortly. */
+  wakeTimer: NodeJS.Timeout | null;
+  /** The watch reported a write while a poll ran: poll again after it. */
+  again: boolean;
 }
+
+/**
+ * From a write the feed's watch reports to the poll it asks for: the WAL write of a commit comes just
+ * before SQLite makes it visible to readers, and one commit is several writes, so one poll shortly after
+ * serves them all (another follows a poll that a write overlapped).
+ */
+const WAKE_DELAY_MS = 5;
 
 export class LiveHub {
   private readonly tails = new Map<ChainCode, ChainTail>();
@@ -198,6 +212,7 @@ export class LiveHub {
     for (const fn of [...this.closers]) fn();
     this.closers.clear();
     for (const tail of this.tails.values()) {
+      this.unwatch(tail);
       const subs = new Set([...tail.watchers.values()].flatMap((set) => [...set]));
       tail.watchers.clear();
       for (const sub of subs) sub.close();
@@ -212,6 +227,7 @@ export class LiveHub {
         for (const chain of CHAIN_CODES) this.tick(chain);
       }, this.settings.pollMs);
       this.timer.unref();
+      for (const [chain, tail] of this.tails) this.watchFeed(chain, tail);
     } else if (!listening && this.timer !== null) {
       clearInterval(this.timer);
       this.timer = null;
@@ -219,15 +235,48 @@ export class LiveHub {
       for (const tail of this.tails.values()) {
         tail.cursor = null;
         tail.epoch += 1;
+        this.unwatch(tail);
       }
     }
   }
 
   private tick(chain: ChainCode): void {
     const tail = this.tails.get(chain)!;
+    this.watchFeed(chain, tail);
     if (tail.polling) return;
     tail.polling = true;
-    void tail.queued(() => this.poll(chain, tail)).finally(() => (tail.polling = false));
+    void tail
+      .queued(() => this.poll(chain, tail))
+      .finally(() => {
+        tail.polling = false;
+        if (tail.again) {
+          tail.again = false;
+          this.wake(chain, tail);
+        }
+      });
+  }
+
+  /** The feed's watch saw a write: a poll shortly, without waiting for the timer (while anyone listens). */
+  private wake(chain: ChainCode, tail: ChainTail): void {
+    if (this.timer === null || tail.wakeTimer !== null) return;
+    tail.wakeTimer = setTimeout(() => {
+      tail.wakeTimer = null;
+      if (tail.polling) tail.again = true;
+      else this.tick(chain);
+    }, WAKE_DELAY_MS);
+    tail.wakeTimer.unref();
+  }
+
+  /** Holds the feed's watch while polling is on (asked again at each poll while the index cannot give one: it may only now exist). */
+  private watchFeed(chain: ChainCode, tail: ChainTail): void {
+    tail.unwatch ??= this.feedOf(chain)?.watch?.(() => this.wake(chain, tail)) ?? null;
+  }
+
+  private unwatch(tail: ChainTail): void {
+    tail.unwatch?.();
+    tail.unwatch = null;
+    if (tail.wakeTimer !== null) clearTimeout(tail.wakeTimer);
+    tail.wakeTimer = null;
   }
 
   private feedOf(chain: ChainCode): FeedSource | null {
@@ -320,6 +369,9 @@ function idleTail(): ChainTail {
     queued: inOrder(),
     polling: false,
     epoch: 0,
+    unwatch: null,
+    wakeTimer: null,
+    again: false,
   };
 }
 

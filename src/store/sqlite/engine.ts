@@ -19,6 +19,7 @@ import type {
 } from '../index-model.js';
 import type { FeedReader, IndexReader, IndexVerifier, IndexWriter, KeyStore, MempoolWriter } from '../ports.js';
 import { StoreError } from '../errors.js';
+import { watchWal } from './wal-watch.js';
 import { ChainReader } from './chain-reader.js';
 import { ChainStore, type ChainStoreOptions } from './chain-store.js';
 import { openReaderDb, type ReaderDbOptions } from './db.js';
@@ -55,6 +56,7 @@ export class SqliteIndexReader implements IndexReader {
     this.feed = {
       bounds: () => settle(() => feed.bounds()),
       since: (after, limit) => settle(() => feed.since(after, limit)),
+      watch: (onWrite) => watchWal(reader.path, onWrite),
     };
   }
 
