@@ -30,7 +30,10 @@ export interface ElectrumIndex {
   shallowTxs: number;
   /** The scripts subscribed; the first NOTIFIED of them are those the follow blocks pay. */
   scripts: Buffer[];
-  /** The next block for the notification measure, to apply next: it pays TOUCHED of the notified scripts (their indexes into `scripts`). */
+  /**
+   * The next block for the notification measure, to apply next: it pays TOUCHED of the notified scripts
+   * (`touched`: their indexes into `scripts`).
+   */
   followBlock(): { block: BlockToApply; touched: number[] };
   /** The next block, paying the deep script once more. */
   deepBlock(): BlockToApply;

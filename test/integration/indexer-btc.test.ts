@@ -7,9 +7,10 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
+import { chainDbPath } from '../../src/store/paths.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
 import { BtcChain } from '../support/btc-chain.js';
-import type { FakeNode } from '../support/fake-node.js';
+import { startFakeNode, type FakeNode } from '../support/fake-node.js';
 import { FakeNodeWorld } from '../support/fake-node-world.js';
 import { HashBlockPublisher } from '../../harness/hashblock-publisher.js';
 import { checkIndex, indexedTip, type Expected } from '../../harness/index-check.js';
@@ -155,6 +156,27 @@ describe('BTC indexer against a built chain', () => {
   it('stops cleanly on SIGTERM', async () => {
     expect(await w.stopIndexer()).toBe(0);
     expect(runVerify(dataDir)).toMatchObject({ status: 0 });
+  });
+
+  // The header backfill (and a history build) wait for the first catch-up; a stop before it must end them.
+  it('stops cleanly on SIGTERM during its first catch-up, with history on', async () => {
+    // Each block a second late: the catch-up of the 260 blocks is under way when the stop comes.
+    const slow = await startFakeNode(chain, { blockDelayMs: 1000 });
+    const dir = await makeDataDir();
+    const first = await startIndexer({ chain: 'BTC', dataDir: dir, rpcUrl: slow.url, env: { ADDRSUM_HISTORY: 'true' } });
+    try {
+      const fetched = () => (slow.calls.get('getblock') ?? 0) + (slow.calls.get('rest:block') ?? 0);
+      await waitFor('a first block fetch', () => fetched() > 0, 30_000, first);
+      first.kill('SIGTERM');
+      const exit = await Promise.race([first.exited, new Promise((resolve) => setTimeout(resolve, 30_000, 'still running'))]);
+      expect(exit).toBe(0);
+      expect(first.output()).toContain('indexer stopped cleanly');
+      expect(indexedTip(chainDbPath(dir, 'BTC'))?.height ?? -1).toBeLessThan(chain.tipHeight);
+    } finally {
+      first.kill('SIGKILL');
+      await slow.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps retrying with a clear message when the RPC password is wrong', async () => {

@@ -1,9 +1,9 @@
 /**
  * One script's whole history, lean (../script-txs.ts ScriptTxList), for Electrum: its rows oldest first
  * (sealed chunks by key, then the head; after a position, only the rows holding what follows it), tx
- * numbers decoded into one array with amounts stepped over, then each number's txid and height. The reads follow the numbers upwards, so a txid row (126 numbers)
- * and a block are each read once however many of the script's transactions they hold; a row holding one
- * of them gives up only its 32 bytes.
+ * numbers decoded into one array with amounts stepped over, then each number's txid and height. The
+ * reads follow the numbers upwards, so a txid row (126 numbers) and a block are each read once however
+ * many of the script's transactions they hold; a row holding one of them gives up only its 32 bytes.
  */
 import type Database from 'better-sqlite3';
 import { headTxCount, historyKey, rowTxNums } from '../history-chunk.js';
