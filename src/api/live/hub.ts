@@ -6,9 +6,10 @@
  * scripts that changed. Where the engine reports its writes (FeedReader.watch: SQLite's WAL file), a
  * write also has the feed read a few milliseconds later, without waiting for the timer. Only watches of
  * those scripts are read again, all in one snapshot through the GET route's read path (summaries.ts),
- * and a summary is pushed only when its amounts differ from the last one that watch was sent. A feed that went backwards (index replaced), pruned past the cursor, a
- * row that lists no scripts, a tip that moved without a block row (a bootstrap), or a read that failed
- * all re-read every watch of the chain instead. Nothing is read or timed while nobody listens.
+ * and a summary is pushed only when its amounts differ from the last one that watch was sent. A feed
+ * that went backwards (index replaced), pruned past the cursor, a row that lists no scripts, a tip that
+ * moved without a block row (a bootstrap), or a read that failed all re-read every watch of the chain
+ * instead. Nothing is read or timed while nobody listens.
  *
  * Reads are Promises (the reader port): a chain's polls, and the first reads of new subscribers
  * (attach), run one after another on that chain's queue, so two polls never read the feed at once, a
@@ -267,7 +268,7 @@ export class LiveHub {
     tail.wakeTimer.unref();
   }
 
-  /** Holds the feed's watch while polling is on (asked again at each poll while the index cannot give one: it may only now exist). */
+  /** Holds the feed's watch while polling is on; asked again at each poll while there is none (the index may only now exist). */
   private watchFeed(chain: ChainCode, tail: ChainTail): void {
     tail.unwatch ??= this.feedOf(chain)?.watch?.(() => this.wake(chain, tail)) ?? null;
   }
