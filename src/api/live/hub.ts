@@ -21,6 +21,7 @@ import type { Logger } from '../../logger.js';
 import type { AppDeps, FeedSource, SummarySource } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { readSummaries, type Summary, type Watch } from './summaries.js';
+import { feedSince } from './feed-since.js';
 
 /** Feed rows read per query while catching up. */
 const PAGE = 500;
@@ -192,17 +193,8 @@ export class LiveHub {
   /** Whether `key` may have changed after feed position `seq` (SSE resume); true when the feed cannot tell. */
   async changedSince(chain: ChainCode, seq: number, key: string): Promise<boolean> {
     const feed = this.feedOf(chain);
-    const bounds = (await feed?.bounds()) ?? null;
-    if (!feed || bounds === null || seq > bounds.last || bounds.first > seq + 1) return bounds?.last !== seq;
-    for (let after = seq; after < bounds.last;) {
-      const rows = await feed.since(after, PAGE);
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        if (row.scripts === null || row.scripts.some((k) => k.toString('latin1') === key)) return true;
-        after = row.seq;
-      }
-    }
-    return false;
+    const since = feed && (await feedSince(feed, seq, Buffer.from(key, 'latin1')));
+    return !since || since.named || since.rewound;
   }
 
   close(): void {
