@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CHAIN_CODES, type ChainCode } from './chain/params.js';
 import { ENV_BINDINGS } from './config-env.js';
 import { bool, int, port, text } from './config-values.js';
+import { isAddressOrRange } from './net-ranges.js';
 
 /** `electrum`: what every chain's Electrum listeners share. */
 export const electrumSettings = z.strictObject({
@@ -26,6 +27,21 @@ export const electrumSettings = z.strictObject({
   maxHistory: int(1, 100_000_000),
   /** A connection that sends no request for this long is closed. */
   idleTimeoutSeconds: int(1, 86_400),
+  /**
+   * Metered cost (src/electrum/cost-meter.ts; a script's read costs 1) one connection may spend before
+   * its requests wait, the most it may have unspent before it is closed, and how fast it drains.
+   */
+  costSoftLimit: int(1, 1_000_000_000),
+  costHardLimit: int(1, 1_000_000_000),
+  costDecayPerSecond: int(1, 1_000_000_000),
+  /** The same, for all connections of one client network (an IPv4 address, an IPv6 /64) together. */
+  networkCostSoftLimit: int(1, 1_000_000_000),
+  networkCostHardLimit: int(1, 1_000_000_000),
+  networkCostDecayPerSecond: int(1, 1_000_000_000),
+  /** Longest a request over a soft limit waits before it is served. */
+  maxDelayMs: int(0, 60_000),
+  /** Client addresses or CIDR ranges whose connections are not metered (the connection caps still hold). */
+  trustedNetworks: z.array(z.string().refine(isAddressOrRange, { error: 'expected IP addresses or CIDR ranges' })),
 });
 
 /** `chains.<C>.electrum`: the chain's listeners; unset ports = off. */
@@ -41,6 +57,7 @@ export const chainElectrum = z.strictObject({
 });
 
 type ElectrumView = {
+  readonly electrum: Readonly<Omit<z.infer<typeof electrumSettings>, 'trustedNetworks'>>;
   readonly chains: Readonly<Record<ChainCode, { readonly history: boolean; readonly electrum: Readonly<z.infer<typeof chainElectrum>> }>>;
 };
 
@@ -58,6 +75,13 @@ export function electrumPorts(chain: ChainCode, config: ElectrumView): { tcp: bo
 
 /** Why the Electrum settings cannot work together, or undefined: one line naming the variables to change. */
 export function electrumProblem(config: ElectrumView): string | undefined {
+  const e = config.electrum;
+  for (const scope of ['cost', 'networkCost'] as const) {
+    const [soft, hard] = [`${scope}SoftLimit`, `${scope}HardLimit`] as const;
+    if (e[hard] <= e[soft]) {
+      return `electrum.${hard} (${variables(`electrum.${hard}`)}) is ${e[hard]}, not above electrum.${soft} (${e[soft]}): the hard limit must be the higher`;
+    }
+  }
   for (const chain of CHAIN_CODES) {
     const { tcp, tls } = electrumPorts(chain, config);
     if (!tcp && !tls) continue;
@@ -70,15 +94,15 @@ export function electrumProblem(config: ElectrumView): string | undefined {
         `set ADDRSUM_HISTORY=true (or ADDRSUM_${chain}_HISTORY) for the indexer and the API, or unset the Electrum port`
       );
     }
-    const e = config.chains[chain].electrum;
-    if (tls && (e.tlsCert === undefined || e.tlsKey === undefined)) {
+    const listener = config.chains[chain].electrum;
+    if (tls && (listener.tlsCert === undefined || listener.tlsKey === undefined)) {
       return (
         `${at}.tlsPort (${variables(`${at}.tlsPort`)}) needs a certificate and its key: ` +
         `set ${variables(`${at}.tlsCert`)} and ${variables(`${at}.tlsKey`)} to PEM files`
       );
     }
-    if (tcp && tls && e.port === e.tlsPort && e.port !== 0) {
-      return `${at}.port and ${at}.tlsPort are both ${e.port}: give the TLS listener its own port`;
+    if (tcp && tls && listener.port === listener.tlsPort && listener.port !== 0) {
+      return `${at}.port and ${at}.tlsPort are both ${listener.port}: give the TLS listener its own port`;
     }
   }
   return undefined;

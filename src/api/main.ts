@@ -36,7 +36,6 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
   let electrum: ElectrumService;
   try {
     electrum = electrumService(config, {
-      limiter: wired.deps.limiter!,
       registry: wired.metrics.registry,
       logger,
       chains: wired.deps.chains,

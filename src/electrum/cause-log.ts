@@ -17,7 +17,7 @@ export class CauseLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  report(reason: CloseReason, network: string): void {
+  report(reason: CloseReason, network: string, detail?: string): void {
     const t = this.now();
     for (const s of this.sampler.due(t)) {
       const [what, from] = s.kind.split(' ');
@@ -26,6 +26,11 @@ export class CauseLog {
         'electrum: more connections closed for the same cause in the last minute',
       );
     }
-    if (this.sampler.admit(`${reason} ${network}`, t)) this.log.warn({ reason, network }, `electrum: connection closed (${reason})`);
+    if (this.sampler.admit(`${reason} ${network}`, t)) {
+      this.log.warn(
+        { reason, network, ...(detail !== undefined && { detail }) },
+        `electrum: connection closed (${reason}${detail === undefined ? '' : `: ${detail}`})`,
+      );
+    }
   }
 }

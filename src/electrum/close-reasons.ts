@@ -5,7 +5,7 @@
  *   oversized_line  a request line longer than electrum.maxLineBytes
  *   bad_lines       too many unusable lines in a row (not JSON, not a request)
  *   limit           over electrum.connectionsPerNetwork: refused at connect
- *   rate_limited    kept sending after too many "slow down" answers in a row
+ *   rate_limited    past a hard cost limit of its session or network (cost-meter.ts)
  *   idle            no request for electrum.idleTimeoutSeconds
  *   version         server.version named no protocol version we speak
  */

@@ -14,6 +14,9 @@ export interface ElectrumMetrics {
   readonly disconnects: Counter<'chain' | 'reason'>;
   /** Notifications sent (subscriptions: for the index-backed methods). */
   readonly notifications: Counter<'chain' | 'method'>;
+  /** Request lines held over a soft cost limit (cost-meter.ts), and the seconds they waited in all. */
+  readonly delayed: Counter<'chain'>;
+  readonly delaySeconds: Counter<'chain'>;
 }
 
 export function createElectrumMetrics(registry: Registry): ElectrumMetrics {
@@ -44,6 +47,18 @@ export function createElectrumMetrics(registry: Registry): ElectrumMetrics {
       labelNames: ['chain', 'method'],
       registers,
     }),
+    delayed: new Counter({
+      name: 'addrsum_api_electrum_delayed_total',
+      help: 'Electrum request lines that waited over a soft cost limit before being served, by chain',
+      labelNames: ['chain'],
+      registers,
+    }),
+    delaySeconds: new Counter({
+      name: 'addrsum_api_electrum_delay_seconds_total',
+      help: 'Seconds Electrum request lines waited over a soft cost limit, in all, by chain',
+      labelNames: ['chain'],
+      registers,
+    }),
   };
 }
 
@@ -51,4 +66,6 @@ export function createElectrumMetrics(registry: Registry): ElectrumMetrics {
 export function startSeries(metrics: ElectrumMetrics, chain: string): void {
   metrics.connections.set({ chain }, 0);
   for (const reason of CLOSE_REASONS) metrics.disconnects.inc({ chain, reason }, 0);
+  metrics.delayed.inc({ chain }, 0);
+  metrics.delaySeconds.inc({ chain }, 0);
 }

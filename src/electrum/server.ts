@@ -15,10 +15,11 @@ import { explainListenError } from '../listen-error.js';
 import type { Logger } from '../logger.js';
 import type { CauseLog } from './cause-log.js';
 import type { CloseReason } from './close-reasons.js';
+import type { CostMeters } from './cost-meter.js';
 import type { ElectrumMetrics } from './metrics.js';
 import type { MethodRegistry } from './methods/registry.js';
 import type { NetworkCounts } from './network-counts.js';
-import { Session, type Pay, type SessionLimits } from './session.js';
+import { Session, type SessionLimits } from './session.js';
 import { errorAnswer, frame, RpcError } from './wire.js';
 
 /** A TLS client that has not finished its handshake by then is dropped (node's default is 2 minutes). */
@@ -36,7 +37,7 @@ export interface ElectrumServerOptions {
   /** Hard cap of open connections per listener (api.maxConnections): descriptors are finite. */
   readonly maxConnections: number;
   readonly counts: NetworkCounts;
-  readonly payer: (ip: string | undefined) => Pay;
+  readonly meters: CostMeters;
   readonly metrics: ElectrumMetrics;
   readonly causes: CauseLog;
   readonly log: Logger;
@@ -106,16 +107,20 @@ export class ElectrumServer {
       network,
       registry: this.opts.registry,
       limits,
-      pay: this.opts.payer(socket.remoteAddress),
+      meter: this.opts.meters.meterFor(socket.remoteAddress, network),
       events: {
         request: (method, outcome) => metrics.requests.inc({ chain, method, outcome }),
         notified: (method) => metrics.notifications.inc({ chain, method }),
+        delayed: (ms) => {
+          metrics.delayed.inc({ chain });
+          metrics.delaySeconds.inc({ chain }, ms / 1000);
+        },
         internalError: (method, err) => this.opts.log.error({ method, err }, 'electrum: a method failed'),
-        closed: (reason) => {
+        closed: (reason, detail) => {
           this.sessions.delete(session);
           counts.release(network);
           metrics.connections.dec({ chain });
-          if (reason !== undefined) this.closedFor(reason, network);
+          if (reason !== undefined) this.closedFor(reason, network, detail);
         },
       },
     });
@@ -139,9 +144,9 @@ export class ElectrumServer {
     this.closedFor('limit', network);
   }
 
-  private closedFor(reason: CloseReason, network: string): void {
+  private closedFor(reason: CloseReason, network: string, detail?: string): void {
     this.opts.metrics.disconnects.inc({ chain: this.opts.chain, reason });
-    this.opts.causes.report(reason, network);
+    this.opts.causes.report(reason, network, detail);
   }
 }
 

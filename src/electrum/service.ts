@@ -1,7 +1,7 @@
 /**
  * The Electrum protocol server of the API process (docs/electrum.md): for each served chain with an
- * Electrum port, its listeners with the methods served so far, every session priced on the anonymous
- * tier's bucket of its client network, one cap of connections per network over all chains. Started
+ * Electrum port, its listeners with the methods served so far, every session metered with its client
+ * network (cost-meter.ts), one cap of connections per network over all chains. Started
  * and stopped by src/api/main.ts with the HTTP server.
  */
 import { readFileSync } from 'node:fs';
@@ -11,9 +11,9 @@ import { electrumPorts } from '../config-electrum.js';
 import type { Logger } from '../logger.js';
 import { PACKAGE_VERSION } from '../package-root.js';
 import { settingWithVariables } from '../setting-variables.js';
-import type { RateLimiter } from '../api/token-bucket.js';
 import type { Registry } from 'prom-client';
 import { CauseLog } from './cause-log.js';
+import { CostMeters } from './cost-meter.js';
 import { createElectrumMetrics, startSeries } from './metrics.js';
 import { methodRegistry } from './methods/registry.js';
 import { serverMethods } from './methods/server-methods.js';
@@ -21,7 +21,6 @@ import { indexMethods } from './methods/index-methods.js';
 import { indexGroup, type IndexDeps } from './index/index-group.js';
 import { nodeMethods } from './methods/node-methods.js';
 import { NetworkCounts } from './network-counts.js';
-import { networkPayer } from './pricing.js';
 import { ElectrumServer } from './server.js';
 
 export interface ElectrumService {
@@ -57,7 +56,7 @@ function tlsOf(config: Config, chain: ChainCode): { port: number; cert: Buffer; 
  */
 export function electrumService(
   config: Config,
-  deps: { readonly limiter: RateLimiter; readonly registry: Registry; readonly logger: Logger } & IndexDeps,
+  deps: { readonly registry: Registry; readonly logger: Logger } & IndexDeps,
 ): ElectrumService {
   const chains = CHAIN_CODES.filter((c) => {
     const { tcp, tls } = electrumPorts(c, config);
@@ -80,7 +79,12 @@ export function electrumService(
     idleTimeoutMs: e.idleTimeoutSeconds * 1000,
     connectionsPerNetwork: e.connectionsPerNetwork,
   };
-  const anonymous = config.api.tiers.default;
+  const meters = new CostMeters({
+    session: { soft: e.costSoftLimit, hard: e.costHardLimit, decayPerSecond: e.costDecayPerSecond },
+    network: { soft: e.networkCostSoftLimit, hard: e.networkCostHardLimit, decayPerSecond: e.networkCostDecayPerSecond },
+    maxDelayMs: e.maxDelayMs,
+    trusted: e.trustedNetworks,
+  });
   const links: { close(): void }[] = [];
   const servers = chains.map((chain) => {
     const log = deps.logger.child({ component: 'electrum', chain });
@@ -100,7 +104,7 @@ export function electrumService(
       limits,
       maxConnections: config.api.maxConnections,
       counts,
-      payer: (ip) => networkPayer(deps.limiter, anonymous, ip),
+      meters,
       metrics,
       causes: new CauseLog(log),
       log,
@@ -109,6 +113,7 @@ export function electrumService(
   const close = async (): Promise<void> => {
     await Promise.all(servers.map((s) => s.close()));
     for (const link of links) link.close();
+    meters.close();
   };
   return {
     listen: async () => {

@@ -5,8 +5,10 @@
  *   - at most MAX_IN_FLIGHT lines are handled at once; beyond MAX_QUEUED_LINES waiting (or twice the
  *     longest line's bytes), the socket stops being read (TCP pushes back on the client), so a pipelining
  *     client holds bounded memory;
- *   - each line is paid for before it runs (`pay`: the client network's token bucket); an empty bucket
- *     answers "slow down" instead of queueing, and MAX_REFUSALS of those in a row close the connection;
+ *   - each line is metered by its size before it is parsed (parsing is bounded: wire.ts tooCostlyToParse),
+ *     and by its requests' costs before they run (cost-meter.ts: the session's and its network's levels): over
+ *     the soft limit it waits, with a bound, and is never refused; past the hard limit the connection
+ *     is closed (`rate_limited`);
  *   - an unparseable line is answered -32700 and the connection stays, until MAX_BAD_LINES in a row;
  *   - a line over electrum.maxLineBytes is answered, then the connection closed;
  *   - unsent messages past electrum.maxBufferedBytes behind the one being sent (a client that does not read)
@@ -14,8 +16,9 @@
  *   - no request for electrum.idleTimeoutSeconds closes it.
  */
 import type { Socket } from 'node:net';
-import type { Draw } from '../api/token-bucket.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CloseReason } from './close-reasons.js';
+import type { Meter } from './cost-meter.js';
 import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
 import {
   errorAnswer,
@@ -37,10 +40,10 @@ export const MAX_IN_FLIGHT = 16;
 export const MAX_QUEUED_LINES = 256;
 /** Unusable lines in a row before the connection is closed: a client speaking another protocol. */
 export const MAX_BAD_LINES = 10;
-/** "Slow down" answers in a row before the connection is closed: a client that does not listen. */
-export const MAX_REFUSALS = 100;
 /** What a line answered with an error costs (garbage and unknown methods are what floods are made of). */
 export const ERROR_COST = 1;
+/** Characters of a line that cost 1 before it is parsed: a request of 100 bytes costs 0.001 more. */
+export const LINE_CHARS_PER_UNIT = 100_000;
 /** How long a closing connection may take to flush its last answer before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -49,13 +52,6 @@ export interface SessionLimits {
   readonly maxBufferedBytes: number;
   readonly idleTimeoutMs: number;
 }
-
-export type Payment = { readonly paid: true } | { readonly paid: false; readonly error: RpcError };
-/**
- * Takes `cost` tokens from the client's bucket, or says why not. `debit` (token-bucket.ts) always takes,
- * the bucket going below zero: what a handler charges for work already done (ElectrumSession.charge).
- */
-export type Pay = (cost: number, draw?: Draw) => Payment | Promise<Payment>;
 
 /** How a request ended, for the request counter's `outcome` label. */
 export type Outcome = 'ok' | 'error' | 'invalid' | 'not_found' | 'rate_limited' | 'internal';
@@ -67,9 +63,14 @@ export const UNKNOWN_METHOD = 'unknown';
 export interface SessionEvents {
   request(method: string, outcome: Outcome): void;
   notified(method: string): void;
+  /** A line waits `ms` over a soft cost limit before it is served. */
+  delayed(ms: number): void;
   internalError(method: string, err: unknown): void;
-  /** Once per connection: the reason the server closed it, or undefined when the client left (or shutdown). */
-  closed(reason: CloseReason | undefined): void;
+  /**
+   * Once per connection: the reason the server closed it, or undefined when the client left (or shutdown);
+   * `detail` says more where the reason alone would not (which hard limit).
+   */
+  closed(reason: CloseReason | undefined, detail?: string): void;
 }
 
 export interface SessionOptions {
@@ -77,7 +78,7 @@ export interface SessionOptions {
   readonly network: string;
   readonly registry: MethodRegistry;
   readonly limits: SessionLimits;
-  readonly pay: Pay;
+  readonly meter: Meter;
   readonly events: SessionEvents;
 }
 
@@ -97,10 +98,11 @@ export class Session implements ElectrumSession {
   private head = 0;
   private inFlight = 0;
   private badLines = 0;
-  private refusals = 0;
   private paused = false;
   private reading = true;
-  private closeAfter: CloseReason | undefined;
+  private closeAfter: { reason: CloseReason; detail?: string } | undefined;
+  /** Past a hard limit: no more lines are taken, and the connection closes once those in flight are answered. */
+  private draining: { reason: CloseReason; detail: string } | undefined;
   private closed = false;
   private closeHooks: Array<() => void> = [];
   /** Bytes of every message written so far, and that count at the end of each message not yet all sent. */
@@ -135,19 +137,25 @@ export class Session implements ElectrumSession {
     this.opts.events.notified(method);
   }
 
-  closeAfterAnswer(reason: CloseReason): void {
-    this.closeAfter ??= reason;
+  closeAfterAnswer(reason: CloseReason, detail?: string): void {
+    this.closeAfter ??= { reason, detail };
   }
 
-  async charge(tokens: number): Promise<void> {
-    if (tokens <= 0) return;
-    let payment: Payment;
-    try {
-      payment = await this.opts.pay(tokens, 'debit');
-    } catch {
-      throw new RpcError('SERVER_BUSY', 'the server cannot take requests right now; retry shortly');
-    }
-    if (!payment.paid) throw payment.error;
+  charge(cost: number): void {
+    if (cost <= 0) return;
+    // The work is done and its answer goes out; the higher level slows the next lines, and past the hard
+    // limit this one is the last.
+    const admitted = this.opts.meter.admit(cost);
+    if (admitted.kind === 'over') this.drain(admitted.why);
+  }
+
+  /** Stops taking lines; what was admitted before is still answered, then the connection closes. */
+  private drain(why: string): void {
+    this.draining ??= { reason: 'rate_limited', detail: why };
+    this.reading = false;
+    this.queue = [];
+    this.head = 0;
+    this.queuedChars = 0;
   }
 
   onClose(fn: () => void): void {
@@ -156,9 +164,9 @@ export class Session implements ElectrumSession {
   }
 
   /** Closes for `reason`: the last answer written is flushed first, except to a client that does not read. */
-  close(reason: CloseReason): void {
+  close(reason: CloseReason, detail?: string): void {
     if (this.closed) return;
-    this.finish(reason);
+    this.finish(reason, detail);
     if (reason === 'slow_reader' || reason === 'idle') {
       this.socket.destroy();
       return;
@@ -178,7 +186,7 @@ export class Session implements ElectrumSession {
     this.socket.destroy();
   }
 
-  private finish(reason: CloseReason | undefined): void {
+  private finish(reason: CloseReason | undefined, detail?: string): void {
     if (this.closed) return;
     this.closed = true;
     this.reading = false;
@@ -186,7 +194,7 @@ export class Session implements ElectrumSession {
     this.queue = [];
     this.head = 0;
     this.queuedChars = 0;
-    this.opts.events.closed(reason);
+    this.opts.events.closed(reason, detail);
     const hooks = this.closeHooks;
     this.closeHooks = [];
     for (const fn of hooks) fn();
@@ -223,7 +231,8 @@ export class Session implements ElectrumSession {
         .catch((err: unknown) => this.opts.events.internalError(NO_METHOD, err))
         .finally(() => {
           this.inFlight--;
-          this.pump();
+          if (this.draining !== undefined && this.inFlight === 0) this.close(this.draining.reason, this.draining.detail);
+          else this.pump();
         });
     }
     if (this.closed) return;
@@ -244,33 +253,41 @@ export class Session implements ElectrumSession {
   }
 
   private async handleLine(line: string): Promise<void> {
+    // Paid for by its size before it is parsed: a long line is work before any method runs.
+    if (!(await this.admitted(line.length / LINE_CHARS_PER_UNIT, []))) return;
     const parsed = parseLine(line);
     const bad = isBadLine(parsed);
     this.badLines = bad ? this.badLines + 1 : 0;
     // Taken now: lines in flight after this one count on before it is answered.
     const badRun = this.badLines;
     const cost = parsed.items.reduce((sum, item) => sum + this.costOf(item), 0);
-    let payment: Payment;
-    try {
-      payment = await this.opts.pay(cost);
-    } catch {
-      payment = { paid: false, error: new RpcError('SERVER_BUSY', 'the server cannot take requests right now; retry shortly') };
-    }
-    if (this.closed) return;
-    let answers: RpcAnswer[];
-    if (payment.paid) {
-      this.refusals = 0;
-      answers = (await Promise.all(parsed.items.map((item) => this.answer(item)))).filter((a) => a !== undefined);
-    } else {
-      // Only the client's own excess counts towards closing it; a limit store that cannot answer is ours.
-      if (payment.error.code === 'EXCESSIVE_RESOURCE_USAGE') this.refusals++;
-      answers = parsed.items.flatMap((item) => this.refused(item, payment.error));
-    }
+    if (!(await this.admitted(cost, parsed.items, parsed.batch))) return;
+    const answers = (await Promise.all(parsed.items.map((item) => this.answer(item)))).filter((a) => a !== undefined);
     if (this.closed) return;
     if (answers.length > 0) this.write(parsed.batch ? answers : answers[0]!);
     if (badRun >= MAX_BAD_LINES) this.close('bad_lines');
-    else if (this.refusals >= MAX_REFUSALS) this.close('rate_limited');
-    else if (this.closeAfter !== undefined) this.close(this.closeAfter);
+    else if (this.closeAfter !== undefined) this.close(this.closeAfter.reason, this.closeAfter.detail);
+  }
+
+  /**
+   * Meters `cost`, waiting as long as the meter says; false when the line is not to be served: the
+   * connection closed meanwhile, or past a hard limit (`items` are then answered -101 and it drains).
+   */
+  private async admitted(cost: number, items: readonly Incoming[], batch = false): Promise<boolean> {
+    const admitted = this.opts.meter.admit(cost);
+    if (admitted.kind === 'over') {
+      const error = new RpcError('EXCESSIVE_RESOURCE_USAGE', `over this server's limits (${admitted.why}): closing`);
+      // A line refused before it was parsed has no ids yet: answered once, with id null.
+      const answers = items.length === 0 ? [errorAnswer(null, error)] : items.flatMap((item) => this.refused(item, error));
+      if (answers.length > 0) this.write(batch ? answers : answers[0]!);
+      this.drain(admitted.why);
+      return false;
+    }
+    if (admitted.delayMs > 0) {
+      this.opts.events.delayed(admitted.delayMs);
+      await sleep(admitted.delayMs);
+    }
+    return !this.closed;
   }
 
   private costOf(item: Incoming): number {

@@ -250,35 +250,74 @@ describe('Electrum limits', () => {
   });
 });
 
-describe('Electrum requests priced on the anonymous tier (default limits: 5 per second, burst 10)', () => {
+describe('Electrum requests metered per connection and network (cost-meter.ts), on small limits', () => {
   let limited: ApiProcess;
   let port: number;
+  // Unknown methods cost 1: 20 are served at once, then lines wait (at most 300 ms, 16 at once, so about
+  // 50 a second against a drain of 10) until a connection that keeps on passes 80 and is closed.
+  const SOFT = 20;
+  const HARD = 80;
 
   beforeAll(async () => {
     port = await freePort();
-    limited = await startApi({ ...data.env, ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: String(port) });
+    limited = await startApi({
+      ...data.env,
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_LTC_ELECTRUM_PORT: String(port),
+      ADDRSUM_ELECTRUM_COST_SOFT_LIMIT: String(SOFT),
+      ADDRSUM_ELECTRUM_COST_HARD_LIMIT: String(HARD),
+      ADDRSUM_ELECTRUM_COST_DECAY_PER_SECOND: '10',
+      ADDRSUM_ELECTRUM_MAX_DELAY_MS: '300',
+    });
   }, 90_000);
 
   afterAll(async () => {
     await limited?.stop();
   });
 
-  it('answers "slow down" once the network\'s bucket is empty, closes a client that keeps on, and spares other networks', async () => {
-    const greedy = await ElectrumClient.connect(port, { localAddress: '127.0.0.6' });
+  const unknownLines = (n: number): string =>
+    `${Array.from({ length: n }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: `u${i}`, method: 'no.such.method' })).join('\n')}\n`;
+
+  async function limitedMetric(name: string, labels = ''): Promise<number> {
+    const text = await (await fetch(`${limited.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+    return line === undefined ? Number.NaN : Number(line.split(' ').pop());
+  }
+
+  it('holds lines over the soft limit and serves them: every one answered, none refused, the session kept', async () => {
+    const client = await ElectrumClient.connect(port, { localAddress: '127.0.0.6' });
+    clients.push(client);
+    client.socket.write(unknownLines(SOFT + 30));
+    await expect.poll(() => client.messages.length, { timeout: 30_000 }).toBe(SOFT + 30);
+    const codes = (client.messages as Answer[]).map((m) => m.error?.code);
+    expect(codes.filter((c) => c === -32601)).toHaveLength(SOFT + 30);
+    expect(await limitedMetric('addrsum_api_electrum_delayed_total')).toBeGreaterThanOrEqual(1);
+    expect((await client.call('server.ping')).result).toBeNull();
+  });
+
+  it('closes a connection that keeps on past the hard limit, saying why, and spares other networks', async () => {
+    const greedy = await ElectrumClient.connect(port, { localAddress: '127.0.0.7' });
     clients.push(greedy);
-    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'no.such.method' }));
-    greedy.socket.write(`${lines.join('\n')}\n`);
-    await greedy.closedWithin();
-    const codes = (greedy.messages as Answer[]).map((m) => m.error?.code);
-    // Unknown methods cost a whole token: the burst of 10 (and what refills meanwhile), then refusals.
-    expect(codes.filter((c) => c === -32601).length).toBeGreaterThanOrEqual(10);
-    expect(codes.filter((c) => c === -32601).length).toBeLessThan(30);
-    expect(codes.filter((c) => c === -101).length).toBeGreaterThanOrEqual(100);
-    const refusal = (greedy.messages as Answer[]).find((m) => m.error?.code === -101);
-    expect(refusal?.error?.message).toContain('slow down');
-    const other = await ElectrumClient.connect(port, { localAddress: '127.0.0.7' });
+    greedy.socket.write(unknownLines(600));
+    await greedy.closedWithin(30_000);
+    const answers = greedy.messages as Answer[];
+    expect(answers.filter((m) => m.error?.code === -32601).length).toBeGreaterThanOrEqual(HARD - 16);
+    expect(answers.filter((m) => m.error?.code === -32601).length).toBeLessThan(600);
+    const over = answers.find((m) => m.error?.code === -101);
+    expect(over?.error?.message).toMatch(/passed its hard limit 80\): closing$/);
+    expect(await limitedMetric('addrsum_api_electrum_disconnects_total', 'reason="rate_limited"')).toBe(1);
+    const other = await ElectrumClient.connect(port, { localAddress: '127.0.0.8' });
     clients.push(other);
     expect((await other.call('server.ping')).result).toBeNull();
+  });
+
+  it('does not meter a trusted network (loopback 127.0.0.1 by default)', async () => {
+    const trusted = await ElectrumClient.connect(port, { localAddress: '127.0.0.1' });
+    clients.push(trusted);
+    trusted.socket.write(unknownLines(600));
+    await expect.poll(() => trusted.messages.length, { timeout: 30_000 }).toBe(600);
+    expect((trusted.messages as Answer[]).every((m) => m.error?.code === -32601)).toBe(true);
+    expect((await trusted.call('server.ping')).result).toBeNull();
   });
 });
 

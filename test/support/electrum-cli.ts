@@ -69,8 +69,9 @@ export class ElectrumCli {
     return this.log;
   }
 
-  get walletPath(): string {
-    return path.join(this.dir, 'watch-only');
+  /** The path of a wallet file named `name` in the daemon's directory. */
+  walletAt(name: string): string {
+    return path.join(this.dir, name);
   }
 
   /** Runs one CLI command against the daemon; returns its stdout (JSON for most commands). */

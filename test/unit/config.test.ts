@@ -364,6 +364,14 @@ describe('Electrum settings (docs/electrum.md)', () => {
       subscriptionsPerConnection: 50_000,
       maxHistory: 200_000,
       idleTimeoutSeconds: 600,
+      costSoftLimit: 10_000,
+      costHardLimit: 100_000,
+      costDecayPerSecond: 100,
+      networkCostSoftLimit: 40_000,
+      networkCostHardLimit: 400_000,
+      networkCostDecayPerSecond: 400,
+      maxDelayMs: 2000,
+      trustedNetworks: ['127.0.0.1', '::1'],
     });
     expect(c.chains.BTC.electrum).toEqual({});
     expect(c.chains.LTC.electrum).toEqual({});
@@ -381,6 +389,14 @@ describe('Electrum settings (docs/electrum.md)', () => {
         ADDRSUM_ELECTRUM_SUBSCRIPTIONS_PER_CONNECTION: '7',
         ADDRSUM_ELECTRUM_MAX_HISTORY: '11',
         ADDRSUM_ELECTRUM_IDLE_TIMEOUT_SECONDS: '9',
+        ADDRSUM_ELECTRUM_COST_SOFT_LIMIT: '21',
+        ADDRSUM_ELECTRUM_COST_HARD_LIMIT: '22',
+        ADDRSUM_ELECTRUM_COST_DECAY_PER_SECOND: '23',
+        ADDRSUM_ELECTRUM_NETWORK_COST_SOFT_LIMIT: '24',
+        ADDRSUM_ELECTRUM_NETWORK_COST_HARD_LIMIT: '25',
+        ADDRSUM_ELECTRUM_NETWORK_COST_DECAY_PER_SECOND: '26',
+        ADDRSUM_ELECTRUM_MAX_DELAY_MS: '27',
+        ADDRSUM_ELECTRUM_TRUSTED_NETWORKS: '10.0.0.0/8, 2001:db8::/32',
         ADDRSUM_LTC_ELECTRUM_PORT: '50001',
         ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002',
         ADDRSUM_LTC_ELECTRUM_TLS_CERT: '/etc/c.pem',
@@ -396,8 +412,25 @@ describe('Electrum settings (docs/electrum.md)', () => {
       subscriptionsPerConnection: 7,
       maxHistory: 11,
       idleTimeoutSeconds: 9,
+      costSoftLimit: 21,
+      costHardLimit: 22,
+      costDecayPerSecond: 23,
+      networkCostSoftLimit: 24,
+      networkCostHardLimit: 25,
+      networkCostDecayPerSecond: 26,
+      maxDelayMs: 27,
+      trustedNetworks: ['10.0.0.0/8', '2001:db8::/32'],
     });
     expect(c.chains.LTC.electrum).toEqual({ port: 50001, tlsPort: 50002, tlsCert: '/etc/c.pem', tlsKey: '/etc/k.pem' });
+  });
+
+  it('refuses a hard cost limit not above its soft one, and a trusted network that is not one, naming the variable', () => {
+    expect(errorOf({ ADDRSUM_ELECTRUM_COST_HARD_LIMIT: '10000' })).toContain('ADDRSUM_ELECTRUM_COST_HARD_LIMIT');
+    expect(errorOf({ ADDRSUM_ELECTRUM_NETWORK_COST_SOFT_LIMIT: '400000' })).toContain('ADDRSUM_ELECTRUM_NETWORK_COST_HARD_LIMIT');
+    expect(errorOf({ ADDRSUM_ELECTRUM_TRUSTED_NETWORKS: '127.0.0.1,localhost' })).toContain('ADDRSUM_ELECTRUM_TRUSTED_NETWORKS');
+    // An empty list in the file: every network metered, loopback too.
+    const none = tomlFile('[electrum]\ntrustedNetworks = []\n');
+    expect(loadConfig({ env: { ADDRSUM_CONFIG: none } }).electrum.trustedNetworks).toEqual([]);
   });
 
   it('refuses an Electrum port on a chain whose history is off, naming ADDRSUM_HISTORY', () => {

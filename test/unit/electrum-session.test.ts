@@ -1,20 +1,21 @@
 /**
- * One Electrum session (src/electrum/session.ts) over a real loopback socket, with methods and a payer
+ * One Electrum session (src/electrum/session.ts) over a real loopback socket, with methods and a meter
  * of the test's own: what the registry's handlers may do (throw, notify, be slow, take named params),
- * what a client may do wrong (garbage lines in a row, ignoring "slow down", going quiet), and that the
+ * what a client may do wrong (garbage lines in a row, spending past a hard limit, going quiet), and that the
  * session says why it closed exactly once.
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CloseReason } from '../../src/electrum/close-reasons.js';
 import { methodRegistry, type MethodSpec } from '../../src/electrum/methods/registry.js';
-import { MAX_BAD_LINES, MAX_IN_FLIGHT, MAX_REFUSALS, Session, type Pay } from '../../src/electrum/session.js';
-import { RpcError } from '../../src/electrum/wire.js';
+import type { Admission, Meter } from '../../src/electrum/cost-meter.js';
+import { MAX_BAD_LINES, MAX_IN_FLIGHT, Session } from '../../src/electrum/session.js';
 import { ElectrumClient, type Answer } from '../support/electrum-client.js';
 
 interface World {
   readonly client: ElectrumClient;
   readonly closed: Array<CloseReason | undefined>;
+  readonly details: Array<string | undefined>;
   readonly outcomes: string[];
   readonly internal: unknown[];
 }
@@ -27,10 +28,12 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-const free: Pay = () => ({ paid: true });
+const NOW: Admission = { kind: 'serve', delayMs: 0 };
+const free: Meter = { admit: () => NOW };
 
-async function world(methods: Record<string, MethodSpec>, pay: Pay = free, idleTimeoutMs = 60_000): Promise<World> {
+async function world(methods: Record<string, MethodSpec>, meter: Meter = free, idleTimeoutMs = 60_000): Promise<World> {
   const closed: Array<CloseReason | undefined> = [];
+  const details: Array<string | undefined> = [];
   const outcomes: string[] = [];
   const internal: unknown[] = [];
   const registry = methodRegistry(methods);
@@ -40,12 +43,16 @@ async function world(methods: Record<string, MethodSpec>, pay: Pay = free, idleT
       network: '127.0.0.1',
       registry,
       limits: { maxLineBytes: 4096, maxBufferedBytes: 1 << 20, idleTimeoutMs },
-      pay,
+      meter,
       events: {
         request: (method, outcome) => outcomes.push(`${method} ${outcome}`),
         notified: (method) => outcomes.push(`${method} notified`),
+        delayed: (ms) => outcomes.push(`delayed ${ms}`),
         internalError: (_method, err) => internal.push(err),
-        closed: (reason) => closed.push(reason),
+        closed: (reason, detail) => {
+          closed.push(reason);
+          details.push(detail);
+        },
       },
     });
   });
@@ -53,7 +60,7 @@ async function world(methods: Record<string, MethodSpec>, pay: Pay = free, idleT
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = await ElectrumClient.connect((server.address() as net.AddressInfo).port);
   clients.push(client);
-  return { client, closed, outcomes, internal };
+  return { client, closed, details, outcomes, internal };
 }
 
 const method = (handler: MethodSpec['handler'], params: string[] = []): MethodSpec => ({ cost: 1, params, handler });
@@ -106,22 +113,41 @@ describe('Electrum session', () => {
     expect(w.closed).toEqual(['bad_lines']);
   });
 
-  it(`answers "slow down" while the payer refuses, and closes after ${MAX_REFUSALS} in a row`, async () => {
+  it('serves a line the meter delays once its delay has passed, not before, and never refuses it', async () => {
+    let admitted = 0;
+    let ran = 0;
+    const w = await world(
+      { 'test.ok': method(async () => (ran = performance.now())) },
+      {
+        // The request's cost (1) waits; its line's size cost, before parsing, does not.
+        admit: (cost) => {
+          if (cost < 1) return NOW;
+          admitted = performance.now();
+          return { kind: 'serve', delayMs: 300 };
+        },
+      },
+    );
+    expect((await w.client.call('test.ok')).error).toBeUndefined();
+    // A lower bound only: a slow machine makes the wait longer, never shorter.
+    expect(ran - admitted).toBeGreaterThanOrEqual(295);
+    expect(w.outcomes).toEqual(['delayed 300', 'test.ok ok']);
+  });
+
+  it('answers every line with -101 once past the hard limit, says why and closes', async () => {
     let budget = 3;
-    const pay: Pay = () => (budget-- > 0 ? { paid: true } : { paid: false, error: new RpcError('EXCESSIVE_RESOURCE_USAGE', 'slow down') });
-    const w = await world({ 'test.ok': method(async () => 'fine') }, pay);
-    const lines = Array.from({ length: MAX_REFUSALS + 50 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'test.ok' }));
+    // Counted by the requests' costs (1 each), not the lines' size costs before parsing (far below 1).
+    const meter: Meter = { admit: (cost) => (cost < 1 || budget-- > 0 ? NOW : { kind: 'over', why: 'the session is over' }) };
+    const w = await world({ 'test.ok': method(async () => 'fine') }, meter);
+    const lines = Array.from({ length: 10 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'test.ok' }));
     w.client.socket.write(`${lines.join('\n')}\n`);
     await w.client.closedWithin();
     const answers = w.client.messages as Answer[];
     expect(answers.filter((a) => a.result === 'fine')).toHaveLength(3);
-    expect(answers.filter((a) => a.error?.code === -101)).toHaveLength(MAX_REFUSALS);
+    const over = answers.filter((a) => a.error?.code === -101);
+    expect(over.length).toBeGreaterThanOrEqual(1);
+    expect(over[0]!.error?.message).toContain('the session is over');
     expect(w.closed).toEqual(['rate_limited']);
-  });
-
-  it('answers -102 when the payer itself fails', async () => {
-    const w = await world({ 'test.ok': method(async () => 'fine') }, () => Promise.reject(new Error('store down')));
-    expect((await w.client.call('test.ok')).error?.code).toBe(-102);
+    expect(w.details).toEqual(['the session is over']);
   });
 
   it(`handles at most ${MAX_IN_FLIGHT} lines at once`, async () => {
@@ -176,29 +202,41 @@ describe('Electrum session', () => {
   });
 
   it('charges work done by debit, and runs close hooks once when the client leaves', async () => {
-    const paid: Array<[number, string | undefined]> = [];
+    const paid: number[] = [];
     let hooks = 0;
     const w = await world(
       {
         'test.long': method(async (_params, session) => {
           session.onClose(() => hooks++);
-          await session.charge(3);
-          await session.charge(0);
+          session.charge(3);
+          session.charge(0);
           return 'read';
         }),
       },
-      (cost, draw) => {
-        paid.push([cost, draw]);
-        return { paid: true };
+      {
+        admit: (cost) => {
+          paid.push(cost);
+          return NOW;
+        },
       },
     );
     expect((await w.client.call('test.long')).result).toBe('read');
-    // The fixed cost before the handler, within the bucket; the work after it, as a debit; nothing for 0.
-    expect(paid).toEqual([
-      [1, undefined],
-      [3, 'debit'],
-    ]);
+    // The line's size before it is parsed, the fixed cost before the handler, the work after it; nothing for 0.
+    expect(paid[0]).toBeGreaterThan(0);
+    expect(paid[0]).toBeLessThan(0.01);
+    expect(paid.slice(1)).toEqual([1, 3]);
     w.client.close();
     await expect.poll(() => hooks).toBe(1);
+  });
+
+  it('closes after the answer when work charged afterwards passes the hard limit', async () => {
+    const w = await world(
+      { 'test.long': method(async (_params, session) => (session.charge(50), 'read')) },
+      { admit: (cost) => (cost > 10 ? { kind: 'over', why: 'too much read' } : NOW) },
+    );
+    expect((await w.client.call('test.long')).result).toBe('read');
+    await w.client.closedWithin();
+    expect(w.closed).toEqual(['rate_limited']);
+    expect(w.details).toEqual(['too much read']);
   });
 });

@@ -14,10 +14,13 @@ import {
   isBadLine,
   LineSplitter,
   MAX_BATCH_ITEMS,
+  MAX_NESTING,
+  MAX_VALUES,
   notification,
   parseLine,
   resultAnswer,
   RpcError,
+  tooCostlyToParse,
 } from '../../src/electrum/wire.js';
 
 const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
@@ -108,6 +111,33 @@ describe('parseLine', () => {
     const big = parseLine(JSON.stringify(Array.from({ length: MAX_BATCH_ITEMS + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm' }))));
     expect(big.batch).toBe(false);
     expect(big.items[0]).toMatchObject({ kind: 'invalid', id: null });
+  });
+
+  it('refuses a line nested too deep or holding too many values before parsing it, whatever its strings hold', () => {
+    const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(tooCostlyToParse(nested(MAX_NESTING))).toBeUndefined();
+    expect(tooCostlyToParse(nested(MAX_NESTING + 1))).toBe(`nested deeper than ${MAX_NESTING} levels`);
+    // The hostile probe's line: 490,000 levels (JSON.parse takes ~0.2 s of it).
+    const deep = parseLine(`{"jsonrpc":"2.0","id":1,"method":"m","params":${nested(490_000)}}`);
+    expect(deep.items).toEqual([{ kind: 'invalid', id: null, error: expect.objectContaining({ code: 'INVALID_REQUEST' }) }]);
+    expect(isBadLine(deep)).toBe(true);
+    const flat = (n: number): string =>
+      req(
+        1,
+        'm',
+        Array.from({ length: n }, () => 1),
+      );
+    expect(tooCostlyToParse(flat(MAX_VALUES - 10))).toBeUndefined();
+    expect(tooCostlyToParse(flat(MAX_VALUES + 1))).toBe(`more than ${MAX_VALUES} values`);
+    // Brackets, commas and escaped quotes inside strings are text, not structure.
+    const texty = req(1, 'm', ['['.repeat(50) + ','.repeat(MAX_VALUES) + '\\"{{{{{{{{{{']);
+    expect(tooCostlyToParse(texty)).toBeUndefined();
+    expect(parseLine(texty).items[0]!.kind).toBe('request');
+    // A batch of MAX_BATCH_ITEMS ordinary requests passes.
+    const batch = JSON.stringify(
+      Array.from({ length: MAX_BATCH_ITEMS }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm', params: ['a', 1, [2]] })),
+    );
+    expect(tooCostlyToParse(batch)).toBeUndefined();
   });
 
   it('never throws, whatever the line', () => {

@@ -3,7 +3,7 @@
  * and scripthashes (blockchain.scripthash.*), answered from the chain's index only, never the node.
  *
  * Priced by work: a fixed cost before the handler runs (registry.ts), and for a history or UTXO list
- * longer than FREE_ENTRIES one more token per ENTRIES_PER_TOKEN, charged once read (session.charge);
+ * longer than FREE_ENTRIES one more unit per ENTRIES_PER_TOKEN, charged once read (session.charge);
  * a checkpoint proof (cp_height > 0, checkpoint.ts) PROOF_TOKENS more.
  */
 import type { ChainCode } from '../../chain/params.js';
@@ -46,8 +46,8 @@ export function extraTokens(n: number): number {
 /** What a checkpoint proof costs beyond the fixed cost: it reads a run of 2048 headers. */
 const PROOF_TOKENS = 1;
 
-async function charged<T extends readonly unknown[]>(session: ElectrumSession, list: T): Promise<T> {
-  await session.charge(extraTokens(list.length));
+function charged<T extends readonly unknown[]>(session: ElectrumSession, list: T): T {
+  session.charge(extraTokens(list.length));
   return list;
 }
 
@@ -63,7 +63,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
       if (cp === 0) return headerAt(at, h);
       const proof = await deps.checkpoints.prove(at, h, cp);
       const header = await headerAt(at, h);
-      await session.charge(PROOF_TOKENS);
+      session.charge(PROOF_TOKENS);
       return { branch: proof.branch, header, root: proof.root };
     }),
     'blockchain.block.headers': method(READ, ['start_height', 'count', 'cp_height'], async ([start, count, cpHeight], session) => {
@@ -77,7 +77,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
       const run = await headerRun(at, from, Math.min(n, MAX_HEADERS));
       if (cp === 0 || run.count === 0) return run;
       const proof = await deps.checkpoints.prove(at, from + run.count - 1, cp);
-      await session.charge(PROOF_TOKENS);
+      session.charge(PROOF_TOKENS);
       return { ...run, branch: proof.branch, root: proof.root };
     }),
     'blockchain.scripthash.get_balance': method(READ, ['scripthash'], async ([scripthash]) => {
@@ -90,7 +90,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
     'blockchain.scripthash.get_history': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { key } = scripthashParam(scripthash);
       const { json, length } = await deps.histories(index(), key);
-      await session.charge(extraTokens(length));
+      session.charge(extraTokens(length));
       return new JsonText(json);
     }),
     'blockchain.scripthash.get_mempool': method(READ, ['scripthash'], async ([scripthash], session) => {
@@ -108,7 +108,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
     'blockchain.scripthash.subscribe': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { hash, key } = scripthashParam(scripthash);
       const { status, length } = await deps.scripthashes.subscribe(session, hash, key);
-      await session.charge(extraTokens(length));
+      session.charge(extraTokens(length));
       return status;
     }),
     'blockchain.scripthash.unsubscribe': method(LIGHT, ['scripthash'], async ([scripthash], session) => {

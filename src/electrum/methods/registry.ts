@@ -16,13 +16,13 @@ export interface ElectrumSession {
   /** Sends a notification now (a subscription's change); dropped once the connection is closed. */
   notify(method: string, params: readonly unknown[]): void;
   /** Closes the connection once the answer to the request being handled is written. */
-  closeAfterAnswer(reason: CloseReason): void;
+  closeAfterAnswer(reason: CloseReason, detail?: string): void;
   /**
-   * Takes `tokens` more from the client network's bucket for work the fixed cost could not know (a long
-   * history), once it is done: always taken (the bucket may go below zero, so the client's next requests
-   * wait for it); rejects with SERVER_BUSY only when the limit store cannot answer.
+   * Adds `cost` to the session's metered cost (cost-meter.ts) for work the fixed cost could not know (a
+   * long history), once it is done: the session's next lines wait for it, and past a hard limit the
+   * connection closes after this answer.
    */
-  charge(tokens: number): Promise<void>;
+  charge(cost: number): void;
   /** Calls `fn` once when the connection closes (subscriptions dropped); at once if it already has. */
   onClose(fn: () => void): void;
 }
@@ -35,8 +35,7 @@ export type MethodHandler = (params: readonly unknown[], session: ElectrumSessio
 
 export interface MethodSpec {
   /**
-   * Tokens taken from the client network's bucket (the anonymous tier's, src/api/token-bucket.ts) before
-   * the handler runs: 1 is what a keyless HTTP request costs; price by work.
+   * Cost metered before the handler runs (cost-meter.ts): 1 is one script's read; price by work.
    */
   readonly cost: number;
   /** Parameter names in order, for requests that name them; more params than names is INVALID_PARAMS. */
