@@ -66,12 +66,10 @@ async function serve(dataDir: string, pollMs: number): Promise<Served> {
     ADDRSUM_SERVE_CHAINS: 'LTC',
     ADDRSUM_LTC_NETWORK: 'mainnet',
     ADDRSUM_LTC_HISTORY: 'true',
+    ADDRSUM_LTC_UTXO_LIST: 'true',
     ADDRSUM_LTC_ELECTRUM_PORT: '0',
     // 100 connections from one address: over the default 32 per network, which is not what is measured.
     ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK: String(CONNECTIONS * 2),
-    // Electrum requests are paid from the anonymous tier's bucket: limits are not what is measured.
-    ADDRSUM_TIER_DEFAULT_RATE: '1000000',
-    ADDRSUM_TIER_DEFAULT_BURST: '1000000',
     ADDRSUM_LIVE_POLL_MS: String(pollMs),
     ADDRSUM_STALE_AFTER_SECONDS: '0',
     ADDRSUM_REQUEST_LOG: 'errors',

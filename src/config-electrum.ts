@@ -58,7 +58,9 @@ export const chainElectrum = z.strictObject({
 
 type ElectrumView = {
   readonly electrum: Readonly<Omit<z.infer<typeof electrumSettings>, 'trustedNetworks'>>;
-  readonly chains: Readonly<Record<ChainCode, { readonly history: boolean; readonly electrum: Readonly<z.infer<typeof chainElectrum>> }>>;
+  readonly chains: Readonly<
+    Record<ChainCode, { readonly history: boolean; readonly utxoList: boolean; readonly electrum: Readonly<z.infer<typeof chainElectrum>> }>
+  >;
 };
 
 /** `chains.LTC.history` → `ADDRSUM_LTC_HISTORY or ADDRSUM_HISTORY`: the most specific first (later bindings win). */
@@ -92,6 +94,13 @@ export function electrumProblem(config: ElectrumView): string | undefined {
       return (
         `${which} is set but chains.${chain}.history is off, and Electrum wallets need every address's history: ` +
         `set ADDRSUM_HISTORY=true (or ADDRSUM_${chain}_HISTORY) for the indexer and the API, or unset the Electrum port`
+      );
+    }
+    if (!config.chains[chain].utxoList) {
+      // Wallets spend with blockchain.scripthash.listunspent, which reads the script's outputs from the listing.
+      return (
+        `${which} is set but chains.${chain}.utxoList is off, and Electrum wallets spend from blockchain.scripthash.listunspent, which reads it: ` +
+        `set ADDRSUM_UTXO_LIST=true (or ADDRSUM_${chain}_UTXO_LIST) for the indexer and the API, or unset the Electrum port`
       );
     }
     const listener = config.chains[chain].electrum;

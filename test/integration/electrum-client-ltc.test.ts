@@ -125,7 +125,7 @@ beforeAll(async () => {
   await mine(node, 2, miner);
   unconfirmed = await node.cli<string>('sendtoaddress', bech32, coins(4_440_000));
 
-  await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
+  await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
   await lw.world.waitForTip('the MWEB chain with history', 120_000);
 }, 400_000);
 
@@ -146,7 +146,7 @@ describe.each([
 
   beforeAll(async () => {
     const port = await freePort();
-    api = await lw.world.startApi(toml, { ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: String(port) });
+    api = await lw.world.startApi(toml, { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true', ADDRSUM_LTC_ELECTRUM_PORT: String(port) });
     await waitForServedMempool(port, few[0]!, unconfirmed);
     expectedFew = await nodeWalletView(lw.node, few);
     expectedMany = await nodeWalletView(lw.node, many);

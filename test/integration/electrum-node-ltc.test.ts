@@ -20,9 +20,6 @@ import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
 import { foldBranch } from '../../src/chain/merkle.js';
 import { ElectrumClient, type Answer } from '../support/electrum-client.js';
 
-/** Electrum requests are paid from the anonymous tier's bucket: room for every call of the test. */
-const NO_LIMITS = '[api.tiers.default]\nrate = 1000000\nburst = 1000000\n';
-
 interface VerboseBlock {
   hash: string;
   height: number;
@@ -50,7 +47,12 @@ describe('Electrum node-backed methods against a real litecoind', () => {
 
   const startApi = async (env: Record<string, string>): Promise<{ api: ApiProcess; client: ElectrumClient }> => {
     const port = await freePort();
-    const started = await lw.world.startApi(NO_LIMITS, { ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: String(port), ...env });
+    const started = await lw.world.startApi('', {
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
+      ADDRSUM_LTC_ELECTRUM_PORT: String(port),
+      ...env,
+    });
     const c = await ElectrumClient.connect(port);
     opened.push(c);
     result(await c.call('server.version', ['test', '1.4']));
@@ -75,7 +77,7 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     pegOutBlock = await blockAt(MWEB_ACTIVATION_HEIGHT + 1);
     expect(pegOutBlock.tx.length).toBeGreaterThanOrEqual(7);
 
-    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
+    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
     await lw.world.waitForTip('the MWEB chain with history', 120_000);
     ({ client } = await startApi({}));
     ({ api: relaying, client: relayClient } = await startApi({ ADDRSUM_ELECTRUM_BROADCAST: 'true' }));

@@ -70,6 +70,7 @@ beforeAll(async () => {
   api = await startApi({
     ...data.env,
     ADDRSUM_HISTORY: 'true',
+    ADDRSUM_UTXO_LIST: 'true',
     ADDRSUM_LTC_ELECTRUM_PORT: String(tcpPort),
     ADDRSUM_LTC_ELECTRUM_TLS_PORT: String(tlsPort),
     ADDRSUM_LTC_ELECTRUM_TLS_CERT: crt,
@@ -78,10 +79,6 @@ beforeAll(async () => {
     ADDRSUM_ELECTRUM_MAX_LINE_BYTES: String(MAX_LINE_BYTES),
     ADDRSUM_ELECTRUM_MAX_BUFFERED_BYTES: '65536',
     ADDRSUM_ELECTRUM_BANNER: BANNER,
-    // Generous buckets: the slow reader must be able to ask for megabytes; the limits' own answers are
-    // the "slow down" test's, in its own process below.
-    ADDRSUM_TIER_DEFAULT_RATE: '100000',
-    ADDRSUM_TIER_DEFAULT_BURST: '1000000',
   });
 }, 90_000);
 
@@ -263,6 +260,7 @@ describe('Electrum requests metered per connection and network (cost-meter.ts), 
     limited = await startApi({
       ...data.env,
       ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
       ADDRSUM_LTC_ELECTRUM_PORT: String(port),
       ADDRSUM_ELECTRUM_COST_SOFT_LIMIT: String(SOFT),
       ADDRSUM_ELECTRUM_COST_HARD_LIMIT: String(HARD),
@@ -328,6 +326,7 @@ describe('Electrum in the API process: several workers, and files it cannot read
       ...data.env,
       ADDRSUM_API_WORKERS: '2',
       ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
       ADDRSUM_LTC_ELECTRUM_PORT: String(port),
     });
     try {
@@ -350,6 +349,7 @@ describe('Electrum in the API process: several workers, and files it cannot read
     const start = startApi({
       ...data.env,
       ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
       ADDRSUM_LTC_ELECTRUM_TLS_PORT: String(await freePort()),
       ADDRSUM_LTC_ELECTRUM_TLS_CERT: path.join(data.dir, 'missing.crt'),
       ADDRSUM_LTC_ELECTRUM_TLS_KEY: path.join(data.dir, 'missing.key'),

@@ -381,6 +381,7 @@ describe('Electrum settings (docs/electrum.md)', () => {
     const c = loadConfig({
       env: {
         ADDRSUM_HISTORY: 'true',
+        ADDRSUM_UTXO_LIST: 'true',
         ADDRSUM_ELECTRUM_BROADCAST: 'yes',
         ADDRSUM_ELECTRUM_BANNER: 'hello',
         ADDRSUM_ELECTRUM_MAX_LINE_BYTES: '2048',
@@ -440,11 +441,24 @@ describe('Electrum settings (docs/electrum.md)', () => {
     const tls = errorOf({ ADDRSUM_HISTORY: 'true', ADDRSUM_BTC_HISTORY: 'false', ADDRSUM_BTC_ELECTRUM_TLS_PORT: '50002' });
     expect(tls).toContain('ADDRSUM_BTC_ELECTRUM_TLS_PORT');
     expect(tls).toContain('ADDRSUM_HISTORY');
-    expect(loadConfig({ env: { ADDRSUM_LTC_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: '50001' } }).chains.LTC.electrum.port).toBe(50001);
+    const served = loadConfig({ env: { ADDRSUM_LTC_HISTORY: 'true', ADDRSUM_LTC_UTXO_LIST: 'true', ADDRSUM_LTC_ELECTRUM_PORT: '50001' } });
+    expect(served.chains.LTC.electrum.port).toBe(50001);
+  });
+
+  it('refuses an Electrum port on a chain without the UTXO listing (listunspent), naming ADDRSUM_UTXO_LIST', () => {
+    const message = errorOf({ ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_PORT: '50001' });
+    expect(message).toContain('ADDRSUM_LTC_ELECTRUM_PORT');
+    expect(message).toContain('ADDRSUM_UTXO_LIST');
+    expect(message).toContain('listunspent');
   });
 
   it('refuses a TLS port without its certificate and key, naming both variables', () => {
-    const message = errorOf({ ADDRSUM_HISTORY: 'true', ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002', ADDRSUM_LTC_ELECTRUM_TLS_CERT: '/c' });
+    const message = errorOf({
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
+      ADDRSUM_LTC_ELECTRUM_TLS_PORT: '50002',
+      ADDRSUM_LTC_ELECTRUM_TLS_CERT: '/c',
+    });
     expect(message).toContain('ADDRSUM_LTC_ELECTRUM_TLS_CERT');
     expect(message).toContain('ADDRSUM_LTC_ELECTRUM_TLS_KEY');
   });
