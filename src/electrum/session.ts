@@ -141,12 +141,20 @@ export class Session implements ElectrumSession {
     this.closeAfter ??= { reason, detail };
   }
 
-  charge(cost: number): void {
+  async charge(cost: number): Promise<void> {
     if (cost <= 0) return;
-    // The work is done and its answer goes out; the higher level slows the next lines, and past the hard
-    // limit this one is the last.
     const admitted = this.opts.meter.admit(cost);
-    if (admitted.kind === 'over') this.drain(admitted.why);
+    if (admitted.kind === 'over') {
+      this.drain(admitted.why);
+      throw overLimits(admitted.why);
+    }
+    await this.wait(admitted.delayMs);
+  }
+
+  private async wait(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    this.opts.events.delayed(ms);
+    await sleep(ms);
   }
 
   /** Stops taking lines; what was admitted before is still answered, then the connection closes. */
@@ -276,17 +284,14 @@ export class Session implements ElectrumSession {
   private async admitted(cost: number, items: readonly Incoming[], batch = false): Promise<boolean> {
     const admitted = this.opts.meter.admit(cost);
     if (admitted.kind === 'over') {
-      const error = new RpcError('EXCESSIVE_RESOURCE_USAGE', `over this server's limits (${admitted.why}): closing`);
+      const error = overLimits(admitted.why);
       // A line refused before it was parsed has no ids yet: answered once, with id null.
       const answers = items.length === 0 ? [errorAnswer(null, error)] : items.flatMap((item) => this.refused(item, error));
       if (answers.length > 0) this.write(batch ? answers : answers[0]!);
       this.drain(admitted.why);
       return false;
     }
-    if (admitted.delayMs > 0) {
-      this.opts.events.delayed(admitted.delayMs);
-      await sleep(admitted.delayMs);
-    }
+    await this.wait(admitted.delayMs);
     return !this.closed;
   }
 
@@ -354,6 +359,8 @@ export class Session implements ElectrumSession {
     return this.ends.length === 0 ? 0 : this.written - this.ends[0]!;
   }
 }
+
+const overLimits = (why: string): RpcError => new RpcError('EXCESSIVE_RESOURCE_USAGE', `over this server's limits (${why}): closing`);
 
 /** Params as the handler takes them: positional, named ones put in the order the method lists. */
 function positional(params: readonly unknown[] | Readonly<Record<string, unknown>>, spec: MethodSpec): readonly unknown[] {

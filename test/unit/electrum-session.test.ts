@@ -208,8 +208,8 @@ describe('Electrum session', () => {
       {
         'test.long': method(async (_params, session) => {
           session.onClose(() => hooks++);
-          session.charge(3);
-          session.charge(0);
+          await session.charge(3);
+          await session.charge(0);
           return 'read';
         }),
       },
@@ -229,12 +229,17 @@ describe('Electrum session', () => {
     await expect.poll(() => hooks).toBe(1);
   });
 
-  it('closes after the answer when work charged afterwards passes the hard limit', async () => {
+  it('answers -101 and closes when work charged passes the hard limit', async () => {
     const w = await world(
-      { 'test.long': method(async (_params, session) => (session.charge(50), 'read')) },
+      {
+        'test.long': method(async (_params, session) => {
+          await session.charge(50);
+          return 'read';
+        }),
+      },
       { admit: (cost) => (cost > 10 ? { kind: 'over', why: 'too much read' } : NOW) },
     );
-    expect((await w.client.call('test.long')).result).toBe('read');
+    expect((await w.client.call('test.long')).error).toEqual({ code: -101, message: "over this server's limits (too much read): closing" });
     await w.client.closedWithin();
     expect(w.closed).toEqual(['rate_limited']);
     expect(w.details).toEqual(['too much read']);

@@ -14,6 +14,7 @@ import { scriptHistories } from './script-histories.js';
 import type { ChangeFeed } from './change-feed.js';
 import { ScripthashSubscriptions } from './scripthash-subscriptions.js';
 import { TipSubscriptions } from './tip-subscriptions.js';
+import { heavyReads } from './unspent.js';
 
 /** The long histories one chain's methods keep, per process (history-cache.ts). */
 const HISTORY_CACHE_BYTES = 64 * 1024 * 1024;
@@ -37,6 +38,7 @@ export function indexGroup(
     index,
     histories,
     maxHistory: settings.maxHistory,
+    heavy: heavyReads(),
     checkpoints: new CheckpointProofs(settings.undoDepth),
     tips: new TipSubscriptions(chain, deps.feed, index, log),
     scripthashes: new ScripthashSubscriptions(chain, deps.feed, index, histories, settings.subscriptionsPerConnection, log),

@@ -2,8 +2,9 @@
  * The index-backed methods: block headers (blockchain.headers.subscribe, blockchain.block.header(s))
  * and scripthashes (blockchain.scripthash.*), answered from the chain's index only, never the node.
  *
- * Priced by work: a fixed cost before the handler runs (registry.ts), and for a history or UTXO list
- * longer than FREE_ENTRIES one more unit per ENTRIES_PER_TOKEN, charged once read (session.charge);
+ * Priced by work: a fixed cost before the handler runs (registry.ts), and for a history longer than
+ * FREE_ENTRIES one more unit per ENTRIES_PER_TOKEN, charged once read (session.charge); a list of
+ * unspent outputs by its count, before it is read (unspent.ts);
  * a checkpoint proof (cp_height > 0, checkpoint.ts) PROOF_TOKENS more.
  */
 import type { ChainCode } from '../../chain/params.js';
@@ -15,6 +16,7 @@ import type { ScripthashSubscriptions } from '../index/scripthash-subscriptions.
 import type { ScriptHistories } from '../index/script-histories.js';
 import type { TipSubscriptions } from '../index/tip-subscriptions.js';
 import { readUnspent } from '../index/unspent.js';
+import type PQueue from 'p-queue';
 import { JsonText, RpcError } from '../wire.js';
 import type { ElectrumSession, MethodSpec } from './registry.js';
 
@@ -36,6 +38,8 @@ export interface IndexMethodDeps {
   readonly histories: ScriptHistories;
   /** electrum.maxHistory */
   readonly maxHistory: number;
+  /** The chain's heavy reads, one at a time (unspent.ts). */
+  readonly heavy: PQueue;
 }
 
 /** What a list of `n` entries costs beyond the fixed cost. */
@@ -46,8 +50,8 @@ export function extraTokens(n: number): number {
 /** What a checkpoint proof costs beyond the fixed cost: it reads a run of 2048 headers. */
 const PROOF_TOKENS = 1;
 
-function charged<T extends readonly unknown[]>(session: ElectrumSession, list: T): T {
-  session.charge(extraTokens(list.length));
+async function charged<T extends readonly unknown[]>(session: ElectrumSession, list: T): Promise<T> {
+  await session.charge(extraTokens(list.length));
   return list;
 }
 
@@ -63,7 +67,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
       if (cp === 0) return headerAt(at, h);
       const proof = await deps.checkpoints.prove(at, h, cp);
       const header = await headerAt(at, h);
-      session.charge(PROOF_TOKENS);
+      await session.charge(PROOF_TOKENS);
       return { branch: proof.branch, header, root: proof.root };
     }),
     'blockchain.block.headers': method(READ, ['start_height', 'count', 'cp_height'], async ([start, count, cpHeight], session) => {
@@ -77,7 +81,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
       const run = await headerRun(at, from, Math.min(n, MAX_HEADERS));
       if (cp === 0 || run.count === 0) return run;
       const proof = await deps.checkpoints.prove(at, from + run.count - 1, cp);
-      session.charge(PROOF_TOKENS);
+      await session.charge(PROOF_TOKENS);
       return { ...run, branch: proof.branch, root: proof.root };
     }),
     'blockchain.scripthash.get_balance': method(READ, ['scripthash'], async ([scripthash]) => {
@@ -90,7 +94,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
     'blockchain.scripthash.get_history': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { key } = scripthashParam(scripthash);
       const { json, length } = await deps.histories(index(), key);
-      session.charge(extraTokens(length));
+      await session.charge(extraTokens(length));
       return new JsonText(json);
     }),
     'blockchain.scripthash.get_mempool': method(READ, ['scripthash'], async ([scripthash], session) => {
@@ -103,12 +107,19 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
     }),
     'blockchain.scripthash.listunspent': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { key } = scripthashParam(scripthash);
-      return charged(session, await readUnspent(index(), deps.chain, key, maxHistory));
+      return readUnspent({
+        index: index(),
+        chain: deps.chain,
+        key,
+        max: maxHistory,
+        queue: deps.heavy,
+        pay: (cost) => session.charge(cost),
+      });
     }),
     'blockchain.scripthash.subscribe': method(READ, ['scripthash'], async ([scripthash], session) => {
       const { hash, key } = scripthashParam(scripthash);
       const { status, length } = await deps.scripthashes.subscribe(session, hash, key);
-      session.charge(extraTokens(length));
+      await session.charge(extraTokens(length));
       return status;
     }),
     'blockchain.scripthash.unsubscribe': method(LIGHT, ['scripthash'], async ([scripthash], session) => {

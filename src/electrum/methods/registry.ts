@@ -18,11 +18,12 @@ export interface ElectrumSession {
   /** Closes the connection once the answer to the request being handled is written. */
   closeAfterAnswer(reason: CloseReason, detail?: string): void;
   /**
-   * Adds `cost` to the session's metered cost (cost-meter.ts) for work the fixed cost could not know (a
-   * long history), once it is done: the session's next lines wait for it, and past a hard limit the
-   * connection closes after this answer.
+   * Meters `cost` for work the fixed cost could not know (a long history, a long list of unspent
+   * outputs): before the work when it can be counted first, else once it is done. Resolves once the
+   * meter lets it (it may wait, with a bound); past a hard limit it rejects with -101 and the connection
+   * closes once its admitted requests are answered.
    */
-  charge(cost: number): void;
+  charge(cost: number): Promise<void>;
   /** Calls `fn` once when the connection closes (subscriptions dropped); at once if it already has. */
   onClose(fn: () => void): void;
 }
