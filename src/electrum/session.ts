@@ -105,6 +105,8 @@ export class Session implements ElectrumSession {
   private draining: { reason: CloseReason; detail: string } | undefined;
   private closed = false;
   private closeHooks: Array<() => void> = [];
+  /** performance.now() of the connection's start, then of the latest line that came. */
+  private lastLineAt = performance.now();
   /** Bytes of every message written so far, and that count at the end of each message not yet all sent. */
   private written = 0;
   private readonly ends: number[] = [];
@@ -124,6 +126,15 @@ export class Session implements ElectrumSession {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  get lastActiveAt(): number {
+    return this.lastLineAt;
+  }
+
+  /** A line in flight or waiting: the connection is at work, not idle. */
+  get busy(): boolean {
+    return this.inFlight > 0 || this.head < this.queue.length;
   }
 
   negotiated(clientName: string, protocol: string): void {
@@ -175,7 +186,7 @@ export class Session implements ElectrumSession {
   close(reason: CloseReason, detail?: string): void {
     if (this.closed) return;
     this.finish(reason, detail);
-    if (reason === 'slow_reader' || reason === 'idle') {
+    if (reason === 'slow_reader' || reason === 'idle' || reason === 'evicted') {
       this.socket.destroy();
       return;
     }
@@ -211,7 +222,10 @@ export class Session implements ElectrumSession {
   private onData(chunk: Buffer): void {
     if (!this.reading) return;
     const { lines, oversized } = this.splitter.push(chunk);
-    if (lines.length > 0) this.idle.refresh();
+    if (lines.length > 0) {
+      this.idle.refresh();
+      this.lastLineAt = performance.now();
+    }
     for (const line of lines) {
       this.queue.push(line);
       this.queuedChars += line.length;

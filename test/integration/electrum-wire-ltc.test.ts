@@ -8,6 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiProcess } from '../../harness/api-process.js';
@@ -244,6 +245,78 @@ describe('Electrum limits', () => {
     expect(scrape).not.toContain('no.such.method');
     // The pinger's own session was never touched.
     expect((await pinger.call('server.ping')).result).toBeNull();
+  });
+});
+
+describe('Electrum connections counted from accept, and evicted when a listener is full', () => {
+  it("keeps other networks' TLS clients connecting through 2,100 half-open handshakes from one network", async () => {
+    // More than the listener's 2,048 slots: counted after the handshake, they would hold every one.
+    const before = await metric('addrsum_api_electrum_disconnects_total', 'reason="limit"');
+    const halfOpen: net.Socket[] = [];
+    for (let i = 0; i < 2100; i++) {
+      const socket = net.connect({ port: tlsPort, host: '127.0.0.1', localAddress: '127.0.0.30' });
+      socket.on('error', () => undefined);
+      // Three bytes of a ClientHello's record header, and nothing more.
+      socket.write(Buffer.from([0x16, 0x03, 0x01]));
+      halfOpen.push(socket);
+    }
+    try {
+      await Promise.all(
+        halfOpen.map((socket) => new Promise((resolve) => (socket.connecting ? socket.once('connect', resolve) : resolve(null)))),
+      );
+      for (let n = 31; n < 43; n++) {
+        const client = await connect(`127.0.0.${n}`, true);
+        expect((await client.call('server.ping')).result).toBeNull();
+        client.close();
+      }
+      // All but the network's cap were closed at accept, before any handshake.
+      await expect
+        .poll(() => metric('addrsum_api_electrum_disconnects_total', 'reason="limit"'), { timeout: 60_000 })
+        .toBeGreaterThanOrEqual(before + 2100 - CONNECTIONS_PER_NETWORK);
+    } finally {
+      for (const socket of halfOpen) socket.destroy();
+    }
+  }, 120_000);
+
+  it("evicts the idle connection of the network holding the most when a listener's slots are full", async () => {
+    const port = await freePort();
+    const full = await startApi({
+      ...data.env,
+      ADDRSUM_HISTORY: 'true',
+      ADDRSUM_UTXO_LIST: 'true',
+      ADDRSUM_LTC_ELECTRUM_PORT: String(port),
+      ADDRSUM_MAX_CONNECTIONS: '16',
+      ADDRSUM_ELECTRUM_CONNECTIONS_PER_NETWORK: '8',
+    });
+    try {
+      // 16 slots: 8 idle connections from one network, then 4 each from two others, oldest first.
+      const held: ElectrumClient[] = [];
+      for (const [address, n] of [
+        ['127.0.0.50', 8],
+        ['127.0.0.51', 4],
+        ['127.0.0.52', 4],
+      ] as const) {
+        for (let i = 0; i < n; i++) {
+          const client = await ElectrumClient.connect(port, { localAddress: address });
+          clients.push(client);
+          expect((await client.call('server.ping')).result).toBeNull();
+          held.push(client);
+        }
+      }
+      const newcomer = await ElectrumClient.connect(port, { localAddress: '127.0.0.53' });
+      clients.push(newcomer);
+      expect((await newcomer.call('server.version', ['Electrum 4.3.4', '1.4'])).result).toEqual([
+        expect.stringMatching(/^addrsum /),
+        '1.4',
+      ]);
+      // The one evicted is the first of the network holding 8: the others all still answer.
+      await held[0]!.closedWithin(10_000);
+      for (const client of held.slice(1)) expect((await client.call('server.ping')).result).toBeNull();
+      const text = await (await fetch(`${full.url}/metrics`)).text();
+      expect(text).toContain('addrsum_api_electrum_disconnects_total{chain="LTC",reason="evicted"} 1');
+    } finally {
+      await full.stop();
+    }
   });
 });
 
