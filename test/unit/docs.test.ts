@@ -259,6 +259,22 @@ describe('documentation', () => {
     expect(ENV_VARIABLES.filter((v) => !mentionedEnv(all).includes(v))).toEqual([]);
   });
 
+  it("lists every page of docs/ in the README's documentation table", () => {
+    const readme = text('README.md');
+    const table = readme.slice(readme.indexOf('## Documentation'));
+    const linked = new Set([...table.matchAll(/\]\((docs\/[^)#]+\.md)\)/g)].map((m) => m[1]));
+    expect(DOCS.filter((d) => d.startsWith('docs/') && !linked.has(d))).toEqual([]);
+  });
+
+  it('says nowhere that history needs an empty index or that the API process never asks a node', () => {
+    // The indexer builds history on an index that holds blocks (docs/operations.md), and the Electrum
+    // server's transaction and fee methods ask the node (src/electrum/methods/node-methods.ts).
+    for (const doc of DOCS) {
+      expect(text(doc), doc).not.toMatch(/empty index only/);
+      expect(text(doc), doc).not.toMatch(/The API never contacts the nodes/);
+    }
+  });
+
   it('keeps the README at most 300 lines, with the demo and test commands', () => {
     const readme = text('README.md');
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
