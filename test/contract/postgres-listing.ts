@@ -9,6 +9,7 @@ import { startStandby, waitForReplay } from '../../harness/postgres.js';
 import type { UtxoListEvent, UtxoPageRequest } from '../../src/store/index-model.js';
 import { openPostgresReader } from '../../src/store/postgres/engine.js';
 import { openPool } from '../../src/store/postgres/pg-pool.js';
+import { mempoolPageSql } from '../../src/store/postgres/utxo-page.js';
 import type { IndexReader } from '../../src/store/ports.js';
 import { ChainBuilder, Rng, p2wpkh } from '../support/blocks.js';
 import { keyHex } from './model.js';
@@ -47,6 +48,32 @@ async function untilWriterWaits(url: string): Promise<void> {
 }
 
 export function postgresListing(engine: PostgresEngine): void {
+  it("reads each script's unconfirmed outputs by the script index (0009), not the whole mempool per script", async () => {
+    const index = await engine.create(CHAIN);
+    const w = await index.openWriter(writerOptions(4));
+    await w.close();
+    const pool = openPool(index.child.location, { max: 1, name: 'addrsum-test' });
+    try {
+      // 20,000 mempool outputs over 2,000 scripts, as a wallet page of 2,000 derived scripts would meet.
+      await pool.query(
+        'INSERT INTO addrsum_btc.mempool_outputs (outpoint, script_key, value) ' +
+          'SELECT sha256(int4send(i)), substring(sha256(int4send(i % 2000)) FROM 1 FOR 20), 1000 FROM generate_series(1, 20000) AS i',
+      );
+      await pool.query('ANALYZE addrsum_btc.mempool_outputs');
+      const keys = (await pool.query<{ k: Buffer }>('SELECT DISTINCT script_key AS k FROM addrsum_btc.mempool_outputs LIMIT 100')).rows.map(
+        (r) => r.k,
+      );
+      const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${mempoolPageSql('addrsum_btc')}`, [keys, Buffer.alloc(0), 11]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('mempool_outputs_by_script');
+      expect(plan).not.toMatch(/Seq Scan on mempool_outputs/);
+      const page = await pool.query(mempoolPageSql('addrsum_btc'), [keys.slice(0, 3), Buffer.alloc(0), 11]);
+      expect(page.rows).toHaveLength(30);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('the UTXO listing: a killed build leaves nothing, events, off voids the secret, a standby pages alike', async () => {
     const index = await engine.create(CHAIN);
     const url = index.child.location;

@@ -5,6 +5,7 @@ import Database, { SQLITE_PACKAGE, type SqliteDatabase } from '../../src/store/s
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headTotals } from '../../src/store/history-chunk.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
+import { MEMPOOL_PAGE_SQL } from '../../src/store/sqlite/utxo-page.js';
 import { HistoryStore } from '../../src/store/sqlite/history-store.js';
 import { verifyHistory } from '../../src/store/sqlite/history-verify.js';
 import { ChainStore, StoreError } from '../../src/store/sqlite/chain-store.js';
@@ -85,8 +86,10 @@ describe('migrations', () => {
       'undo',
       'utxos',
     ]);
-    // No index beyond the primary keys (disk budget).
-    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().get()).toBe(0);
+    // No index beyond the primary keys (disk budget), but the mempool's by script: as large as the mempool, not the chain.
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck().all()).toEqual([
+      'mempool_outputs_by_script',
+    ]);
     db.close();
   });
 
@@ -214,7 +217,7 @@ describe('migrations', () => {
     old.close();
     // What version 8 left: no headers table.
     const raw = new Database(path);
-    raw.exec('DROP TABLE headers; DROP TABLE history_txid_index');
+    raw.exec('DROP TABLE headers; DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script');
     raw.prepare("UPDATE meta SET value = 8 WHERE key = 'schema_version'").run();
     raw.close();
 
@@ -258,9 +261,9 @@ describe('migrations', () => {
     // A transaction costs its row in history_txid_index (prefix, number and b-tree overhead), written in
     // random prefix order as blocks come: about 17 bytes (16.4 measured here), against 32 for a txid alone.
     expect(indexBytes / txs.length).toBeLessThan(20);
-    // What version 10 left: no such table.
+    // What version 10 left: no such table (nor 0012's index).
     const raw = new Database(path);
-    raw.exec('DROP TABLE history_txid_index');
+    raw.exec('DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script');
     raw.prepare("UPDATE meta SET value = 10 WHERE key = 'schema_version'").run();
     raw.close();
 
@@ -283,6 +286,41 @@ describe('migrations', () => {
       expect(verifyHistory(db)).toEqual([
         `history numbers ${txs.length} transactions but finds ${txs.length - 1} by txid (history_txid_index)`,
       ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("0012 indexes an index of schema 11's mempool outputs by script: a script's page is a range scan, not the table's", () => {
+    const path = join(dir, 'v11.sqlite');
+    const old = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    old.close();
+    const raw = new Database(path);
+    raw.exec('DROP INDEX mempool_outputs_by_script');
+    raw.prepare("UPDATE meta SET value = 11 WHERE key = 'schema_version'").run();
+    const insert = raw.prepare('INSERT INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, ?)');
+    for (let i = 0; i < 200; i++) insert.run(Buffer.from([i, 1, 2, 3]), Buffer.alloc(20, i % 7), 1000 + i);
+    const plan = (db: SqliteDatabase): string =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${MEMPOOL_PAGE_SQL}`).all(Buffer.alloc(20, 3), Buffer.alloc(0), 10) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('; ');
+    // Before: every row after the outpoint (with an empty one, the whole table) for each script.
+    expect(plan(raw)).toBe('SEARCH mempool_outputs USING PRIMARY KEY (outpoint>?)');
+    raw.close();
+
+    ChainStore.open(path, { chain: 'LTC', network: 'regtest' }).close();
+    const db = new Database(path);
+    try {
+      expect(readSchemaVersion(db)).toBe(SCHEMA_VERSION);
+      expect(plan(db)).toMatch(
+        /SEARCH mempool_outputs USING (COVERING )?INDEX mempool_outputs_by_script \(script_key=\? AND outpoint>\?\)/,
+      );
+      const rows = db.prepare(MEMPOOL_PAGE_SQL).all(Buffer.alloc(20, 3), Buffer.alloc(0), 1000) as { value: number }[];
+      expect(rows.map((r) => r.value)).toEqual(
+        Array.from({ length: 200 }, (_, i) => i)
+          .filter((i) => i % 7 === 3)
+          .map((i) => 1000 + i),
+      );
     } finally {
       db.close();
     }

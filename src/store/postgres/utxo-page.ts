@@ -7,8 +7,8 @@
  * however deep it is, in one round trip per phase.
  *
  * With `mempool`, the confirmed rows say whether a mempool transaction spends them, and once they are
- * exhausted the unconfirmed outputs paying the scripts follow (mempool_outputs, which has no script
- * index, as SQLite's: this phase scans the mempool's outputs, not the chain's).
+ * exhausted the unconfirmed outputs paying the scripts follow (mempool_outputs, one range scan of its
+ * script index per key, migrations/postgres/0009).
  *
  * Call inside the reader's REPEATABLE READ READ ONLY transaction, so that the tip, the secret, the
  * caller's check and the rows share one snapshot. It only reads: it runs on a standby too.
@@ -62,7 +62,7 @@ const stateSql = (schema: string): string =>
   `SELECT set_config('enable_bitmapscan', 'off', true), utxo_list_secret AS secret FROM ${schema}.state`;
 
 /** Each key's unconfirmed outputs after $2 (an outpoint key), at most $3 per key. */
-function mempoolPageSql(schema: string): string {
+export function mempoolPageSql(schema: string): string {
   return (
     `SELECT ${SCRIPT}, o.outpoint, o.value::text AS value${spentColumn(schema, true, 'o')} ` +
     `FROM ${KEYS} CROSS JOIN LATERAL (SELECT outpoint, value FROM ${schema}.mempool_outputs ` +

@@ -1,7 +1,7 @@
 /**
  * The mempool view of a chain's index (written by the indexer's mempool follower, and by ChainStore when
  * blocks connect or disconnect). Tables (migrations/0002_mempool.sql, 0007_mempool_history.sql,
- * 0010_mempool_fee.sql):
+ * 0010_mempool_fee.sql; 0012 indexes mempool_outputs by script_key):
  *
  * | table           | key              | value                                | invariant                                                  |
  * |-----------------|------------------|--------------------------------------|------------------------------------------------------------|

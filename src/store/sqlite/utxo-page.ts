@@ -7,8 +7,7 @@
  *
  * With `mempool`, the confirmed rows say whether a mempool transaction spends them, and once they are
  * exhausted the listing goes on with the scripts' unconfirmed outputs (mempool_outputs, in outpoint
- * order; that table has no script index, so this phase scans it: it is as large as the mempool's
- * outputs, not the chain's).
+ * order: one range scan of its script index, migrations/0012, per script).
  *
  * Everything (the tip, the listing's state and secret, the caller's cursor check, the rows) is read in
  * ONE read transaction, so a page is true at exactly the tip it names: a cursor checked against that
@@ -54,6 +53,10 @@ export function confirmedPageSql(shard: number): string {
   );
 }
 
+/** One script's unconfirmed outputs after an outpoint: a range scan of mempool_outputs_by_script (0012). */
+export const MEMPOOL_PAGE_SQL =
+  'SELECT outpoint, value FROM mempool_outputs WHERE script_key = ? AND outpoint > ? ORDER BY outpoint LIMIT ?';
+
 export class UtxoPager {
   private readonly stateStmt: Database.Statement<
     [],
@@ -69,9 +72,7 @@ export class UtxoPager {
     this.stateStmt = db.prepare(
       `SELECT ${META('tip_height')} AS tip_height, ${META('tip_hash')} AS tip_hash, ${META(UTXO_LIST_KEY)} AS "on", ${META(UTXO_LIST_SECRET_KEY)} AS secret`,
     );
-    this.mempoolStmt = db.prepare(
-      'SELECT outpoint, value FROM mempool_outputs WHERE script_key = ? AND outpoint > ? ORDER BY outpoint LIMIT ?',
-    );
+    this.mempoolStmt = db.prepare(MEMPOOL_PAGE_SQL);
     this.spentStmt = db.prepare<[Buffer], number>('SELECT 1 FROM mempool_spends WHERE outpoint = ?').pluck();
   }
 
