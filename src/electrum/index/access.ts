@@ -23,13 +23,45 @@ function complete(source: SummarySource): source is SummarySource & ElectrumInde
   );
 }
 
+const busy = (reason: string): RpcError => new RpcError('SERVER_BUSY', `the index cannot be read right now (${reason}); retry shortly`);
+
+const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock', 'feed'] as const satisfies ReadonlyArray<
+  keyof ElectrumIndex
+>;
+
+/**
+ * The source's reads, a failure that is the index's (a damaged file, a database overloaded, unreachable or
+ * cancelling a standby's read: handle.failed) answered SERVER_BUSY with its reason, as HTTP answers 503:
+ * the client retries, and nothing is logged as a bug.
+ */
+function guarded(source: ElectrumIndex, handle: ChainHandle): ElectrumIndex {
+  const reads: Record<string, unknown> = {};
+  for (const name of READS) {
+    const read = (source[name] as (...args: unknown[]) => Promise<unknown>).bind(source);
+    reads[name] = async (...args: unknown[]) => {
+      try {
+        return await read(...args);
+      } catch (err) {
+        const failure = handle.failed?.(err);
+        if (failure) throw busy(failure.reason);
+        throw err;
+      }
+    };
+  }
+  return reads as unknown as ElectrumIndex;
+}
+
 export function indexAccess(handle: ChainHandle | undefined): IndexAccess {
+  // One guard per source the handle hands out (it reopens a damaged or dropped one as a new source).
+  const guards = new WeakMap<object, ElectrumIndex>();
   return () => {
     const acquired = handle?.acquire();
-    if (!acquired?.ok)
-      throw new RpcError('SERVER_BUSY', `the index cannot be read right now (${acquired?.reason ?? 'no index'}); retry shortly`);
-    if (!complete(acquired.source)) throw new RpcError('SERVER_BUSY', 'this index cannot answer Electrum requests');
-    return acquired.source;
+    if (!acquired?.ok) throw busy(acquired?.reason ?? 'no index');
+    const { source } = acquired;
+    if (!complete(source)) throw new RpcError('SERVER_BUSY', 'this index cannot answer Electrum requests');
+    let guard = guards.get(source);
+    if (guard === undefined) guards.set(source, (guard = guarded(source, handle!)));
+    return guard;
   };
 }
 
