@@ -13,8 +13,9 @@ import { RpcError } from '../../src/electrum/wire.js';
 const OVERLOADED = 'its index database is overloaded (every connection busy); retry shortly';
 
 function handleOver(source: Partial<ElectrumIndex>): ChainHandle {
-  const reads = { status: 0, keyViews: 0, scriptTxs: 0, utxoPage: 0, headers: 0, txBlock: 0, feed: 0 };
-  const full = { ...Object.fromEntries(Object.keys(reads).map((k) => [k, async () => null])), ...source };
+  const reads = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock'];
+  const feed = { bounds: async () => null, since: async () => [] };
+  const full = { ...Object.fromEntries(reads.map((k) => [k, async () => null])), feed, ...source };
   return {
     params: chainParams('LTC', 'regtest'),
     configured: true,
@@ -48,5 +49,7 @@ describe('Electrum index access', () => {
     const access = indexAccess(handleOver({ txBlock: async () => ({ height: 7, hash: Buffer.alloc(32), position: 1 }) }));
     expect(await access().txBlock(Buffer.alloc(32))).toEqual({ height: 7, hash: Buffer.alloc(32), position: 1 });
     expect(access()).toBe(access());
+    // The feed (an object of reads) is the source's own.
+    expect(await access().feed.since(0, 10)).toEqual([]);
   });
 });

@@ -25,9 +25,7 @@ function complete(source: SummarySource): source is SummarySource & ElectrumInde
 
 const busy = (reason: string): RpcError => new RpcError('SERVER_BUSY', `the index cannot be read right now (${reason}); retry shortly`);
 
-const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock', 'feed'] as const satisfies ReadonlyArray<
-  keyof ElectrumIndex
->;
+const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock'] as const satisfies ReadonlyArray<keyof ElectrumIndex>;
 
 /**
  * The source's reads, a failure that is the index's (a damaged file, a database overloaded, unreachable or
@@ -35,7 +33,8 @@ const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBloc
  * the client retries, and nothing is logged as a bug.
  */
 function guarded(source: ElectrumIndex, handle: ChainHandle): ElectrumIndex {
-  const reads: Record<string, unknown> = {};
+  // The feed is the live hub's to tail, which handles its own failed reads.
+  const reads: Record<string, unknown> = { feed: source.feed };
   for (const name of READS) {
     const read = (source[name] as (...args: unknown[]) => Promise<unknown>).bind(source);
     reads[name] = async (...args: unknown[]) => {
