@@ -27,7 +27,7 @@ import { IndexerMetrics } from '../../indexer/metrics.js';
 import { buckets, clientNetwork } from '../../src/api/caller-buckets.js';
 import { createHttpServer } from '../../src/api/http-server.js';
 import { LogSampler } from '../../src/api/log-sampler.js';
-import { perTurn } from '../../src/api/per-turn.js';
+import { perTurn } from '../../src/api-process/per-turn.js';
 import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
 import { WatchedFile } from '../../src/api/watched-file.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
