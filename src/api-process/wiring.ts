@@ -13,7 +13,7 @@ import { LiveHub } from '../api/live/hub.js';
 import { workerMetrics } from './cluster-metrics.js';
 import { systemClock, type AppDeps, type ChainHandle, type Clock } from '../api/deps.js';
 import { readiness } from '../api/routes/ops.js';
-import { ApiError } from '../api/errors.js';
+import { ServingError } from '../serving/errors.js';
 import { foreignIndex, warnForeignIndexAtStart, type Built } from './index-network.js';
 import { WatchedFile } from '../api/watched-file.js';
 import { createLimiter } from '../api/shared-limiter.js';
@@ -236,7 +236,7 @@ function keyChecker(config: Config, log: Logger): Closable<KeyVerifier> & { unre
     verify: (presented) => {
       const check = keys.verify(presented);
       if (!check.ok && keys.unreadable) {
-        throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+        throw new ServingError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
       }
       return check;
     },

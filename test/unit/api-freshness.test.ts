@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
 import type { ApiSettings, AppDeps } from '../../src/api/deps.js';
-import { ApiError } from '../../src/api/errors.js';
+import { ServingError as ApiError } from '../../src/serving/errors.js';
 import { createHttpServer } from '../../src/api/http-server.js';
 import { checkKey } from '../../src/api/live/ws-auth.js';
 import { createApiMetrics } from '../../src/api/metrics.js';

@@ -18,7 +18,7 @@ import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
 import { createElectrumMetrics } from '../../src/electrum/metrics.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES, loadConfig } from '../../src/config.js';
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/serving/errors.js';
 import { connectionTimeouts, createHttpServer } from '../../src/api/http-server.js';
 import { connectionMetrics, derivationMetrics, createApiMetrics } from '../../src/api/metrics.js';
 import { verifyProgram } from '../../src/store/verify-cli.js';

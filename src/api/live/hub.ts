@@ -122,7 +122,7 @@ export class LiveHub {
     });
   }
 
-  /** Current summaries for new watches (one read); rejects with the GET route's ApiError when the chain cannot answer. */
+  /** Current summaries for new watches (one read); rejects with the GET route's ServingError when the chain cannot answer. */
   current(chain: ChainCode, watches: readonly Watch[]): Promise<Summary[]> {
     return readSummaries(this.deps, chain, watches);
   }

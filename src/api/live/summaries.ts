@@ -100,7 +100,7 @@ function summaryOf(
 }
 
 /**
- * The current summaries of `watches` (all of one chain) in one read by store key; throws the ApiError
+ * The current summaries of `watches` (all of one chain) in one read by store key; throws the ServingError
  * the GET route would answer when the chain cannot answer now (no index, damaged, nothing indexed,
  * stale, syncing).
  */

@@ -24,7 +24,7 @@ export interface KeyCheckDeps {
   readonly metrics: ApiMetrics;
 }
 
-/** Resolves the caller of a presented key; rejects with the ApiError the HTTP routes answer (401, 429, 503). */
+/** Resolves the caller of a presented key; rejects with the ServingError the HTTP routes answer (401, 429, 503). */
 export async function checkKey(opts: KeyCheckDeps, presented: string, ip: string | undefined): Promise<Caller> {
   const { deps } = opts;
   // A key was presented: it must be right even where anonymous callers are served.
