@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/api/app.js';
-import type { ChainHandle } from '../src/api/deps.js';
+import type { ChainHandle } from '../src/serving/chain-handle.js';
 import { createHttpServer } from '../src/api/http-server.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import type { ParsedTx } from '../src/chain/block-parser.js';

@@ -35,7 +35,7 @@ import { syntheticHeader } from '../src/chain/block-header.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { parseCoins, stringifyWithCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
-import type { ChainHandle } from '../src/api/deps.js';
+import type { ChainHandle } from '../src/serving/chain-handle.js';
 import { walletBody } from '../src/api/wallet-view.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';

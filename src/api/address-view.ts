@@ -8,7 +8,8 @@ import type { Request } from 'express';
 import { CoinDelta, Coins, Sats } from '../chain/amount.js';
 import { addressToScript, scriptToAddress } from '../chain/address.js';
 import type { ChainCode } from '../chain/params.js';
-import type { ChainHandle, ScriptView } from './deps.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
+import type { ScriptView } from './deps.js';
 import { ServingError } from '../serving/errors.js';
 import { jsendBody } from './errors.js';
 

@@ -4,7 +4,8 @@
  */
 import express, { type Express } from 'express';
 import { createApiMetrics, derivationMetrics } from './metrics.js';
-import { systemClock, type AppDeps } from './deps.js';
+import { systemClock } from '../serving/clock.js';
+import { type AppDeps } from './deps.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';
 import { rejectMalformedUrl } from './middleware/malformed-url.js';

@@ -4,8 +4,10 @@
  */
 import type { Response } from 'express';
 import type { ChainCode } from '../chain/params.js';
-import { judge, type Ages } from './chain-state.js';
-import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type SummarySource } from './deps.js';
+import { judge, type Ages } from '../serving/chain-state.js';
+import { systemClock } from '../serving/clock.js';
+import { type AppDeps } from './deps.js';
+import { type ChainHandle, type IndexStatus, type SummarySource } from '../serving/chain-handle.js';
 import { ServingError } from '../serving/errors.js';
 
 /** Seconds a client should wait before retrying a 503 (the indexer polls the node every second). */

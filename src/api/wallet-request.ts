@@ -3,7 +3,7 @@
  * anything is derived: one reading for the xpub routes and the live subscribe, so that both refuse and
  * charge alike.
  */
-import type { ChainHandle } from './deps.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
 import { ServingError } from '../serving/errors.js';
 import { checkRange, derivationWork, scriptCount } from '../wallet/derive.js';
 import { WalletError } from '../wallet/errors.js';

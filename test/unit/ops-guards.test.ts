@@ -29,7 +29,7 @@ import { createHttpServer } from '../../src/api/http-server.js';
 import { LogSampler } from '../../src/api/log-sampler.js';
 import { perTurn } from '../../src/api-process/per-turn.js';
 import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
-import { WatchedFile } from '../../src/api/watched-file.js';
+import { WatchedFile } from '../../src/serving/watched-file.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';

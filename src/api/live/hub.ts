@@ -18,7 +18,8 @@
 import { inOrder, type InOrder } from '../../in-order.js';
 import { CHAIN_CODES, type ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
-import type { AppDeps, FeedSource, SummarySource } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { FeedSource, SummarySource } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { readSummaries, type Summary, type Watch } from './summaries.js';
 import { feedSince } from './feed-since.js';

@@ -9,7 +9,7 @@
  */
 import type { ChainCode } from '../../chain/params.js';
 import { checkAddress } from '../address-view.js';
-import type { ChainHandle } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
 import { ServingError } from '../../serving/errors.js';

@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
-import type { AppDeps, Clock } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { Clock } from '../../serving/clock.js';
 import { clientNetwork } from '../caller-buckets.js';
 import { ServingError } from '../../serving/errors.js';
 import { methodNotAllowed, notFound } from '../errors.js';

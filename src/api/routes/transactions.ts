@@ -15,7 +15,8 @@
 import type { Express, Request, Response } from 'express';
 import { toDisplayHex } from '../../chain/hash.js';
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps, IndexStatus } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { IndexStatus } from '../../serving/chain-handle.js';
 import type { ChainCode } from '../../chain/params.js';
 import { ServingError } from '../../serving/errors.js';
 import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';

@@ -13,7 +13,8 @@ import type { ChainCode } from '../../chain/params.js';
 
 type ListedPage = Extract<UtxoPageResult, { kind: 'page' }>;
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps, ChainHandle, IndexStatus, SummarySource } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle, IndexStatus, SummarySource } from '../../serving/chain-handle.js';
 import { ServingError } from '../../serving/errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';

@@ -3,7 +3,7 @@
  * subscriptions, fed by the API's live hub. One per chain per process, whatever its listeners (TCP,
  * TLS): a touched script's status is read once for every session of the process.
  */
-import type { ChainHandle } from '../../api/deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import type { ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
 import type { IndexMethodDeps } from '../methods/index-methods.js';

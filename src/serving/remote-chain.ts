@@ -12,7 +12,7 @@
 import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { Logger } from '../logger.js';
 import type { IndexReader } from '../store/ports.js';
-import type { ChainHandle, SourceState } from './deps.js';
+import type { ChainHandle, SourceState } from './chain-handle.js';
 
 export const OPEN_RETRY_MS = 1000;
 
