@@ -22,7 +22,8 @@ import type { AppDeps } from '../deps.js';
 import type { FeedSource, SummarySource } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { readSummaries, type Summary, type Watch } from './summaries.js';
-import { feedSince } from './feed-since.js';
+import { feedSince } from '../../serving/feed-since.js';
+import type { ChangeListener, FeedChange, Tip, TipListener } from '../../serving/feed-change.js';
 
 /** Feed rows read per query while catching up. */
 const PAGE = 500;
@@ -36,23 +37,6 @@ export interface Subscriber {
   /** Ends the subscriber's stream (the process is stopping). */
   close(): void;
 }
-
-export interface Tip {
-  readonly chain: ChainCode;
-  readonly blockHeight: number;
-  readonly blockHash: string;
-}
-
-export type TipListener = (tip: Tip) => void;
-
-/** The scripts one poll found changed (keys as latin1 strings of their 16 bytes); `all`: any script may have. */
-export interface FeedChange {
-  readonly all: boolean;
-  readonly touched: ReadonlySet<string>;
-}
-
-/** Told of every poll's changes, in feed order; awaited before the next poll (the Electrum statuses). */
-export type ChangeListener = (change: FeedChange) => Promise<void>;
 
 export interface LiveSettings {
   /** How often the change feed is read while anyone listens. */

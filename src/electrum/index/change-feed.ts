@@ -4,7 +4,7 @@
  * every listener (HTTP, WebSocket, Electrum), so a block costs one feed read however many listen.
  */
 import type { ChainCode } from '../../chain/params.js';
-import type { ChangeListener, TipListener } from '../../api/live/hub.js';
+import type { ChangeListener, TipListener } from '../../serving/feed-change.js';
 
 export interface ChangeFeed {
   onTip(listener: TipListener): () => void;
