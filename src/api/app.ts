@@ -20,7 +20,7 @@ import { mountTransactionRoutes } from './routes/transactions.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { mountXpubTransactionsRoute } from './routes/xpub-transactions.js';
 import { xpubRouter } from './routes/xpub.js';
-import { TokenBucketLimiter } from './token-bucket.js';
+import { TokenBucketLimiter } from '../serving/token-bucket.js';
 import { DerivationCache } from './derivation-cache.js';
 import type { LiveHub } from './live/hub.js';
 import type { LiveLimits } from './live/limits.js';

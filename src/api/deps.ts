@@ -9,7 +9,7 @@ import type { Tier } from '../store/keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
-import type { RateLimiter, TierLimits } from './token-bucket.js';
+import type { RateLimiter, TierLimits } from '../serving/token-bucket.js';
 import type { MempoolDelta, ScriptSummary, ScriptView, ScriptViews } from '../store/index-model.js';
 import type { ChainHandle } from '../serving/chain-handle.js';
 import type { Freshness } from '../serving/chain-state.js';

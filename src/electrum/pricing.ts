@@ -4,8 +4,8 @@
  * wallet and a script behind the same address share one allowance, whichever door they use. An empty
  * bucket is an answer ("slow down"), never a queue.
  */
-import { buckets } from '../api/caller-buckets.js';
-import type { LimitDecision, RateLimiter, TierLimits } from '../api/token-bucket.js';
+import { buckets } from '../serving/caller-buckets.js';
+import type { LimitDecision, RateLimiter, TierLimits } from '../serving/token-bucket.js';
 import type { Pay, Payment } from './session.js';
 import { RpcError } from './wire.js';
 

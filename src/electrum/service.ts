@@ -11,7 +11,7 @@ import { electrumPorts } from '../config-electrum.js';
 import type { Logger } from '../logger.js';
 import { PACKAGE_VERSION } from '../package-root.js';
 import { settingWithVariables } from '../setting-variables.js';
-import type { RateLimiter } from '../api/token-bucket.js';
+import type { RateLimiter } from '../serving/token-bucket.js';
 import type { Registry } from 'prom-client';
 import { CauseLog } from './cause-log.js';
 import { createElectrumMetrics, startSeries } from './metrics.js';

@@ -14,7 +14,7 @@
  *   - no request for electrum.idleTimeoutSeconds closes it.
  */
 import type { Socket } from 'node:net';
-import type { Draw } from '../api/token-bucket.js';
+import type { Draw } from '../serving/token-bucket.js';
 import type { CloseReason } from './close-reasons.js';
 import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
 import {

@@ -13,7 +13,7 @@ import { ServingError as ApiError } from '../../src/serving/errors.js';
 import { createHttpServer } from '../../src/api/http-server.js';
 import { checkKey } from '../../src/api/live/ws-auth.js';
 import { createApiMetrics } from '../../src/api/metrics.js';
-import { TokenBucketLimiter, type RateLimiter } from '../../src/api/token-bucket.js';
+import { TokenBucketLimiter, type RateLimiter } from '../../src/serving/token-bucket.js';
 import { scriptToAddress } from '../../src/chain/address.js';
 import { chainParams } from '../../src/chain/params.js';
 import { KeyCache } from '../../src/store/sqlite/key-cache.js';

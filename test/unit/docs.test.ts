@@ -14,7 +14,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { IndexerMetrics } from '../../indexer/metrics.js';
-import { createLimiterMetrics } from '../../src/api/shared-limiter.js';
+import { createLimiterMetrics } from '../../src/serving/shared-limiter.js';
 import { createElectrumMetrics } from '../../src/electrum/metrics.js';
 import { CHAIN_CODES } from '../../src/chain/params.js';
 import { describeSettings, ENV_VARIABLES, loadConfig } from '../../src/config.js';

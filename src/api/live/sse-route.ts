@@ -22,7 +22,7 @@ import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { unavailable } from '../index-read.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { LiveHub, Subscriber } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import { watchOf } from './watch.js';

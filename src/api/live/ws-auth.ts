@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
 import type { RequestContext } from '../middleware/request-context.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 
 export interface Caller {
   readonly tier: Tier;

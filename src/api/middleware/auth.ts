@@ -18,10 +18,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { KeyFailure, KeyVerifier } from '../../store/keys/key-verifier.js';
 import type { ApiMetrics } from '../metrics.js';
-import { buckets } from '../caller-buckets.js';
+import { buckets } from '../../serving/caller-buckets.js';
 import type { ApiSettings, TierLimits } from '../deps.js';
 import { ServingError } from '../../serving/errors.js';
-import type { LimitDecision, RateLimiter } from '../token-bucket.js';
+import type { LimitDecision, RateLimiter } from '../../serving/token-bucket.js';
 import { setLimitHeaders } from './rate-limit.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';

@@ -8,8 +8,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from '../metrics.js';
 import type { ApiSettings } from '../deps.js';
 import { ServingError } from '../../serving/errors.js';
-import { buckets } from '../caller-buckets.js';
-import type { LimitDecision, RateLimiter, TierLimits } from '../token-bucket.js';
+import { buckets } from '../../serving/caller-buckets.js';
+import type { LimitDecision, RateLimiter, TierLimits } from '../../serving/token-bucket.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
 

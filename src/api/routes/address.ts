@@ -19,7 +19,7 @@ import type { AppDeps } from '../deps.js';
 import { ServingError } from '../../serving/errors.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';

@@ -18,7 +18,7 @@ import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { inSequence } from '../middleware/step.js';
 import { requestedLimit, type LimitBounds } from '../page-query.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { parseScripthash } from '../scripthash-param.js';
 
 export interface PagedRoutes {

@@ -11,7 +11,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
 import type { Clock } from '../../serving/clock.js';
-import { clientNetwork } from '../caller-buckets.js';
+import { clientNetwork } from '../../serving/caller-buckets.js';
 import { ServingError } from '../../serving/errors.js';
 import { methodNotAllowed, notFound } from '../errors.js';
 import type { LiveHub } from '../live/hub.js';

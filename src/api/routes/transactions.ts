@@ -26,7 +26,7 @@ import type { HistoryBuildProgress } from '../../store/index-model.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, type CursorScope } from '../utxo-cursor.js';
 

@@ -18,7 +18,7 @@ import type { ChainHandle, IndexStatus, SummarySource } from '../../serving/chai
 import { ServingError } from '../../serving/errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type DecodedCursor } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';

@@ -29,7 +29,7 @@ import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
 import { derivationCaller, derivedWallet, readWalletBody } from './xpub.js';
 

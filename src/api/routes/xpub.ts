@@ -23,7 +23,7 @@ import { refusePrivateKeys } from '../../wallet/extended-key.js';
 import { mempoolRequested } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import type { ChainHandle } from '../../serving/chain-handle.js';
-import { buckets } from '../caller-buckets.js';
+import { buckets } from '../../serving/caller-buckets.js';
 import { working } from '../connection-guard.js';
 import { DerivationCache } from '../derivation-cache.js';
 import type { DerivedWallet } from '../derivation-job.js';
@@ -35,7 +35,7 @@ import { holdRefill, rateLimit, type Overdrawn } from '../middleware/rate-limit.
 import { context } from '../middleware/request-context.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
 import { walletBody } from '../wallet-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';

@@ -35,7 +35,7 @@ export type MethodHandler = (params: readonly unknown[], session: ElectrumSessio
 
 export interface MethodSpec {
   /**
-   * Tokens taken from the client network's bucket (the anonymous tier's, src/api/token-bucket.ts) before
+   * Tokens taken from the client network's bucket (the anonymous tier's, src/serving/token-bucket.ts) before
    * the handler runs: 1 is what a keyless HTTP request costs; price by work.
    */
   readonly cost: number;

@@ -16,7 +16,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { redactUrl } from '../redact.js';
 import type { Logger } from '../logger.js';
-import { ServingError } from '../serving/errors.js';
+import { ServingError } from './errors.js';
 import { RedisBuckets } from './redis-buckets.js';
 import { decide, TokenBucketLimiter, type Draw, type LimitDecision, type RateLimiter, type TierLimits } from './token-bucket.js';
 
