@@ -26,7 +26,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IndexerMetrics } from '../../indexer/metrics.js';
 import { buckets, clientNetwork } from '../../src/serving/caller-buckets.js';
 import { createHttpServer } from '../../src/api/http-server.js';
-import { LogSampler } from '../../src/api/log-sampler.js';
+import { LogSampler } from '../../src/serving/log-sampler.js';
 import { perTurn } from '../../src/api-process/per-turn.js';
 import { TokenBucketLimiter } from '../../src/serving/token-bucket.js';
 import { WatchedFile } from '../../src/serving/watched-file.js';

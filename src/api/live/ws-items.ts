@@ -13,7 +13,7 @@ import type { ChainHandle } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
 import { ServingError } from '../../serving/errors.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../wallet-request.js';
 import type { Watch } from './summaries.js';
 import { scripthashWatch, walletSubscriptions, walletWatch, watchOf } from './watch.js';

@@ -19,7 +19,7 @@ import { limitCheck } from '../middleware/rate-limit.js';
 import { inSequence } from '../middleware/step.js';
 import { requestedLimit, type LimitBounds } from '../page-query.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 
 export interface PagedRoutes {
   readonly address: string;

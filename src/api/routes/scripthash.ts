@@ -14,7 +14,7 @@ import type { ApiMetrics } from '../metrics.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
 import { parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';

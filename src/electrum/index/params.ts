@@ -1,5 +1,5 @@
 /** The parameters of the index-backed methods, checked alike: a wrong one is INVALID_PARAMS naming it. */
-import { parseScripthash } from '../../api/scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 import { rpcErrorOf } from '../serving-errors.js';
 import { RpcError } from '../wire.js';
 

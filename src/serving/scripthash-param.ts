@@ -3,7 +3,7 @@
  * them refuse a bad one alike (INVALID_SCRIPTHASH) and key the same script.
  */
 import { scriptKeyOfDigest } from '../store/script-key.js';
-import { ServingError } from '../serving/errors.js';
+import { ServingError } from './errors.js';
 
 const ELECTRUM_HASH = /^[0-9a-fA-F]{64}$/;
 
