@@ -1,6 +1,6 @@
 /**
  * A chain's index as every door of the API process reads it: acquired per request, dropped and reopened
- * when the file behind it is damaged or replaced (wiring.ts builds the real ones, tests pass fakes).
+ * when the file behind it is damaged or replaced (src/api-process/wiring.ts builds the real ones, tests pass fakes).
  */
 import type { ChainParams } from '../chain/params.js';
 import type { ChainStatus } from '../store/index-model.js';
