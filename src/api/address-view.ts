@@ -1,12 +1,12 @@
 /**
- * What the single address route and the batch route share: the `?mempool=` flag, the per-address check
- * (an error value, never thrown, so a batch can answer it in place) and the JSend body of one address.
+ * What the single address route and the batch route share: the `?mempool=` flag and the JSend body of
+ * one address (the per-address check is src/serving/address-param.ts).
  * A batch entry is byte for byte the body the single route answers for that address at the same tip.
  */
 import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import { CoinDelta, Coins, Sats } from '../chain/amount.js';
-import { addressToScript, scriptToAddress } from '../chain/address.js';
+import { scriptToAddress } from '../chain/address.js';
 import type { ChainCode } from '../chain/params.js';
 import type { ChainHandle } from '../serving/chain-handle.js';
 import type { ScriptView } from './deps.js';
@@ -24,15 +24,6 @@ export function mempoolRequested(req: Request): boolean {
   if (value === null || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1') return true;
   throw new ServingError('BAD_REQUEST', 'the mempool parameter must be true or false');
-}
-
-export type Checked = { readonly ok: true; readonly script: Uint8Array } | { readonly ok: false; readonly error: ServingError };
-
-export function checkAddress(handle: ChainHandle, address: string): Checked {
-  const decoded = addressToScript(handle.params, address);
-  return decoded.ok
-    ? { ok: true, script: decoded.script }
-    : { ok: false, error: new ServingError(decoded.error.code, decoded.error.message) };
 }
 
 /** The success body of one address; `unconfirmed` only when the view carries mempool deltas. */

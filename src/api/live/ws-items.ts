@@ -8,7 +8,7 @@
  * entry with its code. A wallet's entry names it by its list index and its fingerprint, never by its key.
  */
 import type { ChainCode } from '../../chain/params.js';
-import { checkAddress } from '../address-view.js';
+import { checkAddress } from '../../serving/address-param.js';
 import type { ChainHandle } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';

@@ -10,7 +10,8 @@
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { ApiMetrics } from '../metrics.js';
-import { checkAddress, failBody, mempoolRequested, summaryBody } from '../address-view.js';
+import { checkAddress } from '../../serving/address-param.js';
+import { failBody, mempoolRequested, summaryBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import { ServingError, quote } from '../../serving/errors.js';
 import { authenticate } from '../middleware/auth.js';
