@@ -1,5 +1,5 @@
 /**
- * What the Electrum subscriptions need of the API's live hub (src/api/live/hub.ts): the chain's tips and
+ * What the Electrum subscriptions need of the process's feed hub (src/serving/live-hub.ts): the chain's tips and
  * the scripts each poll of the change feed found changed. The hub tails the feed once per process for
  * every listener (HTTP, WebSocket, Electrum), so a block costs one feed read however many listen.
  */
