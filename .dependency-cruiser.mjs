@@ -1,6 +1,7 @@
 /**
  * The layers of the house (docs/architecture.md), checked on every `npm run lint`. Data flows one way:
- * node → indexer/ → src/chain → src/store → SQLite → src/api → client, and imports follow it:
+ * node → indexer/ → src/chain → src/store → SQLite → src/serving → a door (src/api, src/electrum) → client,
+ * and imports follow it:
  *
  *   src/chain/                 pure: imports nothing of ours
  *   src/*.ts, src/cli/         the shared base (config, logger, coded-error, redact, build-info, …, and the
@@ -12,16 +13,29 @@
  *                              src/store/postgres/ (node-postgres only in its pg-pool.ts, eslint.config.js)
  *   src/node/                  the node's RPC client (indexer and API): the base and src/chain
  *   src/keys/                  the addrsum-keys command: the above
- *   src/api/, indexer/         the above (the indexer not src/keys); never each other
- *   src/electrum/              the API process's Electrum server: the above but the engines, keys and indexer
+ *   indexer/                   the above but src/keys
+ *   src/serving/               what every door of the API process uses (chain handles, the feed tail, buckets,
+ *                              coded errors, …): the above but the engines, keys and indexer; no door
+ *   src/api/, src/electrum/    the API process's doors (HTTP, Electrum; any other folder of src/ is one too):
+ *                              the above but the indexer (src/electrum not the engines or keys); never each other
+ *   src/api-process/           the API process's root (entry point, main, wiring): all the above but the
+ *                              indexer; imported by nothing outside itself
  *   addrsum-*.ts               each process's entry point, in its process's folder: imported by nothing
  *
- * Behind the ports: in src/api only wiring.ts, in indexer/ only main.ts (each opens the index) import
+ * Behind the ports: in the API process only src/api-process/wiring.ts, in indexer/ only main.ts (each opens the index) import
  * an engine's folder (src/store/sqlite/, src/store/postgres/), and the CLIs import only its engine.ts.
  *
  * No file of src/ or indexer/ imports tests, the harness, benchmarks or scripts, and no import circle.
  */
 const OURS = '^(src|indexer)/';
+
+/**
+ * The folders of src/ that are no door: the base's, the layers below the doors (src/serving among them) and
+ * the API process's root. Any other folder is a door of the API process, as src/api and src/electrum are,
+ * so a new one is kept apart from them without a new rule.
+ */
+const NOT_DOORS = 'chain|cli|wallet|store|node|keys|serving|api-process';
+const DOOR = `^src/(?!(?:${NOT_DOORS})/)([^/]+)/`;
 
 /** A rule: files matching `from` must not import files matching `to` (except `toNot`). */
 const layer = (name, comment, from, to, toNot) => ({
@@ -39,26 +53,26 @@ export default {
       'base-stays-low',
       'the shared base (src/*.ts, src/cli/) imports only src/chain and itself',
       '^src/([^/]+\\.ts$|cli/)',
-      '^(src/(store|keys|api|wallet)|indexer)/',
+      '^(src/(store|keys|api|api-process|serving|electrum|wallet)|indexer)/',
     ),
     layer(
       'wallet-is-pure',
       'src/wallet imports only src/chain and the shared base; only the API uses it',
       '^src/wallet/',
-      '^(src/(store|keys|api)|indexer)/',
+      '^(src/(store|keys|api|api-process|serving|electrum)|indexer)/',
     ),
     layer(
       'node-client-low',
       'src/node (the node client the indexer and the API share) imports only src/chain and the shared base',
       '^src/node/',
-      '^(src/(store|keys|api|wallet|electrum)|indexer)/',
+      '^(src/(store|keys|api|api-process|serving|wallet|electrum)|indexer)/',
     ),
     layer('wallet-for-the-api', 'of the layers, only src/api imports src/wallet', '^(src/(store|keys)|indexer)/', '^src/wallet/'),
     layer(
       'store-below-keys-api-indexer',
       'src/store imports only src/chain and the shared base',
       '^src/store/',
-      '^(src/(keys|api)|indexer)/',
+      '^(src/(keys|api|api-process|serving|electrum)|indexer)/',
     ),
     layer(
       'driver-only-in-the-engine',
@@ -88,11 +102,37 @@ export default {
       'api-through-ports',
       // Another engine (PostgreSQL) must be a change to the wiring, not to every route: the routes, the live
       // hub and the status page see only the ports and their vocabulary.
-      'src/api reads the index through the ports (src/store/ports.ts); only its composition root, src/api/wiring.ts, knows the engines',
-      '^src/api/(?!wiring\\.ts$)',
+      "src/api and src/serving read the index through the ports (src/store/ports.ts); only the API process's composition root, src/api-process/wiring.ts, knows the engines",
+      '^src/(api/|serving/|api-process/(?!wiring\\.ts$))',
       '^src/store/(sqlite|postgres)/',
     ),
-    layer('keys-below-api-indexer', 'src/keys never imports the API or the indexer', '^src/keys/', '^(src/api|indexer)/'),
+    {
+      name: 'doors-apart',
+      comment:
+        'a door of the API process (src/api, src/electrum, any folder of src/ beside them) never imports another, ' +
+        'not even its types: what two doors share lives in src/serving',
+      severity: 'error',
+      from: { path: DOOR },
+      to: { path: DOOR.replace('([^/]+)', '[^/]+'), pathNot: '^src/$1/' },
+    },
+    layer(
+      'serving-below-the-doors',
+      'src/serving (what every door uses) imports no door, no process root, neither src/keys nor the indexer',
+      '^src/serving/',
+      `^(src/(?!(?:chain|cli|wallet|store|node|serving)/)[^/]+/|indexer/)`,
+    ),
+    layer(
+      'process-root-on-top',
+      "src/api-process/ (the API process's root: entry point, main, wiring) is imported only from within itself",
+      '^(src/(?!api-process/)|indexer/)',
+      '^src/api-process/',
+    ),
+    layer(
+      'keys-below-api-indexer',
+      'src/keys never imports the API or the indexer',
+      '^src/keys/',
+      '^(src/(api|api-process|serving|electrum)|indexer)/',
+    ),
     layer(
       'electrum-through-ports',
       "src/electrum (the API process's Electrum server) reads the index through the ports, never an engine, the indexer or the keys",
@@ -100,8 +140,13 @@ export default {
       '^(indexer|src/keys|src/store/(sqlite|postgres))/',
     ),
     layer('indexer-not-electrum', 'the indexer never imports the Electrum server', '^indexer/', '^src/electrum/'),
-    layer('api-not-indexer', 'src/api and indexer/ never import each other', '^src/api/', '^indexer/'),
-    layer('indexer-not-api-keys', 'src/api and indexer/ never import each other; the indexer has no keys', '^indexer/', '^src/(api|keys)/'),
+    layer('api-not-indexer', 'the API process and indexer/ never import each other', '^src/(api|api-process)/', '^indexer/'),
+    layer(
+      'indexer-not-api-keys',
+      'the API process and indexer/ never import each other; the indexer has no keys',
+      '^indexer/',
+      '^src/(api|api-process|serving|keys)/',
+    ),
     layer(
       'entry-points-on-top',
       'an addrsum-* entry point runs its process when imported: nothing imports one',

@@ -52,4 +52,4 @@ EXPOSE 8080 9410 9411
 # indexer services override it with their metrics port (docker-compose.yml).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.ADDRSUM_PORT || '8080') + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/api/addrsum-api.js"]
+CMD ["node", "dist/src/api-process/addrsum-api.js"]

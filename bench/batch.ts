@@ -164,7 +164,7 @@ batch ${r.ratio.toFixed(2)}×, batch with \`?mempool=true\` ${r.ratioMempool.toF
 | POST /api/v1/LTC/addresses, ${BATCH} addresses | ${f(r.batchMs)} | ${f(r.batchP99)} |
 | the same with ?mempool=true | ${f(r.batchMempoolMs)} | |
 
-Setup: the real API process (\`src/api/addrsum-api.ts\`, key check and limits on, limits raised), an LTC mainnet
+Setup: the real API process (\`src/api-process/addrsum-api.ts\`, key check and limits on, limits raised), an LTC mainnet
 index of ${SCRIPTS.toLocaleString('en')} scripts × ${UTXOS_PER_SCRIPT} UTXOs and a 2,000-transaction mempool view,
 one keep-alive client sending single, batch and mempool batch in turn (addresses drawn across the index,
 half P2WPKH, half P2PKH). Times are from sending the request to the end of the body.

@@ -1,5 +1,5 @@
 /**
- * The real API process (src/api/addrsum-api.ts, as `npm run api` runs it) on a benchmark data dir, with a
+ * The real API process (src/api-process/addrsum-api.ts, as `npm run api` runs it) on a benchmark data dir, with a
  * private-tier key whose limits are raised far above what one sequential client sends (limits are not
  * what these benchmarks measure), and a lean keep-alive HTTP client for it.
  */

@@ -7,7 +7,7 @@
  * written through the store's write path (ChainStore.applyBlocks of synthetic blocks, 50,000 outputs per
  * block, two blocks per commit). It is cached under data/bench/, keyed by VERSION and the schema version,
  * so only the first run builds it; `expected.json` beside it is written last and records what was written.
- * Measured: the real app (createApp + createHttpServer, wired as src/api/wiring.ts wires them, with a private
+ * Measured: the real app (createApp + createHttpServer, wired as src/api-process/wiring.ts wires them, with a private
  * key and that tier's limits raised for the run) listening in this process, asked sequentially over one
  * keep-alive connection, heavy and light requests interleaved; also ChainReader.summary() called directly.
  * Goal: heavy p99 ≤ 2× light p99 over HTTP.
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { createApp } from '../src/api/app.js';
-import type { ChainHandle } from '../src/api/deps.js';
+import type { ChainHandle } from '../src/serving/chain-handle.js';
 import { createHttpServer } from '../src/api/http-server.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import type { ParsedTx } from '../src/chain/block-parser.js';
@@ -373,7 +373,7 @@ of the whole utxos table, which has no index by script) takes ${r.scanMs.toFixed
   ${e.builtAt.slice(0, 10)}) and cached in \`data/bench/${VERSION}-schema${SCHEMA_VERSION}/\`; ${r.cached ? 'this run reused it' : 'this run built it'}.
 - Measured ${today()} on ${machineLine()};
   1-minute load average ${r.load.toFixed(2)} at the start (other work on this shared machine shows there).
-- HTTP: the real app (\`createApp\` + \`createHttpServer\`, wired as \`src/api/wiring.ts\` wires them: real
+- HTTP: the real app (\`createApp\` + \`createHttpServer\`, wired as \`src/api-process/wiring.ts\` wires them: real
   ChainReader on the file, real keys.sqlite with a \`private\` key, that tier raised to ${n(RAISED_LIMIT)}/s through an
   \`ADDRSUM_CONFIG\` file, info log lines to /dev/null) listening in this process; requests are sequential
   over one keep-alive connection, heavy and light interleaved with alternating order after ${WARMUP} warm-up

@@ -35,8 +35,8 @@ const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   ['GC', (f) => f.functionName === '(garbage collector)'],
   ['key check (src/keys)', (f) => f.url.includes('/src/keys/')],
   [
-    'token bucket (src/api/token-bucket, shared-limiter)',
-    (f) => /\/src\/api\/(token-bucket|shared-limiter|redis-buckets|middleware\/rate-limit)/.test(f.url),
+    'token bucket (src/serving/token-bucket, shared-limiter)',
+    (f) => /\/src\/(serving\/(token-bucket|shared-limiter|redis-buckets)|api\/middleware\/rate-limit)/.test(f.url),
   ],
   [
     'address decode/encode (src/chain/address, bitcoinjs, bech32, bs58)',
@@ -47,7 +47,7 @@ const LAYERS: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   ['index read (ChainReader.summary, better-sqlite3)', (f) => f.url.includes('/src/store/') || f.url.includes('better-sqlite3')],
   ['log line (pino)', (f) => /node_modules\/(pino|sonic-boom|fast-redact|quick-format|on-exit-leak-free|thread-stream)/.test(f.url)],
   ['metrics (prom-client)', (f) => f.url.includes('node_modules/prom-client')],
-  ['request context, ETag, JSON body (src/api)', (f) => f.url.includes('/src/api/')],
+  ['request context, ETag, JSON body (src/api, src/serving)', (f) => f.url.includes('/src/api/') || f.url.includes('/src/serving/')],
   [
     'Express and router',
     (f) =>

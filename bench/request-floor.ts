@@ -12,7 +12,7 @@ import { addressToScript } from '../src/chain/address.js';
 import { chainParams } from '../src/chain/params.js';
 import { summaryBody } from '../src/api/address-view.js';
 import { sendJson } from '../src/api/respond.js';
-import type { ChainHandle } from '../src/api/deps.js';
+import type { ChainHandle } from '../src/serving/chain-handle.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { SqliteIndexReader } from '../src/store/sqlite/engine.js';
 import { chainDbPath } from '../src/store/paths.js';

@@ -1,5 +1,5 @@
 /**
- * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/api/addrsum-api.ts, auth and
+ * Benchmark "request": GET /api/v1/LTC/address/<addr> on the real API process (src/api-process/addrsum-api.ts, auth and
  * limits on, a private-tier key whose limits are raised for the run, an LTC ltc.sqlite on disk written
  * through ChainStore) against Express 5 hello-world JSON and a bare node:http server answering the same
  * body, and against the floor (bench/request-floor.ts: Express with only the address decode, the index
@@ -180,7 +180,7 @@ export async function startApi(
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ADDRSUM_')));
   Object.assign(env, { ADDRSUM_CONFIG: configFile, ADDRSUM_DATA_DIR: dir, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0' });
   Object.assign(env, { ADDRSUM_LTC_NETWORK: 'mainnet', ADDRSUM_LTC_RPC_URL: 'http://bench:bench@127.0.0.1:9' });
-  const child = spawnNode(prefix, [...nodeFlags, '--import', 'tsx', 'src/api/addrsum-api.ts'], {
+  const child = spawnNode(prefix, [...nodeFlags, '--import', 'tsx', 'src/api-process/addrsum-api.ts'], {
     cwd: root,
     env,
     stdio: ['ignore', fd, fd],
@@ -486,7 +486,7 @@ function report(r: RequestBenchResult, address: string, bodyBytes: number): stri
     : '| (the profile could not be read) | |';
   return `## request — address summary over HTTP, API vs Express hello-world and bare node:http
 
-\`GET /api/v1/LTC/address/${address}\` (${TARGET_UTXOS} UTXOs) on the real API process (\`src/api/addrsum-api.ts\`), against
+\`GET /api/v1/LTC/address/${address}\` (${TARGET_UTXOS} UTXOs) on the real API process (\`src/api-process/addrsum-api.ts\`), against
 Express 5 with one route and a bare \`node:http\` server, both answering the same ${bodyBytes}-byte JSON body.
 ${CONNECTIONS} connections, keep-alive, no pipelining. ${r.pinned ? 'Every server pinned to core 0 (`taskset -c 0`), the load generator to core 1.' : '**Not pinned** (taskset missing or one core): servers and load generator share the cores.'}
 
@@ -520,7 +520,7 @@ ${layers}
   warm-up of each; the server that goes first rotates; figures are medians over rounds, non-2xx totals).
 - Measured ${today()} on ${machineLine()};
   1-minute load average ${r.load.toFixed(2)} at the start (other work on this shared machine shows there and moves figures between runs).
-- API setup: started as \`npm run api\` does (\`node --import tsx src/api/addrsum-api.ts\`, one process), configured by
+- API setup: started as \`npm run api\` does (\`node --import tsx src/api-process/addrsum-api.ts\`, one process), configured by
   config/default.toml + an \`ADDRSUM_CONFIG\` file raising the \`private\` tier to ${n(RAISED_LIMIT)}/s (burst ${n(RAISED_LIMIT)})
   + \`ADDRSUM_*\` variables; in-process token buckets (no Redis). Every request carries a \`private\` key from a real
   keys.sqlite (held in memory, checked for changes once per event-loop turn: the header's change counter and the file's identity),

@@ -11,7 +11,7 @@
  * node_modules installed); when unset, only "after" is measured and the section says so. Runs alternate
  * before, after, ADDRSUM_BENCH_WALLET_ROUNDS times (default 2); each run has a fresh data directory (an LTC
  * regtest index of two empty blocks and a keys.sqlite with two private keys, A and B) and its own API
- * process (`node --import tsx src/api/addrsum-api.ts` from that root, default settings, anonymous callers
+ * process (`node --import tsx src/api-process/addrsum-api.ts` from that root, default settings, anonymous callers
  * allowed), stopped afterwards.
  *
  * Scenario HTTP: key A POSTs /api/v1/LTC/xpub with a 1-of-16 multisig of fresh tpubs, both branches, range
@@ -134,9 +134,14 @@ interface Api {
   stop(): Promise<void>;
 }
 
+/** The API's entry point in the checkout at `root`: a "before" checkout may predate src/api-process/. */
+function apiEntryAt(root: string): string | null {
+  return ['src/api-process/addrsum-api.ts', 'src/api/addrsum-api.ts'].find((entry) => existsSync(path.join(root, entry))) ?? null;
+}
+
 /** The real API of the repository at `root` (as harness/api-process.ts starts this one's), on a free port. */
 async function startApiAt(root: string, env: Record<string, string>): Promise<Api> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', apiEntryAt(root)!], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -500,7 +505,7 @@ function notes(runs: readonly RunFigures[]): string[] {
 export async function runWalletFairnessBench(): Promise<{ goalMet: boolean }> {
   const startLoad = loadavg();
   const beforeRoot = process.env[BEFORE_ENV] || null;
-  if (beforeRoot !== null && !existsSync(path.join(beforeRoot, 'src/api/addrsum-api.ts'))) {
+  if (beforeRoot !== null && apiEntryAt(beforeRoot) === null) {
     throw new Error(`wallet-fairness bench: ${BEFORE_ENV} does not name a checkout of this repository`);
   }
   const rounds = Math.max(1, Number(process.env[ROUNDS_ENV] ?? 2) || 2);
@@ -534,7 +539,7 @@ ${table(runs, beforeRoot !== null)}
 
 Runs: ${sides}.
 Each run: a fresh data directory (an LTC regtest index of two empty blocks, a keys.sqlite
-with two \`private\` keys A and B) and its own API process of that side (\`node --import tsx src/api/addrsum-api.ts\`,
+with two \`private\` keys A and B) and its own API process of that side (\`node --import tsx src/api-process/addrsum-api.ts\`,
 default settings: one process, \`api.walletThreads\` = 0 (one fewer than the cores), \`api.requestTimeoutMs\` = 30000,
 anonymous callers allowed), stopped after the run.
 **HTTP:** A POSTs \`/api/v1/LTC/xpub\` with \`wsh(multi(1, 16 fresh tpubs/<0;1>/*))\` at range ${HTTP_RANGE.toLocaleString('en')}

@@ -35,7 +35,7 @@ import { syntheticHeader } from '../src/chain/block-header.js';
 import { scriptToAddress } from '../src/chain/address.js';
 import { parseCoins, stringifyWithCoins } from '../src/chain/amount.js';
 import { chainParams } from '../src/chain/params.js';
-import type { ChainHandle } from '../src/api/deps.js';
+import type { ChainHandle } from '../src/serving/chain-handle.js';
 import { walletBody } from '../src/api/wallet-view.js';
 import { ChainReader } from '../src/store/sqlite/chain-reader.js';
 import { ChainStore } from '../src/store/sqlite/chain-store.js';
@@ -644,7 +644,7 @@ Goals (issue 26): the first query of a new key, derivation included, ≤ ${GOALS
 **Large index.** A synthetic snapshot of ${int(L.coins)} coins (\`bench/scale-snapshot.ts\`, ${int(L.scripts)} scripts after the
 wallets' blocks) loaded by the real bootstrap path into a BTC regtest index, then one block per wallet paying
 ${FUNDED + TWICE} coins to ${FUNDED} of its 2,000 derived scripts (every ${FUNDED_EVERY}th script of either branch, ${TWICE} of them twice);
-built in ${ms(L.buildSeconds, 0)} s. The real API process (\`src/api/addrsum-api.ts\`, key check and limits on, limits raised),
+built in ${ms(L.buildSeconds, 0)} s. The real API process (\`src/api-process/addrsum-api.ts\`, key check and limits on, limits raised),
 one keep-alive client. Each first-query sample is a key never asked before (a wallet of its own, funded as
 above), so the derivation cache cannot help; the repeated key is asked ${L.repeatMs.length} times, with the first
 queries spread between them. Every answer was checked: ${FUNDED} funded addresses, ${FUNDED + TWICE} UTXOs, the injected sum.

@@ -1,4 +1,4 @@
-/** Runs the real API (`src/api/addrsum-api.ts`, as `npm run api` does) as a child process on a free port. */
+/** Runs the real API (`src/api-process/addrsum-api.ts`, as `npm run api` does) as a child process on a free port. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { REPO_ROOT } from './indexer-process.js';
 
@@ -12,7 +12,7 @@ export interface ApiProcess {
 
 /** Starts the API with `env` on top of this process's environment; resolves once it listens. */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/api-process/addrsum-api.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ADDRSUM_HOST: '127.0.0.1', ADDRSUM_PORT: '0', ADDRSUM_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

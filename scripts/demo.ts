@@ -192,7 +192,7 @@ async function main(): Promise<void> {
   });
   const indexer = startChild('indexer', 'indexer/addrsum-indexer.ts', ['--chain', 'LTC'], env, join(DEMO_DIR, 'indexer.log'));
   children.push(indexer);
-  const apiChild = startChild('API', 'src/api/addrsum-api.ts', [], env, join(DEMO_DIR, 'api.log'));
+  const apiChild = startChild('API', 'src/api-process/addrsum-api.ts', [], env, join(DEMO_DIR, 'api.log'));
   children.push(apiChild);
   const api: ApiTarget = { base: `http://127.0.0.1:${port}`, key };
   await writeFile(

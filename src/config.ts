@@ -198,7 +198,7 @@ export const configSchema = z.strictObject({
     staleAfterSeconds: int(0, 30 * 86_400),
     /**
      * A chain stops answering when its tip block's header time is older than this. 0 = off. Unset = per
-     * network (src/api/chain-state.ts): mainnet BTC 7200, LTC 3600; off on test networks and regtest.
+     * network (src/serving/chain-state.ts): mainnet BTC 7200, LTC 3600; off on test networks and regtest.
      */
     maxTipAgeSeconds: int(0, 365 * 86_400).optional(),
     /** Open connections at most; beyond it the oldest idle connection is closed (else the new one is refused). */

@@ -1,15 +1,17 @@
 /**
- * What the single address route and the batch route share: the `?mempool=` flag, the per-address check
- * (an error value, never thrown, so a batch can answer it in place) and the JSend body of one address.
+ * What the single address route and the batch route share: the `?mempool=` flag and the JSend body of
+ * one address (the per-address check is src/serving/address-param.ts).
  * A batch entry is byte for byte the body the single route answers for that address at the same tip.
  */
 import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import { CoinDelta, Coins, Sats } from '../chain/amount.js';
-import { addressToScript, scriptToAddress } from '../chain/address.js';
+import { scriptToAddress } from '../chain/address.js';
 import type { ChainCode } from '../chain/params.js';
-import type { ChainHandle, ScriptView } from './deps.js';
-import { ApiError, jsendBody } from './errors.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
+import type { ScriptView } from './deps.js';
+import { ServingError } from '../serving/errors.js';
+import { jsendBody } from './errors.js';
 
 /** `?mempool=true|1` asks for the unconfirmed side; `false|0` or absent is the confirmed-only answer. */
 export function mempoolRequested(req: Request): boolean {
@@ -17,18 +19,11 @@ export function mempoolRequested(req: Request): boolean {
   if (at < 0) return false;
   const values = new URLSearchParams(req.originalUrl.slice(at + 1)).getAll('mempool');
   // Said twice, the caller's intent is unknown (and a proxy may read the other one): refuse rather than pick.
-  if (values.length > 1) throw new ApiError('BAD_REQUEST', 'the mempool parameter is given more than once');
+  if (values.length > 1) throw new ServingError('BAD_REQUEST', 'the mempool parameter is given more than once');
   const value = values[0] ?? null;
   if (value === null || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1') return true;
-  throw new ApiError('BAD_REQUEST', 'the mempool parameter must be true or false');
-}
-
-export type Checked = { readonly ok: true; readonly script: Uint8Array } | { readonly ok: false; readonly error: ApiError };
-
-export function checkAddress(handle: ChainHandle, address: string): Checked {
-  const decoded = addressToScript(handle.params, address);
-  return decoded.ok ? { ok: true, script: decoded.script } : { ok: false, error: new ApiError(decoded.error.code, decoded.error.message) };
+  throw new ServingError('BAD_REQUEST', 'the mempool parameter must be true or false');
 }
 
 /** The success body of one address; `unconfirmed` only when the view carries mempool deltas. */
@@ -90,7 +85,7 @@ export function grossAmounts(u: { readonly received?: bigint; readonly sent?: bi
   return { receivedSatoshi: new Sats(u.received), received: new Coins(u.received), sentSatoshi: new Sats(u.sent), sent: new Coins(u.sent) };
 }
 
-export function failBody(error: ApiError): object {
+export function failBody(error: ServingError): object {
   return jsendBody(error);
 }
 

@@ -4,7 +4,8 @@
  */
 import express, { type Express } from 'express';
 import { createApiMetrics, derivationMetrics } from './metrics.js';
-import { systemClock, type AppDeps } from './deps.js';
+import { systemClock } from '../serving/clock.js';
+import { type AppDeps } from './deps.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler, unmatched } from './middleware/error-handler.js';
 import { rejectMalformedUrl } from './middleware/malformed-url.js';
@@ -19,7 +20,7 @@ import { mountTransactionRoutes } from './routes/transactions.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { mountXpubTransactionsRoute } from './routes/xpub-transactions.js';
 import { xpubRouter } from './routes/xpub.js';
-import { TokenBucketLimiter } from './token-bucket.js';
+import { TokenBucketLimiter } from '../serving/token-bucket.js';
 import { DerivationCache } from './derivation-cache.js';
 import type { LiveHub } from './live/hub.js';
 import type { LiveLimits } from './live/limits.js';

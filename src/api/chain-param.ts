@@ -4,13 +4,13 @@
  */
 import type { Request } from 'express';
 import { CHAIN_CODES, type ChainCode } from '../chain/params.js';
-import { ApiError, quote } from './errors.js';
+import { ServingError, quote } from '../serving/errors.js';
 import type { Step } from './middleware/step.js';
 
 export function parseChain(segment: string): ChainCode {
   const code = segment.toUpperCase();
   if (!(CHAIN_CODES as readonly string[]).includes(code)) {
-    throw new ApiError('UNKNOWN_CHAIN', `unknown chain ${quote(segment, 16)}; supported chains: ${CHAIN_CODES.join(', ')}`);
+    throw new ServingError('UNKNOWN_CHAIN', `unknown chain ${quote(segment, 16)}; supported chains: ${CHAIN_CODES.join(', ')}`);
   }
   return code as ChainCode;
 }

@@ -19,7 +19,7 @@
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
-import { clientNetwork } from './caller-buckets.js';
+import { clientNetwork } from '../serving/caller-buckets.js';
 
 /** Per guarded server: what to do when one of its connections is upgraded (upgraded() below). */
 const upgradeHooks = new WeakMap<http.Server, (req: http.IncomingMessage) => void>();

@@ -2,63 +2,24 @@
  * Everything createApp needs from outside, as interfaces: wiring.ts wires the real SQLite readers and
  * key store, tests pass fakes. Nothing here opens a file or a socket.
  */
-import type { ChainCode, ChainParams } from '../chain/params.js';
+import type { ChainCode } from '../chain/params.js';
 import type { RequestLogMode } from '../config.js';
 import type { KeyVerifier } from '../store/keys/key-verifier.js';
 import type { Tier } from '../store/keys/tier.js';
 import type { Logger } from '../logger.js';
 import type { DerivationCache } from './derivation-cache.js';
 import type { ApiMetrics } from './metrics.js';
-import type { RateLimiter, TierLimits } from './token-bucket.js';
-import type { ChainStatus, MempoolDelta, ScriptSummary, ScriptView, ScriptViews } from '../store/index-model.js';
-import type { IndexReader } from '../store/ports.js';
+import type { RateLimiter, TierLimits } from '../serving/token-bucket.js';
+import type { MempoolDelta, ScriptSummary, ScriptView, ScriptViews } from '../store/index-model.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
+import type { Freshness } from '../serving/chain-state.js';
+import type { Clock } from '../serving/clock.js';
 
 export type { TierLimits };
 /** The index's answers in the store's shapes (declared once, in src/store/index-model.ts). */
 export type { MempoolDelta, ScriptView, ScriptViews };
-/** The index's tip and the node height the indexer last saw (null when the node was never reached). */
-export type IndexStatus = ChainStatus;
 /** One address's aggregate with the index status it is true at (one read: the answer and its checks agree). */
 export type AddressSummary = ScriptSummary;
-
-/**
- * What the API reads of a chain's index: the reader port (src/store/ports.ts), so every read is a
- * Promise and answers from one snapshot. null = nothing indexed yet. The optional parts may be absent
- * (test fakes): no mempool count, no snapshot-load progress, no UTXO listing, no live pushes.
- */
-export type SummarySource = Pick<IndexReader, 'summary' | 'views' | 'keyViews' | 'status'> &
-  Partial<
-    Pick<
-      IndexReader,
-      'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'feed' | 'headers' | 'txBlock' | 'scriptTxs'
-    >
-  >;
-
-export type FeedSource = IndexReader['feed'];
-
-export type SourceState =
-  | { readonly ok: true; readonly source: SummarySource }
-  /** `damaged`: the file exists but cannot be read as an index (answered INDEX_DAMAGED, not CHAIN_UNAVAILABLE). */
-  | { readonly ok: false; readonly reason: string; readonly damaged?: boolean };
-
-/** What a read failure means for the chain; null = not a file problem (a bug: answered 500). */
-export interface SourceFailure {
-  readonly reason: string;
-  readonly damaged: boolean;
-}
-
-export interface ChainHandle {
-  readonly params: ChainParams;
-  /** false when this service does not serve the chain (no node configured): /ready leaves it out. */
-  readonly configured: boolean;
-  /** The chain's index, or why there is none (not configured; database not created yet). Cheap: called per request. */
-  acquire(): SourceState;
-  /**
-   * A read from the acquired source threw: when the file is damaged or gone, drop it (the next acquire
-   * reopens) and say why; otherwise null.
-   */
-  failed?(err: unknown): SourceFailure | null;
-}
 
 /** The `api` section of the configuration, as far as the app reads it. */
 export interface ApiSettings extends Freshness {
@@ -78,19 +39,6 @@ export interface ApiSettings extends Freshness {
   readonly metricsAllow?: readonly string[] | undefined;
   /** Which answers get a request log line (middleware/request-context.ts; absent = all). */
   readonly requestLog?: RequestLogMode;
-}
-
-/** When an index stops counting as current (0 = that check is off; absent: see each field). */
-export interface Freshness {
-  /** The indexer must have heard from its node within this many seconds (absent = off). */
-  readonly staleAfterSeconds?: number;
-  /** The tip block's header time must be within this many seconds (absent = the network's default, chain-state.ts). */
-  readonly maxTipAgeSeconds?: number;
-}
-
-export interface Clock {
-  /** Milliseconds since the epoch (Date.now); fakes move it by hand. */
-  now(): number;
 }
 
 export interface AppDeps {
@@ -117,5 +65,3 @@ export interface AppDeps {
    */
   readonly clusterMetrics?: () => Promise<string | null>;
 }
-
-export const systemClock: Clock = { now: () => Date.now() };

@@ -10,7 +10,7 @@
  * wallets of 2×1000. Keys are kept, not hashed per query. A wallet larger than the whole bound is
  * derived for its request and not kept.
  */
-import type { ApiError } from './errors.js';
+import type { ServingError } from '../serving/errors.js';
 import type { DerivedWallet } from './derivation-job.js';
 import { defaultPool, type DerivationPool, type WalletJob } from './derivation-pool.js';
 
@@ -30,7 +30,7 @@ export class DerivationCache {
   ) {}
 
   /** Null when the wallet can be answered now (held, being derived, or queued in time); else the pool's refusal. */
-  admit(caller: string, fingerprint: string, job: WalletJob): ApiError | null {
+  admit(caller: string, fingerprint: string, job: WalletJob): ServingError | null {
     const id = `${fingerprint}/${job.range}`;
     if (this.entries.has(id) || this.inFlight.has(id)) return null;
     return this.pool.admit(caller, job.work);

@@ -17,7 +17,7 @@ import { WalletDeriver, type DerivedScript } from '../wallet/derive.js';
 import type { Descriptor } from '../wallet/descriptor.js';
 import { WalletError, WALLET_ERROR_CODES, type WalletErrorCode } from '../wallet/errors.js';
 import { unpackSlice, type DerivedWallet, type PackedSlice, type SliceJob, type SliceReply } from './derivation-job.js';
-import { ApiError } from './errors.js';
+import { ServingError } from '../serving/errors.js';
 import { FairQueue } from './fair-queue.js';
 import { workerModule } from '../worker-module.js';
 
@@ -112,7 +112,7 @@ export class DerivationPool {
   }
 
   /** Null when a wallet of `work` from `caller` may be queued now; else why not, with Retry-After. */
-  admit(caller: string, work: number): ApiError | null {
+  admit(caller: string, work: number): ServingError | null {
     if (work <= INLINE_WORK) return null;
     const rate = this.unitsPerSecond * this.size;
     const own = this.queue.queuedWork(caller) / rate;
@@ -120,14 +120,19 @@ export class DerivationPool {
     if (wait <= this.settings.maxWaitSeconds) return null;
     const retry = { 'Retry-After': String(Math.max(1, Math.ceil(wait - this.settings.maxWaitSeconds))) };
     if (own * 2 > wait) {
-      return new ApiError(
+      return new ServingError(
         'RATE_LIMITED',
         `your wallets already queued would make this one wait about ${Math.ceil(wait)} s`,
         undefined,
         retry,
       );
     }
-    return new ApiError('WALLETS_BUSY', `wallet derivation is busy: this wallet would wait about ${Math.ceil(wait)} s`, undefined, retry);
+    return new ServingError(
+      'WALLETS_BUSY',
+      `wallet derivation is busy: this wallet would wait about ${Math.ceil(wait)} s`,
+      undefined,
+      retry,
+    );
   }
 
   /** The wallet's scripts and store keys. */
@@ -165,7 +170,7 @@ export class DerivationPool {
     for (;;) {
       const slice = this.queue.next();
       if (!slice) break;
-      this.fail(slice.job, new ApiError('NOT_READY', 'the API is stopping'));
+      this.fail(slice.job, new ServingError('NOT_READY', 'the API is stopping'));
     }
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
     this.threads.length = 0;

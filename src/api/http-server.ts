@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { guardConnections, type ConnectionGuard } from './connection-guard.js';
-import { ApiError, jsendBody, type ErrorCode } from './errors.js';
+import { ServingError, type ErrorCode } from '../serving/errors.js';
+import { jsendBody } from './errors.js';
 import type { Logger } from '../logger.js';
 
 const REASONS: Record<number, string> = {
@@ -26,8 +27,8 @@ const REASONS: Record<number, string> = {
 };
 
 /** An answer written on the socket itself (no Express): parser errors, refused WebSocket upgrades. */
-export function rawAnswer(socket: Duplex, code: ErrorCode | ApiError, message = '', extra: Record<string, string> = {}): void {
-  const err = code instanceof ApiError ? code : new ApiError(code, message);
+export function rawAnswer(socket: Duplex, code: ErrorCode | ServingError, message = '', extra: Record<string, string> = {}): void {
+  const err = code instanceof ServingError ? code : new ServingError(code, message);
   extra = { ...err.headers, ...extra };
   const body = JSON.stringify(jsendBody(err));
   const lines = [

@@ -4,23 +4,25 @@
  */
 import type { Response } from 'express';
 import type { ChainCode } from '../chain/params.js';
-import { judge, type Ages } from './chain-state.js';
-import { systemClock, type AppDeps, type ChainHandle, type IndexStatus, type SummarySource } from './deps.js';
-import { ApiError } from './errors.js';
+import { judge, type Ages } from '../serving/chain-state.js';
+import { systemClock } from '../serving/clock.js';
+import { type AppDeps } from './deps.js';
+import { type ChainHandle, type IndexStatus, type SummarySource } from '../serving/chain-handle.js';
+import { ServingError } from '../serving/errors.js';
 
 /** Seconds a client should wait before retrying a 503 (the indexer polls the node every second). */
 export const RETRY_503_SECONDS = '5';
 
-export function unavailable(chain: ChainCode, why: string): ApiError {
-  return new ApiError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+export function unavailable(chain: ChainCode, why: string): ServingError {
+  return new ServingError('CHAIN_UNAVAILABLE', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-function damaged(chain: ChainCode, why: string): ApiError {
-  return new ApiError('INDEX_DAMAGED', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
+function damaged(chain: ChainCode, why: string): ServingError {
+  return new ServingError('INDEX_DAMAGED', `${chain} is not available: ${why}`, undefined, { 'Retry-After': RETRY_503_SECONDS });
 }
 
-function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ApiError {
-  return new ApiError(
+function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages): ServingError {
+  return new ServingError(
     'CHAIN_UNAVAILABLE',
     `${chain} is not available: ${why}`,
     { indexedHeight, ...ages },
@@ -34,9 +36,9 @@ function setAgeHeaders(res: Response, ages: Ages): void {
   if (ages.tipAgeSeconds !== null) res.setHeader('X-Tip-Age', String(ages.tipAgeSeconds));
 }
 
-export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ApiError {
+export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeight: number | null): ServingError {
   const where = indexedHeight === null ? 'has no blocks yet' : `is at height ${indexedHeight} of ${nodeHeight ?? '?'}`;
-  return new ApiError(
+  return new ServingError(
     'CHAIN_SYNCING',
     `the ${chain} index ${where}; answers resume when it has caught up`,
     { indexedHeight, nodeHeight },

@@ -20,7 +20,7 @@ const AUTH_FAILURE_REASONS: ReadonlyArray<'missing' | KeyFailure> = ['missing', 
 const RATE_LIMITED_TIERS: readonly string[] = [...TIER_NAMES, 'invalid_key'];
 import { logLinesDropped } from '../log-writer.js';
 
-/** Refusal statuses whose suppressed-line series start at 0 (every status is sampled: src/api/log-sampler.ts). */
+/** Refusal statuses whose suppressed-line series start at 0 (every status is sampled: src/serving/log-sampler.ts). */
 const SAMPLED_STATUSES: readonly string[] = ['401', '429'];
 
 export interface ApiMetrics {

@@ -3,7 +3,7 @@
  * parameter at most once, and a limit that is a whole number within the route's bounds.
  */
 import type { Request } from 'express';
-import { ApiError } from './errors.js';
+import { ServingError } from '../serving/errors.js';
 
 export interface LimitBounds {
   readonly default: number;
@@ -18,7 +18,7 @@ export function queryOf(req: Request): URLSearchParams {
 /** The parameter's one value, null when absent; BAD_REQUEST when it is given more than once. */
 export function oneParam(p: URLSearchParams, name: string): string | null {
   const values = p.getAll(name);
-  if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
+  if (values.length > 1) throw new ServingError('BAD_REQUEST', `the ${name} parameter is given more than once`);
   return values[0] ?? null;
 }
 
@@ -27,7 +27,7 @@ export function parseLimit(p: URLSearchParams, bounds: LimitBounds): number {
   const text = oneParam(p, 'limit');
   const limit = text === null ? bounds.default : /^\d{1,4}$/.test(text) ? Number(text) : NaN;
   if (!(limit >= 1 && limit <= bounds.max))
-    throw new ApiError('INVALID_LIMIT', `limit must be a whole number from 1 to ${bounds.max} (default ${bounds.default})`);
+    throw new ServingError('INVALID_LIMIT', `limit must be a whole number from 1 to ${bounds.max} (default ${bounds.default})`);
   return limit;
 }
 

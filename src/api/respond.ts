@@ -4,7 +4,8 @@
  */
 import type { Response } from 'express';
 import { stringifyWithCoins } from '../chain/amount.js';
-import { ApiError, jsendBody } from './errors.js';
+import { ServingError } from '../serving/errors.js';
+import { jsendBody } from './errors.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -20,7 +21,7 @@ export function sendJson(res: Response, status: number, body: unknown): void {
   res.end(text);
 }
 
-export function sendError(res: Response, err: ApiError): void {
+export function sendError(res: Response, err: ServingError): void {
   for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
   // Errors describe this moment (limits, sync state): never cache them.
   res.setHeader('Cache-Control', 'no-store');

@@ -14,7 +14,7 @@
  * Pure: decode() only checks the shape; check() needs the secret and the tip the page is read at.
  */
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { ApiError } from './errors.js';
+import { ServingError } from '../serving/errors.js';
 import type { UtxoPosition } from '../store/index-model.js';
 
 const VERSION = 1;
@@ -79,8 +79,8 @@ export function encodeCursor(secret: Buffer, scope: CursorScope, tip: { height: 
   return Buffer.concat([body, mac(secret, body)]).toString('base64url');
 }
 
-export const malformed = (): ApiError =>
-  new ApiError('INVALID_CURSOR', 'the cursor is not one this API issued: pass the `next` value of the previous page unchanged');
+export const malformed = (): ServingError =>
+  new ServingError('INVALID_CURSOR', 'the cursor is not one this API issued: pass the `next` value of the previous page unchanged');
 
 /** The cursor's fields, or INVALID_CURSOR when it cannot be one (not base64url, wrong length or version). */
 export function decodeCursor(text: string): DecodedCursor {
@@ -110,11 +110,11 @@ export function decodeCursor(text: string): DecodedCursor {
  */
 export function checkCursor(cursor: SealedCursor, secret: Buffer, scope: CursorScope, tip: { height: number; hash: Buffer }): void {
   if (!timingSafeEqual(mac(secret, cursor.signed), cursor.mac))
-    throw new ApiError('CURSOR_TAMPERED', 'the cursor does not verify: it was changed, or issued before the listing was rebuilt');
+    throw new ServingError('CURSOR_TAMPERED', 'the cursor does not verify: it was changed, or issued before the listing was rebuilt');
   if (!cursor.scope.equals(scopeDigest(scope)))
-    throw new ApiError('CURSOR_FOREIGN', 'the cursor belongs to another listing (another address, wallet, chain or mempool setting)');
+    throw new ServingError('CURSOR_FOREIGN', 'the cursor belongs to another listing (another address, wallet, chain or mempool setting)');
   if (cursor.tipHeight !== tip.height || !cursor.tipHash.equals(tip.hash.subarray(0, TIP_HASH_BYTES)))
-    throw new ApiError(
+    throw new ServingError(
       'CURSOR_STALE',
       `the listing moved to a new block since this cursor was issued at height ${cursor.tipHeight}: start again without a cursor`,
       { cursorHeight: cursor.tipHeight, blockHeight: tip.height },

@@ -3,8 +3,8 @@
  * anything is derived: one reading for the xpub routes and the live subscribe, so that both refuse and
  * charge alike.
  */
-import type { ChainHandle } from './deps.js';
-import { ApiError } from './errors.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
+import { ServingError } from '../serving/errors.js';
 import { checkRange, derivationWork, scriptCount } from '../wallet/derive.js';
 import { WalletError } from '../wallet/errors.js';
 import { refusePrivateKeys } from '../wallet/extended-key.js';
@@ -29,10 +29,10 @@ export function walletTokens(units: number): number {
 }
 
 /** Never 5xx for what a caller sent: a parser failure that is not a WalletError is still a malformed input. */
-export function refused(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof WalletError) return new ApiError(err.code, err.message);
-  return new ApiError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
+export function refused(err: unknown): ServingError {
+  if (err instanceof ServingError) return err;
+  if (err instanceof WalletError) return new ServingError(err.code, err.message);
+  return new ServingError('MALFORMED_DESCRIPTOR', 'the key or descriptor could not be read');
 }
 
 /**

@@ -11,7 +11,8 @@ import { sha256Into, toDisplayHex } from '../chain/hash.js';
 import type { ChainCode } from '../chain/params.js';
 import type { DerivedScript } from '../wallet/derive.js';
 import { amounts, grossAmounts, unconfirmedAmounts } from './address-view.js';
-import type { ChainHandle, ScriptView, ScriptViews } from './deps.js';
+import type { ChainHandle } from '../serving/chain-handle.js';
+import type { ScriptView, ScriptViews } from './deps.js';
 
 export interface WalletAnswer {
   readonly range: number;

@@ -3,7 +3,7 @@
  * minute (a flood of refusals must not become a flood of lines); what was left out is summed up in one
  * line when its minute has passed. Requests are never logged one by one: the metrics count them.
  */
-import { LogSampler } from '../api/log-sampler.js';
+import { LogSampler } from '../serving/log-sampler.js';
 import type { Logger } from '../logger.js';
 import type { CloseReason } from './close-reasons.js';
 

@@ -15,7 +15,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { clientNetwork } from '../api/caller-buckets.js';
+import { clientNetwork } from '../serving/caller-buckets.js';
 import type { ChainCode } from '../chain/params.js';
 import { explainListenError } from '../listen-error.js';
 import type { Logger } from '../logger.js';

@@ -2,7 +2,7 @@
  * The Electrum protocol server of the API process (docs/electrum.md): for each served chain with an
  * Electrum port, its listeners with the methods served so far, every session metered with its client
  * network (cost-meter.ts), one cap of connections per network over all chains. Started
- * and stopped by src/api/main.ts with the HTTP server.
+ * and stopped by src/api-process/main.ts with the HTTP server.
  */
 import { readFileSync } from 'node:fs';
 import { chainParams, CHAIN_CODES, type ChainCode } from '../chain/params.js';

@@ -11,16 +11,8 @@ import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/api/app.js';
-import type {
-  AddressSummary,
-  AppDeps,
-  ApiSettings,
-  ChainHandle,
-  IndexStatus,
-  MempoolDelta,
-  ScriptViews,
-  SummarySource,
-} from '../../src/api/deps.js';
+import type { AddressSummary, AppDeps, ApiSettings, MempoolDelta, ScriptViews } from '../../src/api/deps.js';
+import type { ChainHandle, IndexStatus, SummarySource } from '../../src/serving/chain-handle.js';
 import { chainParams, type ChainCode, type NetworkName } from '../../src/chain/params.js';
 import { KeyStore } from '../../src/store/sqlite/key-store.js';
 import { scriptKey } from '../../src/store/script-key.js';

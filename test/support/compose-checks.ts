@@ -26,7 +26,7 @@ import {
 import { compiledFrom, copiesOf, parseStages } from './dockerfile-model.js';
 
 /** The compiled entry points the image runs (npm run build → dist/, the repository's layout kept). */
-export const ENTRY_POINTS = { api: 'dist/src/api/addrsum-api.js', indexer: 'dist/indexer/addrsum-indexer.js' } as const;
+export const ENTRY_POINTS = { api: 'dist/src/api-process/addrsum-api.js', indexer: 'dist/indexer/addrsum-indexer.js' } as const;
 
 export interface Stack {
   readonly compose: ComposeModel;

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ERROR_STATUS, type ErrorCode } from '../../src/api/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../src/serving/errors.js';
 import { createHttpServer } from '../../src/api/http-server.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { buildWorld, type World } from '../support/api-world.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
+import { TokenBucketLimiter } from '../../src/serving/token-bucket.js';
 import { worldPerTest, type Caller } from '../support/api-world.js';
 
 const ADDRESS = '/api/v1/BTC/address/1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo';

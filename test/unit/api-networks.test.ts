@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type RunningApi } from '../../src/api/main.js';
+import { main, type RunningApi } from '../../src/api-process/main.js';
 import { loadConfig } from '../../src/config.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/api/errors.js';
+import { ERROR_CODES } from '../../src/serving/errors.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { worldPerTest } from '../support/api-world.js';
 import { OpenApiValidator } from '../support/openapi-validate.js';

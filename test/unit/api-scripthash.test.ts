@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChainReader } from '../../src/store/sqlite/chain-reader.js';
-import { parseScripthash } from '../../src/api/scripthash-param.js';
+import { parseScripthash } from '../../src/serving/scripthash-param.js';
 import { buildWorld, Caller, type Answer, type World } from '../support/api-world.js';
 import { writeOneCoinIndex } from '../support/one-coin-index.js';
 

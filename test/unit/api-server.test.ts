@@ -75,7 +75,7 @@ async function until(fn: () => Promise<Answer>, ok: (v: Answer) => boolean): Pro
 const code = (b: Record<string, unknown>) => (b.code ?? (b.data as { code?: string } | undefined)?.code) as string | undefined;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], { env });
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/api-process/addrsum-api.ts'], { env });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 60_000);
@@ -178,7 +178,7 @@ describe('the API process', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const taken = (holder.address() as AddressInfo).port;
     try {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api-process/addrsum-api.ts'], {
         env: { ...env, ADDRSUM_PORT: String(taken) },
         encoding: 'utf8',
         timeout: 60_000,
@@ -194,7 +194,7 @@ describe('the API process', () => {
   });
 
   it('exits 1 with one line for a bad configuration value', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api/addrsum-api.ts'], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/api-process/addrsum-api.ts'], {
       env: { ...env, ADDRSUM_LTC_NETWORK: 'mainet' },
       encoding: 'utf8',
       timeout: 60_000,

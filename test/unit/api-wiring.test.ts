@@ -1,5 +1,5 @@
 /**
- * The API's wiring (src/api/wiring.ts), built in-process without listening: a served chain answers from
+ * The API's wiring (src/api-process/wiring.ts), built in-process without listening: a served chain answers from
  * the index file in the data dir once it exists, an index for another network is refused (and said so
  * at start when it is there already), a chain the service is not configured for says so, keys come from
  * keys.sqlite, and close() closes the files.
@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { wireApi, type WiredApi } from '../../src/api/wiring.js';
+import { wireApi, type WiredApi } from '../../src/api-process/wiring.js';
 import { addressToScript } from '../../src/chain/address.js';
 import { chainParams, type NetworkName } from '../../src/chain/params.js';
 import { loadConfig } from '../../src/config.js';

@@ -9,7 +9,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main as runApi } from '../../src/api/main.js';
+import { main as runApi } from '../../src/api-process/main.js';
 import { main as runIndexer } from '../../indexer/main.js';
 import { main as runVerify } from '../../src/store/verify-cli.js';
 import { fatalLine } from '../../src/cli/process.js';

@@ -13,9 +13,9 @@ import { SqliteIndexReader } from '../../src/store/sqlite/engine.js';
 import { ChainStore } from '../../src/store/sqlite/chain-store.js';
 import { outpointKey } from '../../src/store/outpoint.js';
 import { scriptKey } from '../../src/store/script-key.js';
-import { chainState } from '../../src/api/chain-state.js';
+import { chainState } from '../../src/serving/chain-state.js';
 import { chainParams } from '../../src/chain/params.js';
-import type { ChainHandle } from '../../src/api/deps.js';
+import type { ChainHandle } from '../../src/serving/chain-handle.js';
 import type { BootstrapProgress } from '../../src/store/index-model.js';
 
 const COINS = 1_000;

@@ -595,7 +595,7 @@ describe(`docker-compose ${COMPOSE_V1.stdout?.trim() ?? ''} (Compose v1) config`
     expect(run.status).toBe(0);
     const resolved = parse(run.stdout) as { services: Record<string, { command?: string[]; environment?: Record<string, string> }> };
     expect(Object.keys(resolved.services).sort()).toEqual(Object.keys((RAW_COMPOSE as { services: object }).services).sort());
-    expect(resolved.services.api?.command).toEqual(['node', 'dist/src/api/addrsum-api.js']);
+    expect(resolved.services.api?.command).toEqual(['node', 'dist/src/api-process/addrsum-api.js']);
     // Relative paths resolve from the repository: the build context and Prometheus' configuration.
     expect(JSON.stringify(resolved)).toContain(path.join(ROOT, 'config/prometheus.yml'));
     expect(Object.keys(resolved.services.api?.environment ?? {}).filter((k) => /RPC|PASSWORD/.test(k))).toEqual([]);

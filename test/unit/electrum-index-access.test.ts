@@ -5,7 +5,7 @@
  * left as it is (the session's internal error, logged as a bug).
  */
 import { describe, expect, it } from 'vitest';
-import type { ChainHandle } from '../../src/api/deps.js';
+import type { ChainHandle } from '../../src/serving/chain-handle.js';
 import { chainParams } from '../../src/chain/params.js';
 import { indexAccess, type ElectrumIndex } from '../../src/electrum/index/access.js';
 import { RpcError } from '../../src/electrum/wire.js';

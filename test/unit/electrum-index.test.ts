@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ChangeListener, FeedChange, TipListener } from '../../src/api/live/hub.js';
+import type { ChangeListener, FeedChange, TipListener } from '../../src/serving/feed-change.js';
 import type { ChainCode } from '../../src/chain/params.js';
 import { pino } from 'pino';
 import type { ElectrumIndex } from '../../src/electrum/index/access.js';

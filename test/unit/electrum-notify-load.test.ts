@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChangeListener, FeedChange } from '../../src/api/live/hub.js';
+import type { ChangeListener, FeedChange } from '../../src/serving/feed-change.js';
 import type { ElectrumIndex } from '../../src/electrum/index/access.js';
 import type { ChangeFeed } from '../../src/electrum/index/change-feed.js';
 import { ScripthashSubscriptions } from '../../src/electrum/index/scripthash-subscriptions.js';

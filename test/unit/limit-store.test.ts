@@ -4,9 +4,9 @@
  * here is a redis-server of this test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisBuckets } from '../../src/api/redis-buckets.js';
+import { RedisBuckets } from '../../src/serving/redis-buckets.js';
 import { holdRefill } from '../../src/api/middleware/rate-limit.js';
-import { TokenBucketLimiter } from '../../src/api/token-bucket.js';
+import { TokenBucketLimiter } from '../../src/serving/token-bucket.js';
 import { loadConfig } from '../../src/config.js';
 import { ownRedis, type RedisServer } from '../support/limits-world.js';
 

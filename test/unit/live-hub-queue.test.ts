@@ -6,7 +6,8 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { AppDeps, ChainHandle, FeedSource } from '../../src/api/deps.js';
+import type { AppDeps } from '../../src/api/deps.js';
+import type { ChainHandle, FeedSource } from '../../src/serving/chain-handle.js';
 import { LiveHub, type Subscriber } from '../../src/api/live/hub.js';
 import { watchOf } from '../../src/api/live/watch.js';
 import { scriptToAddress } from '../../src/chain/address.js';

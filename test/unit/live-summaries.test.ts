@@ -3,7 +3,8 @@
  * looked up once, however many watches share it, and every watch still gets its own scripts' figures.
  */
 import { describe, expect, it } from 'vitest';
-import type { AppDeps, ChainHandle } from '../../src/api/deps.js';
+import type { AppDeps } from '../../src/api/deps.js';
+import type { ChainHandle } from '../../src/serving/chain-handle.js';
 import { readSummaries } from '../../src/api/live/summaries.js';
 import { stringifyWithCoins } from '../../src/chain/amount.js';
 import { scripthashWatch, walletWatch, watchOf } from '../../src/api/live/watch.js';

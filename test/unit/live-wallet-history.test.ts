@@ -5,7 +5,8 @@
  * between two of a wallet's addresses (balance unchanged, history grown) changes its fingerprint.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppDeps, ChainHandle } from '../../src/api/deps.js';
+import type { AppDeps } from '../../src/api/deps.js';
+import type { ChainHandle } from '../../src/serving/chain-handle.js';
 import { readSummaries, type Summary } from '../../src/api/live/summaries.js';
 import { walletWatch } from '../../src/api/live/watch.js';
 import { addressToScript } from '../../src/chain/address.js';

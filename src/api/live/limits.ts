@@ -5,7 +5,7 @@
  * does not read is disconnected.
  */
 import type { Tier } from '../../store/keys/tier.js';
-import { buckets } from '../caller-buckets.js';
+import { buckets } from '../../serving/caller-buckets.js';
 
 export interface LiveLimits {
   readonly pollMs: number;

@@ -12,8 +12,10 @@ import { stringifyWithCoins } from '../../chain/amount.js';
 import type { Express, Request, Response } from 'express';
 import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError, methodNotAllowed } from '../errors.js';
-import { checkAddress, mempoolRequested } from '../address-view.js';
+import { ServingError } from '../../serving/errors.js';
+import { methodNotAllowed } from '../errors.js';
+import { checkAddress } from '../../serving/address-param.js';
+import { mempoolRequested } from '../address-view.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
@@ -21,7 +23,7 @@ import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { unavailable } from '../index-read.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { LiveHub, Subscriber } from './hub.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import { watchOf } from './watch.js';
@@ -54,7 +56,7 @@ async function open(deps: AppDeps, hub: LiveHub, limits: LiveLimits, req: Reques
     const resumed = Number.isSafeInteger(lastId) && lastId >= 0 && !(await hub.changedSince(chain, lastId, watch.keys[0]!));
     if (gone) return;
     if (!hub.reserve(owner, 1, limits.perKey[tier])) {
-      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
+      throw new ServingError('TOO_MANY_SUBSCRIPTIONS', `more than ${limits.perKey[tier]} live subscriptions for this key or client`);
     }
     const frame = startStream(hub, limits, res, owner, watch, summary!.fingerprint);
     frame(resumed ? `: resumed at ${lastId}\n\n` : `id: ${seq}\nevent: summary\ndata: ${stringifyWithCoins(summary!.data)}\n\n`);

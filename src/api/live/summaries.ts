@@ -9,8 +9,9 @@ import type { Sats } from '../../chain/amount.js';
 import type { ChainCode } from '../../chain/params.js';
 import type { DerivedScript } from '../../wallet/derive.js';
 import { scripthashBody, summaryBody } from '../address-view.js';
-import { judge } from '../chain-state.js';
-import type { AppDeps, ChainHandle, ScriptView, ScriptViews } from '../deps.js';
+import { judge } from '../../serving/chain-state.js';
+import type { AppDeps, ScriptView, ScriptViews } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import { readIndex, syncing, unavailable } from '../index-read.js';
 import { walletBody } from '../wallet-view.js';
 
@@ -100,7 +101,7 @@ function summaryOf(
 }
 
 /**
- * The current summaries of `watches` (all of one chain) in one read by store key; throws the ApiError
+ * The current summaries of `watches` (all of one chain) in one read by store key; throws the ServingError
  * the GET route would answer when the chain cannot answer now (no index, damaged, nothing indexed,
  * stale, syncing).
  */

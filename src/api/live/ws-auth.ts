@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
 import type { RequestContext } from '../middleware/request-context.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 
 export interface Caller {
   readonly tier: Tier;
@@ -24,7 +24,7 @@ export interface KeyCheckDeps {
   readonly metrics: ApiMetrics;
 }
 
-/** Resolves the caller of a presented key; rejects with the ApiError the HTTP routes answer (401, 429, 503). */
+/** Resolves the caller of a presented key; rejects with the ServingError the HTTP routes answer (401, 429, 503). */
 export async function checkKey(opts: KeyCheckDeps, presented: string, ip: string | undefined): Promise<Caller> {
   const { deps } = opts;
   // A key was presented: it must be right even where anonymous callers are served.

@@ -13,9 +13,10 @@
 import { stringifyWithCoins } from '../../chain/amount.js';
 import type { RawData, WebSocket } from 'ws';
 import type { ChainCode } from '../../chain/params.js';
-import { ApiError } from '../errors.js';
+import { ServingError } from '../../serving/errors.js';
 import { parseChain } from '../chain-param.js';
-import type { LiveHub, Subscriber, Tip } from './hub.js';
+import type { LiveHub, Subscriber } from './hub.js';
+import type { Tip } from '../../serving/feed-change.js';
 import { subscriptionOwner, type LiveLimits } from './limits.js';
 import type { Summary, Watch } from './summaries.js';
 import { failEntry, readItems, type Item, type Items } from './ws-items.js';
@@ -130,26 +131,26 @@ export class LiveConnection {
 
   private async onMessage(raw: RawData): Promise<void> {
     const op = parseMessage(raw);
-    if (op === null) return this.reply(null, 'fail', failData(new ApiError('BAD_REQUEST', 'messages are JSON objects with an op')));
+    if (op === null) return this.reply(null, 'fail', failData(new ServingError('BAD_REQUEST', 'messages are JSON objects with an op')));
     try {
       if (op.op === 'auth') return await this.auth(op);
-      if (this.caller === null) throw new ApiError('MISSING_API_KEY', 'send {"op":"auth","key":…} first');
+      if (this.caller === null) throw new ServingError('MISSING_API_KEY', 'send {"op":"auth","key":…} first');
       if (op.op === 'subscribe') return await this.subscribe(op);
       if (op.op === 'unsubscribe') return this.unsubscribe(op);
-      throw new ApiError('BAD_REQUEST', 'op must be auth, subscribe or unsubscribe');
+      throw new ServingError('BAD_REQUEST', 'op must be auth, subscribe or unsubscribe');
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof ServingError)) throw err;
       this.reply(op.id, 'fail', failData(err));
     }
   }
 
   private async auth(op: Op): Promise<void> {
-    if (typeof op.key !== 'string' || op.key === '') throw new ApiError('MISSING_API_KEY', 'auth needs a key');
-    if (this.subs.size > 0) throw new ApiError('BAD_REQUEST', 'authenticate before subscribing');
+    if (typeof op.key !== 'string' || op.key === '') throw new ServingError('MISSING_API_KEY', 'auth needs a key');
+    if (this.subs.size > 0) throw new ServingError('BAD_REQUEST', 'authenticate before subscribing');
     try {
       this.caller = await checkKey(this.opts, op.key, this.opts.ip);
     } catch (err) {
-      if (err instanceof ApiError) {
+      if (err instanceof ServingError) {
         this.reply(op.id, 'fail', failData(err));
         this.close(err.code === 'RATE_LIMITED' ? CLOSE.throttled : CLOSE.authFailed, err.code);
         return;
@@ -162,13 +163,13 @@ export class LiveConnection {
 
   private options(op: Op): { chain: ChainCode; mempool: boolean } {
     const chain = parseChain(typeof op.chain === 'string' ? op.chain : '');
-    if (op.mempool !== undefined && typeof op.mempool !== 'boolean') throw new ApiError('BAD_REQUEST', 'mempool must be true or false');
+    if (op.mempool !== undefined && typeof op.mempool !== 'boolean') throw new ServingError('BAD_REQUEST', 'mempool must be true or false');
     return { chain, mempool: op.mempool === true };
   }
 
   private items(op: Op, chain: ChainCode, mempool: boolean): Items {
     const handle = this.opts.deps.chains.get(chain);
-    if (!handle) throw new ApiError('CHAIN_UNAVAILABLE', `${chain} is not served here`);
+    if (!handle) throw new ServingError('CHAIN_UNAVAILABLE', `${chain} is not served here`);
     return readItems(op, chain, handle, mempool, this.opts.deps.settings.xpubMaxRange, this.opts.hub.wallets);
   }
 
@@ -189,14 +190,14 @@ export class LiveConnection {
     const cost = items.reduce((n, item) => n + item.cost, 0);
     const perConnection = this.opts.limits.perConnection[caller.tier];
     if (this.held(this.subs.values()) + cost > perConnection) {
-      throw new ApiError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${caller.tier} tier`);
+      throw new ServingError('TOO_MANY_SUBSCRIPTIONS', `at most ${perConnection} subscriptions per connection for the ${caller.tier} tier`);
     }
     for (const item of items) {
       const refusal = item.admit(this.owner);
       if (refusal) throw refusal;
     }
     if (!this.opts.hub.reserve(this.owner, cost, this.opts.limits.perKey[caller.tier])) {
-      throw new ApiError(
+      throw new ServingError(
         'TOO_MANY_SUBSCRIPTIONS',
         `at most ${this.opts.limits.perKey[caller.tier]} subscriptions per key for the ${caller.tier} tier`,
       );
@@ -265,7 +266,7 @@ export class LiveConnection {
     const decision = await this.opts.limiter.consume(this.owner, limits, tokens, 'overdraw');
     if (!decision.allowed) {
       this.opts.metrics.rateLimited.inc({ tier: caller.tier });
-      throw new ApiError('RATE_LIMITED', `the wallets cost ${tokens} tokens; retry in ${decision.retryAfterSeconds} s`, {
+      throw new ServingError('RATE_LIMITED', `the wallets cost ${tokens} tokens; retry in ${decision.retryAfterSeconds} s`, {
         retryAfterSeconds: decision.retryAfterSeconds,
       });
     }

@@ -8,12 +8,12 @@
  * entry with its code. A wallet's entry names it by its list index and its fingerprint, never by its key.
  */
 import type { ChainCode } from '../../chain/params.js';
-import { checkAddress } from '../address-view.js';
-import type { ChainHandle } from '../deps.js';
+import { checkAddress } from '../../serving/address-param.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import { DerivationCache } from '../derivation-cache.js';
 import { canonicalDescriptors } from '../../wallet/descriptor.js';
-import { ApiError } from '../errors.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { ServingError } from '../../serving/errors.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf } from '../wallet-request.js';
 import type { Watch } from './summaries.js';
 import { scripthashWatch, walletSubscriptions, walletWatch, watchOf } from './watch.js';
@@ -28,7 +28,7 @@ export interface Item {
   /** Its derivationWork (wallet/derive.ts); 0 for an address or a scripthash. */
   readonly work: number;
   /** Null when its derivation can be queued for `caller` now; else the derivation pool's refusal. */
-  admit(caller: string): ApiError | null;
+  admit(caller: string): ServingError | null;
   /** The watch; rejects when it cannot be made (a wallet that cannot be derived): failEntry() says why. */
   make(caller: string): Promise<Watch>;
 }
@@ -50,16 +50,16 @@ export function failEntry(label: object, err: unknown): object {
 
 /** Checks the op's lists' shapes (BAD_REQUEST for the whole op) before any item is read. */
 function lists(op: Record<string, unknown>): { addresses: unknown[]; scripthashes: unknown[]; xpubs: unknown[] } {
-  if (LISTS.every((name) => op[name] === undefined)) throw new ApiError('BAD_REQUEST', 'give addresses, scripthashes or xpubs');
+  if (LISTS.every((name) => op[name] === undefined)) throw new ServingError('BAD_REQUEST', 'give addresses, scripthashes or xpubs');
   for (const name of LISTS) {
     const list = op[name];
-    if (list !== undefined && !Array.isArray(list)) throw new ApiError('BAD_REQUEST', `${name} must be an array`);
+    if (list !== undefined && !Array.isArray(list)) throw new ServingError('BAD_REQUEST', `${name} must be an array`);
   }
   const of = (name: (typeof LISTS)[number]): unknown[] => (op[name] as unknown[] | undefined) ?? [];
   if (of('xpubs').length > MAX_XPUBS_PER_MESSAGE)
-    throw new ApiError('BAD_REQUEST', `at most ${MAX_XPUBS_PER_MESSAGE} xpubs in one message`);
+    throw new ServingError('BAD_REQUEST', `at most ${MAX_XPUBS_PER_MESSAGE} xpubs in one message`);
   if ([...of('addresses'), ...of('scripthashes')].some((a) => typeof a !== 'string')) {
-    throw new ApiError('BAD_REQUEST', 'addresses and scripthashes must be arrays of strings');
+    throw new ServingError('BAD_REQUEST', 'addresses and scripthashes must be arrays of strings');
   }
   return { addresses: of('addresses'), scripthashes: of('scripthashes'), xpubs: of('xpubs') };
 }

@@ -1,6 +1,6 @@
 /** The WebSocket protocol's fixed parts (docs/api.md): path, close codes, timers, message framing. */
 import type { RawData } from 'ws';
-import type { ApiError } from '../errors.js';
+import type { ServingError } from '../../serving/errors.js';
 
 export const WS_PATH = '/api/v1/ws';
 
@@ -22,6 +22,6 @@ export function parseMessage(data: RawData): Record<string, unknown> | null {
 }
 
 /** The `data` of a fail reply: as a JSend fail body's data (the error's data, its code and message). */
-export function failData(err: ApiError): object {
+export function failData(err: ServingError): object {
   return { ...err.data, code: err.code, message: err.message };
 }

@@ -14,12 +14,12 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AppDeps } from '../deps.js';
-import { clientNetwork } from '../caller-buckets.js';
+import { clientNetwork } from '../../serving/caller-buckets.js';
 import { upgraded } from '../connection-guard.js';
-import { ApiError } from '../errors.js';
+import { ServingError } from '../../serving/errors.js';
 import { rawAnswer } from '../http-server.js';
 import type { ApiMetrics } from '../metrics.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { LiveHub } from './hub.js';
 import type { LiveLimits } from './limits.js';
 import { LiveConnection, type Caller } from './ws-connection.js';
@@ -52,7 +52,7 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
   const origins = new Set(deps.settings.corsOrigins ?? []);
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refuse = (err: ApiError): void => {
+    const refuse = (err: ServingError): void => {
       try {
         rawAnswer(socket, err);
       } catch {
@@ -60,17 +60,17 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
       }
     };
     const path = (req.url ?? '').split('?')[0];
-    if (path !== WS_PATH) return refuse(new ApiError('NOT_FOUND', `no WebSocket here; connect to ${WS_PATH}`));
+    if (path !== WS_PATH) return refuse(new ServingError('NOT_FOUND', `no WebSocket here; connect to ${WS_PATH}`));
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host)) {
-      return refuse(new ApiError('ORIGIN_NOT_ALLOWED', 'this origin may not open a WebSocket here (api.corsOrigins)'));
+      return refuse(new ServingError('ORIGIN_NOT_ALLOWED', 'this origin may not open a WebSocket here (api.corsOrigins)'));
     }
     const ip = clientIp(req, deps.settings.trustProxyHops);
     const network = clientNetwork(ip);
     const cap = opts.limits.connectionsPerNetwork;
     if ((perNetwork.get(network) ?? 0) >= cap) {
       return refuse(
-        new ApiError(
+        new ServingError(
           'RATE_LIMITED',
           `at most ${cap} WebSockets per client network at once (api.live.connectionsPerNetwork); close one first`,
           undefined,
@@ -98,7 +98,7 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
     if (presented === undefined || presented === '') return accept(null);
     checkKey(opts, Array.isArray(presented) ? presented.join(', ') : presented, ip).then(
       (caller) => accept(caller),
-      (err: unknown) => refuse(err instanceof ApiError ? err : new ApiError('INTERNAL', 'the key could not be checked')),
+      (err: unknown) => refuse(err instanceof ServingError ? err : new ServingError('INTERNAL', 'the key could not be checked')),
     );
   });
 

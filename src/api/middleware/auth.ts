@@ -18,10 +18,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { KeyFailure, KeyVerifier } from '../../store/keys/key-verifier.js';
 import type { ApiMetrics } from '../metrics.js';
-import { buckets } from '../caller-buckets.js';
+import { buckets } from '../../serving/caller-buckets.js';
 import type { ApiSettings, TierLimits } from '../deps.js';
-import { ApiError } from '../errors.js';
-import type { LimitDecision, RateLimiter } from '../token-bucket.js';
+import { ServingError } from '../../serving/errors.js';
+import type { LimitDecision, RateLimiter } from '../../serving/token-bucket.js';
 import { setLimitHeaders } from './rate-limit.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
@@ -77,7 +77,7 @@ export function keyCheck(keys: KeyVerifier, settings: ApiSettings, limiter: Rate
       setLimitHeaders(res, decision);
       metrics.rateLimited.inc({ tier: 'invalid_key' });
       ctx.authFailure = 'throttled';
-      throw new ApiError(
+      throw new ServingError(
         'RATE_LIMITED',
         `too many requests with a missing or wrong API key from this network (${limits.rate}/s, burst ${limits.burst}); retry in ${decision.retryAfterSeconds} s`,
         undefined,
@@ -86,7 +86,7 @@ export function keyCheck(keys: KeyVerifier, settings: ApiSettings, limiter: Rate
     }
     metrics.authFailures.inc({ reason });
     ctx.authFailure = reason;
-    if (reason === 'missing') throw new ApiError('MISSING_API_KEY', 'send your API key in the x-api-key header', undefined, CHALLENGE);
-    throw new ApiError('INVALID_API_KEY', FAILURE_MESSAGES[reason], undefined, CHALLENGE);
+    if (reason === 'missing') throw new ServingError('MISSING_API_KEY', 'send your API key in the x-api-key header', undefined, CHALLENGE);
+    throw new ServingError('INVALID_API_KEY', FAILURE_MESSAGES[reason], undefined, CHALLENGE);
   }
 }

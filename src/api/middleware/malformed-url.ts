@@ -4,7 +4,7 @@
  * HTTP-level check, so it comes before method, chain and key checks.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../errors.js';
+import { ServingError } from '../../serving/errors.js';
 
 export function decodesCleanly(path: string): boolean {
   if (!path.includes('%')) return true;
@@ -18,7 +18,7 @@ export function decodesCleanly(path: string): boolean {
 
 export function rejectMalformedUrl(req: Request, _res: Response, next: NextFunction): void {
   if (!decodesCleanly(req.path)) {
-    throw new ApiError('BAD_REQUEST', 'the URL path contains invalid percent-encoding');
+    throw new ServingError('BAD_REQUEST', 'the URL path contains invalid percent-encoding');
   }
   next();
 }

@@ -7,9 +7,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from '../metrics.js';
 import type { ApiSettings } from '../deps.js';
-import { ApiError } from '../errors.js';
-import { buckets } from '../caller-buckets.js';
-import type { LimitDecision, RateLimiter, TierLimits } from '../token-bucket.js';
+import { ServingError } from '../../serving/errors.js';
+import { buckets } from '../../serving/caller-buckets.js';
+import type { LimitDecision, RateLimiter, TierLimits } from '../../serving/token-bucket.js';
 import { context } from './request-context.js';
 import { asMiddleware, type Step } from './step.js';
 
@@ -50,7 +50,7 @@ export function limitCheck(
         n > decision.limit && !overdraw
           ? `${oversize(n)} exceeds the ${tier} tier's burst of ${decision.limit}; split it`
           : `too many requests for the ${tier} tier (${settings.tiers[tier].rate}/s, burst ${decision.limit}); retry in ${decision.retryAfterSeconds} s`;
-      throw new ApiError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+      throw new ServingError('RATE_LIMITED', what, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
     }
   };
   return (req: Request, res: Response) => {

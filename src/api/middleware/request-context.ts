@@ -13,7 +13,7 @@ import type { RequestLogMode } from '../../config.js';
 import type { Tier } from '../../store/keys/tier.js';
 import { unredacted, type Logger } from '../../logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import { LogSampler } from '../log-sampler.js';
+import { LogSampler } from '../../serving/log-sampler.js';
 
 export interface RequestContext {
   readonly id: string;

@@ -1,5 +1,5 @@
 /**
- * A step of a route: a check that throws its ApiError, or returns nothing when the request may go on —
+ * A step of a route: a check that throws its ServingError, or returns nothing when the request may go on —
  * or a promise of that, when it asks a shared store (Redis limits). The address route runs its steps in
  * one handler (inSequence), the batch route as separate middleware (asMiddleware); the synchronous path
  * of either allocates no promise.

@@ -3,7 +3,7 @@
  * every answer they can give. The chain list in the texts is the registry's.
  */
 import { CHAIN_CODES } from '../../chain/params.js';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../../serving/errors.js';
 import { codesWithStatus, errorSchema, failSchema, headers, internalError, LIMITS, pathItem, ref, response, type Json } from './build.js';
 
 export const CHAIN_PARAM_TEXT = `${CHAIN_CODES.join(' or ')}; lower case accepted.`;

@@ -2,7 +2,7 @@
  * The building blocks of the OpenAPI document: JSend envelopes, headers, responses and path items, so
  * each part of the document states only what is particular to it.
  */
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../serving/errors.js';
 
 export type Json = Record<string, unknown>;
 

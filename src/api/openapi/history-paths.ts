@@ -5,7 +5,7 @@
  */
 import { CHAIN_CODES } from '../../chain/params.js';
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../../serving/errors.js';
 import { CHAIN_PATH_PARAM, postOnlyPathItem } from './address-paths.js';
 import { ADDRESS_CODES, ADDRESS_PARAM, HASH_PARAM, PAGE_CODES, pagedResponses, type PagedText } from './paged-responses.js';
 import { errorSchema, pathItem, successSchema, type Json } from './build.js';

@@ -2,7 +2,7 @@
  * The responses of a paged route (the UTXO listing's, the history's): one description of the page, its
  * 400/404/409/429 refusals and the 503s, with what differs between them as parameters.
  */
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../../serving/errors.js';
 import { notReady, UNKNOWN_CHAIN_TEXT } from './address-paths.js';
 import { codesWithStatus, failSchema, headers, internalError, LIMITS, ref, response, type Json } from './build.js';
 

@@ -3,7 +3,7 @@
  * the xpub routes (a wallet's derived scripts summed in one read).
  */
 import { WALLET_ERROR_CODES } from '../../wallet/errors.js';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../../serving/errors.js';
 import {
   CHAIN_PATH_PARAM,
   IF_NONE_MATCH_PARAM,

@@ -16,10 +16,10 @@ import { addressToScript } from '../../chain/address.js';
 import { etagOf, mempoolRequested, summaryBody } from '../address-view.js';
 import { parseChain } from '../chain-param.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { ServingError } from '../../serving/errors.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const ADDRESS_ROUTE = '/api/v1/:chain/address/:address';
@@ -30,7 +30,7 @@ function answer(deps: AppDeps, req: Request, res: Response): Promise<void> {
   if (!handle) throw unavailable(chain, 'this service is not configured for it');
   const address = String(req.params.address);
   const decoded = addressToScript(handle.params, address);
-  if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
+  if (!decoded.ok) throw new ServingError(decoded.error.code, decoded.error.message);
   const script = decoded.script;
   const read = mempoolRequested(req)
     ? readIndex(chain, handle, (source) => source.views([script], true).then((views) => views && { ...views, ...views.items[0]! }))

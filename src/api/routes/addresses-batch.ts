@@ -10,14 +10,15 @@
  */
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { ApiMetrics } from '../metrics.js';
-import { checkAddress, failBody, mempoolRequested, summaryBody } from '../address-view.js';
+import { checkAddress } from '../../serving/address-param.js';
+import { failBody, mempoolRequested, summaryBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError, quote } from '../errors.js';
+import { ServingError, quote } from '../../serving/errors.js';
 import { authenticate } from '../middleware/auth.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
 
@@ -31,11 +32,11 @@ export function batchBodyLimit(maxAddresses: number): number {
   return Math.max(MIN_BODY_BYTES, maxAddresses * BYTES_PER_ADDRESS);
 }
 
-type Parsed = { readonly ok: true; readonly addresses: string[] } | { readonly ok: false; readonly error: ApiError };
+type Parsed = { readonly ok: true; readonly addresses: string[] } | { readonly ok: false; readonly error: ServingError };
 
 /** The body as a list of addresses, or why not (kept for after the limiter, which charges one token for it). */
 export function parseBatch(body: unknown, maxAddresses: number): Parsed {
-  const fail = (message: string): Parsed => ({ ok: false, error: new ApiError('INVALID_BATCH', message) });
+  const fail = (message: string): Parsed => ({ ok: false, error: new ServingError('INVALID_BATCH', message) });
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return fail('the body must be a JSON object: {"addresses": ["…", …]}');
   const extra = Object.keys(body).filter((k) => k !== 'addresses');
@@ -50,10 +51,10 @@ export function parseBatch(body: unknown, maxAddresses: number): Parsed {
   return { ok: true, addresses: list as string[] };
 }
 
-function bodyError(err: unknown, limit: number): ApiError {
+function bodyError(err: unknown, limit: number): ServingError {
   const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return new ApiError('BODY_TOO_LARGE', `the body is larger than ${limit} bytes`);
-  return new ApiError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"addresses": ["…", …]}');
+  if (type === 'entity.too.large') return new ServingError('BODY_TOO_LARGE', `the body is larger than ${limit} bytes`);
+  return new ServingError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"addresses": ["…", …]}');
 }
 
 function queryError(req: Request): Parsed | null {
@@ -61,7 +62,7 @@ function queryError(req: Request): Parsed | null {
     mempoolRequested(req);
     return null;
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, error: err };
+    if (err instanceof ServingError) return { ok: false, error: err };
     throw err;
   }
 }
@@ -116,7 +117,7 @@ export function batchRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMet
       (req: Request, res: Response) => answer(deps, req, res),
     )
     .all((req: Request) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
+      throw new ServingError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
         Allow: 'POST',
       });
     });

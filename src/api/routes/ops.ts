@@ -10,9 +10,12 @@ import { Router, type Request, type Response } from 'express';
 import { CHAIN_CODES } from '../../chain/params.js';
 import type { ApiMetrics } from '../metrics.js';
 import { addressMatcher } from '../../net-ranges.js';
-import { chainState, lagOf, type ChainState } from '../chain-state.js';
-import type { AppDeps, ChainHandle, Clock } from '../deps.js';
-import { ApiError, methodNotAllowed, notFound } from '../errors.js';
+import { chainState, lagOf, type ChainState } from '../../serving/chain-state.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
+import type { Clock } from '../../serving/clock.js';
+import { ServingError } from '../../serving/errors.js';
+import { methodNotAllowed, notFound } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { sendError, sendJson } from '../respond.js';
 import { PACKAGE_VERSION } from '../../package-root.js';
@@ -173,7 +176,7 @@ export function opsRouter(deps: AppDeps, metrics: ApiMetrics, clock: Clock): Rou
         : problems.length > 0
           ? `keyed requests cannot be served: ${problems.join('; ')}`
           : 'not every configured chain is ready';
-    sendError(res, new ApiError('NOT_READY', message, { ready, chains, ...(problems.length > 0 && { problems }) }));
+    sendError(res, new ServingError('NOT_READY', message, { ready, chains, ...(problems.length > 0 && { problems }) }));
   });
 
   const metricsAllowed = deps.settings.metricsAllow ? addressMatcher(deps.settings.metricsAllow) : () => true;

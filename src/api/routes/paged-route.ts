@@ -9,15 +9,17 @@ import { scriptKey } from '../../store/script-key.js';
 import type { ChainCode } from '../../chain/params.js';
 import { chainCheck, parseChain } from '../chain-param.js';
 import { unavailable } from '../index-read.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
-import { ApiError, methodNotAllowed } from '../errors.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
+import { ServingError } from '../../serving/errors.js';
+import { methodNotAllowed } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { inSequence } from '../middleware/step.js';
 import { requestedLimit, type LimitBounds } from '../page-query.js';
-import type { RateLimiter } from '../token-bucket.js';
-import { parseScripthash } from '../scripthash-param.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 
 export interface PagedRoutes {
   readonly address: string;
@@ -67,7 +69,7 @@ export function scriptNamed(
   if (kind === 'address') {
     const address = String(req.params.address);
     const decoded = addressToScript(handle.params, address);
-    if (!decoded.ok) throw new ApiError(decoded.error.code, decoded.error.message);
+    if (!decoded.ok) throw new ServingError(decoded.error.code, decoded.error.message);
     const named = { address: scriptToAddress(handle.params, decoded.script) ?? address };
     return { chain, handle, key: scriptKey(decoded.script), named };
   }

@@ -11,10 +11,10 @@ import type { Express, Request, Response } from 'express';
 import { etagOf, mempoolRequested, scripthashBody } from '../address-view.js';
 import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { parseChain } from '../chain-param.js';
 import { checkAnswering, readIndex, unavailable } from '../index-read.js';
-import { parseScripthash } from '../scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
 import { mountSummaryRoute, sendSummary } from './summary-route.js';
 
 export const SCRIPTHASH_ROUTE = '/api/v1/:chain/scripthash/:hash';

@@ -9,9 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { holdOpen, STREAM_HEADERS } from '../connection-guard.js';
-import type { AppDeps, Clock } from '../deps.js';
-import { clientNetwork } from '../caller-buckets.js';
-import { ApiError, methodNotAllowed, notFound } from '../errors.js';
+import type { AppDeps } from '../deps.js';
+import type { Clock } from '../../serving/clock.js';
+import { clientNetwork } from '../../serving/caller-buckets.js';
+import { ServingError } from '../../serving/errors.js';
+import { methodNotAllowed, notFound } from '../errors.js';
 import type { LiveHub } from '../live/hub.js';
 import type { ApiMetrics } from '../metrics.js';
 import { PACKAGE_VERSION } from '../../package-root.js';
@@ -88,7 +90,7 @@ export function statusPageRouter(deps: AppDeps, metrics: ApiMetrics, clock: Cloc
       const network = clientNetwork(req.ip);
       const held = streams.get(network) ?? 0;
       if (held >= STATUS_STREAMS_PER_NETWORK) {
-        throw new ApiError(
+        throw new ServingError(
           'RATE_LIMITED',
           `at most ${STATUS_STREAMS_PER_NETWORK} status streams per client network at once; close one first`,
           undefined,

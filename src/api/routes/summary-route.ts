@@ -11,7 +11,7 @@ import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { inSequence } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 
 /** Sends a one-script summary with its ETag, or a 304 when the client holds it already. */
 export function sendSummary(req: Request, res: Response, etag: string, body: () => object): void {

@@ -15,9 +15,10 @@
 import type { Express, Request, Response } from 'express';
 import { toDisplayHex } from '../../chain/hash.js';
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps, IndexStatus } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { IndexStatus } from '../../serving/chain-handle.js';
 import type { ChainCode } from '../../chain/params.js';
-import { ApiError } from '../errors.js';
+import { ServingError } from '../../serving/errors.js';
 import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
 import { historyItem, historyView } from '../history-view.js';
 import { checkAnswering, readIndex, RETRY_503_SECONDS } from '../index-read.js';
@@ -25,7 +26,7 @@ import type { HistoryBuildProgress } from '../../store/index-model.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, type CursorScope } from '../utxo-cursor.js';
 
@@ -35,16 +36,16 @@ export const TX_LIMITS = { default: 25, max: 1000 };
 /** One token per 200 transactions asked for, at least one: a default page costs what a summary costs. */
 export const TXS_PER_TOKEN = 200;
 
-export const historyOff = (chain: string): ApiError =>
-  new ApiError(
+export const historyOff = (chain: string): ServingError =>
+  new ServingError(
     'HISTORY_DISABLED',
     `the ${chain} index keeps no history: the operator turns it on with chains.${chain}.history (ADDRSUM_HISTORY=true)`,
   );
 
 /** 503 while history is built for an index that had none, with how far the build is. */
-export function historyBuilding(chain: string, { height, tipHeight }: HistoryBuildProgress): ApiError {
+export function historyBuilding(chain: string, { height, tipHeight }: HistoryBuildProgress): ServingError {
   const percent = tipHeight < 0 ? 0 : Math.floor(((height + 1) / (tipHeight + 1)) * 1000) / 10;
-  return new ApiError(
+  return new ServingError(
     'HISTORY_BUILDING',
     `the ${chain} index is building its history from the node's blocks (height ${height} of ${tipHeight}, ${percent}%): balances are served meanwhile`,
     { builtHeight: height, tipHeight, percent },

@@ -13,11 +13,12 @@ import type { ChainCode } from '../../chain/params.js';
 
 type ListedPage = Extract<UtxoPageResult, { kind: 'page' }>;
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps, ChainHandle, IndexStatus, SummarySource } from '../deps.js';
-import { ApiError } from '../errors.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle, IndexStatus, SummarySource } from '../../serving/chain-handle.js';
+import { ServingError } from '../../serving/errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountPagedRoutes, scriptNamed } from './paged-route.js';
 import { checkCursor, decodeCursor, encodeCursor, type CursorScope, type DecodedCursor } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
@@ -48,8 +49,8 @@ export function parsePageQuery(req: Request): PageQuery {
   return { limit, cursor: cursorText === null ? null : decodeCursor(cursorText), mempool: mempoolRequested(req) };
 }
 
-export const listingOff = (chain: ChainCode): ApiError =>
-  new ApiError(
+export const listingOff = (chain: ChainCode): ServingError =>
+  new ServingError(
     'UTXO_LIST_DISABLED',
     `the ${chain} index keeps no UTXO listing: the operator turns it on with chains.${chain}.utxoList (ADDRSUM_UTXO_LIST=true)`,
   );

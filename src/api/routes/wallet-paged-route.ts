@@ -17,17 +17,19 @@ import type { ChainCode } from '../../chain/params.js';
 import { WalletError } from '../../wallet/errors.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
 import { chainCheck, parseChain } from '../chain-param.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import type { DerivationCache } from '../derivation-cache.js';
 import type { DerivedWallet } from '../derivation-job.js';
-import { ApiError, methodNotAllowed, quote } from '../errors.js';
+import { ServingError, quote } from '../../serving/errors.js';
+import { methodNotAllowed } from '../errors.js';
 import { unavailable } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { keyCheck } from '../middleware/auth.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { inSequence } from '../middleware/step.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
 import { derivationCaller, derivedWallet, readWalletBody } from './xpub.js';
 
@@ -64,7 +66,7 @@ interface Parsed<Q> {
 function queryRange(req: Request): string | null {
   const at = req.originalUrl.indexOf('?');
   const values = new URLSearchParams(at < 0 ? '' : req.originalUrl.slice(at + 1)).getAll('range');
-  if (values.length > 1) throw new ApiError('BAD_REQUEST', 'the range parameter is given more than once');
+  if (values.length > 1) throw new ServingError('BAD_REQUEST', 'the range parameter is given more than once');
   return values[0] ?? null;
 }
 
@@ -99,7 +101,7 @@ export function mountWalletPagedRoute<Q>(
     parse(req, res, (req.params.key as unknown as string[]).join('/'), () => queryRange(req));
   const fromBody = async (req: Request, res: Response): Promise<void> => {
     const body = await readWalletBody(req, res);
-    if (body instanceof ApiError) throw body;
+    if (body instanceof ServingError) throw body;
     parse(req, res, body.key, () => {
       const inQuery = queryRange(req);
       if (inQuery !== null && body.range !== undefined)
@@ -139,7 +141,7 @@ export function mountWalletPagedRoute<Q>(
     .route(route.postRoute)
     .post(checked(fromBody))
     .all((req: Request) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
+      throw new ServingError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
         Allow: 'POST',
       });
     });

@@ -25,7 +25,7 @@ import type { DerivedWallet } from '../derivation-job.js';
 import { readIndex } from '../index-read.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { checkCursor, type CursorScope } from '../utxo-cursor.js';
 import { historyItem, historyView } from '../history-view.js';
 import { parseHistoryQuery, servedPage, TXS_PER_TOKEN, type HistoryQuery } from './transactions.js';

@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps.js';
 import { DerivationCache } from '../derivation-cache.js';
 import type { ApiMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { CursorScope } from '../utxo-cursor.js';
 import { utxoItem } from '../utxo-view.js';
 import { parsePageQuery, readPage, UTXOS_PER_TOKEN, type PageQuery } from './utxos.js';

@@ -21,19 +21,21 @@ import { WalletError } from '../../wallet/errors.js';
 import { canonicalDescriptors, type Descriptor } from '../../wallet/descriptor.js';
 import { refusePrivateKeys } from '../../wallet/extended-key.js';
 import { mempoolRequested } from '../address-view.js';
-import type { AppDeps, ChainHandle } from '../deps.js';
-import { buckets } from '../caller-buckets.js';
+import type { AppDeps } from '../deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
+import { buckets } from '../../serving/caller-buckets.js';
 import { working } from '../connection-guard.js';
 import { DerivationCache } from '../derivation-cache.js';
 import type { DerivedWallet } from '../derivation-job.js';
-import { ApiError, memberName, methodNotAllowed, quote } from '../errors.js';
+import { ServingError, memberName, quote } from '../../serving/errors.js';
+import { methodNotAllowed } from '../errors.js';
 import type { ApiMetrics } from '../metrics.js';
 import { authenticate } from '../middleware/auth.js';
 import { holdRefill, rateLimit, type Overdrawn } from '../middleware/rate-limit.js';
 import { context } from '../middleware/request-context.js';
 import { asMiddleware } from '../middleware/step.js';
 import { sendJson } from '../respond.js';
-import type { RateLimiter } from '../token-bucket.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import { DEFAULT_XPUB_MAX_RANGE, refused, walletOf, walletTokens, WORK_PER_TOKEN } from '../wallet-request.js';
 import { walletBody } from '../wallet-view.js';
 import { chainCheck, parseChain } from '../chain-param.js';
@@ -57,7 +59,7 @@ interface Wallet {
   readonly mempool: boolean;
 }
 
-type Parsed = { readonly ok: true; readonly wallet: Wallet } | { readonly ok: false; readonly error: ApiError };
+type Parsed = { readonly ok: true; readonly wallet: Wallet } | { readonly ok: false; readonly error: ServingError };
 
 function query(req: Request): URLSearchParams {
   const at = req.originalUrl.indexOf('?');
@@ -66,7 +68,7 @@ function query(req: Request): URLSearchParams {
 
 function oneValue(params: URLSearchParams, name: string): string | null {
   const values = params.getAll(name);
-  if (values.length > 1) throw new ApiError('BAD_REQUEST', `the ${name} parameter is given more than once`);
+  if (values.length > 1) throw new ServingError('BAD_REQUEST', `the ${name} parameter is given more than once`);
   return values[0] ?? null;
 }
 
@@ -77,7 +79,7 @@ function parseWallet(handle: ChainHandle, input: unknown, bodyRange: unknown, re
     if (typeof input === 'string') refusePrivateKeys(input);
     const params = query(req);
     const details = oneValue(params, 'details');
-    if (details !== null && details !== 'funded') throw new ApiError('BAD_REQUEST', 'the details parameter must be funded');
+    if (details !== null && details !== 'funded') throw new ServingError('BAD_REQUEST', 'the details parameter must be funded');
     const mempool = mempoolRequested(req);
     const queryRange = oneValue(params, 'range');
     if (queryRange !== null && bodyRange !== undefined)
@@ -102,20 +104,21 @@ function keep(res: Response, parsed: Parsed): void {
   if (parsed.ok) context(res).wallet = parsed.wallet.fingerprint;
 }
 
-function bodyError(err: unknown): ApiError {
+function bodyError(err: unknown): ServingError {
   const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return new ApiError('BODY_TOO_LARGE', `the body is larger than ${BODY_LIMIT} bytes`);
-  return new ApiError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"key": "…", "range": N}');
+  if (type === 'entity.too.large') return new ServingError('BODY_TOO_LARGE', `the body is larger than ${BODY_LIMIT} bytes`);
+  return new ServingError('INVALID_JSON', 'the body is not valid JSON (UTF-8): {"key": "…", "range": N}');
 }
 
-function fromBody(body: unknown): { key: unknown; range: unknown } | ApiError {
+function fromBody(body: unknown): { key: unknown; range: unknown } | ServingError {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return new ApiError('BAD_REQUEST', 'the body must be a JSON object: {"key": "…", "range": N}');
+    return new ServingError('BAD_REQUEST', 'the body must be a JSON object: {"key": "…", "range": N}');
   }
   const extra = Object.keys(body).filter((k) => k !== 'key' && k !== 'range');
   // A key sent as a member's name is still a key: refused as one, and never echoed.
   for (const name of extra) refusePrivateKeys(name);
-  if (extra.length > 0) return new ApiError('BAD_REQUEST', `unknown member ${memberName(extra[0]!)}; the body is {"key": "…", "range": N}`);
+  if (extra.length > 0)
+    return new ServingError('BAD_REQUEST', `unknown member ${memberName(extra[0]!)}; the body is {"key": "…", "range": N}`);
   const { key, range } = body as { key?: unknown; range?: unknown };
   return { key, range };
 }
@@ -125,7 +128,7 @@ function fromBody(body: unknown): { key: unknown; range: unknown } | ApiError {
  * BODY_TOO_LARGE, BAD_REQUEST, or PRIVATE_KEY_REFUSED for a key sent as a member's name): the wallet
  * summary's and the wallet pages' POST forms read it alike.
  */
-export function readWalletBody(req: Request, res: Response): Promise<{ key: unknown; range: unknown } | ApiError> {
+export function readWalletBody(req: Request, res: Response): Promise<{ key: unknown; range: unknown } | ServingError> {
   return new Promise((resolve) => {
     json(req, res, (err?: unknown) => {
       try {
@@ -226,7 +229,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
         const body = await readWalletBody(req, res);
         keep(
           res,
-          body instanceof ApiError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
+          body instanceof ServingError ? { ok: false, error: body } : parseWallet(handleOf(deps, req), body.key, body.range, req, maxRange),
         );
       }),
       room,
@@ -234,7 +237,7 @@ export function xpubRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetr
       (req: Request, res: Response) => answer(deps, limiter, cache, req, res),
     )
     .all((req: Request) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
+      throw new ServingError('METHOD_NOT_ALLOWED', `method ${quote(req.method, 20)} is not allowed here; use POST`, undefined, {
         Allow: 'POST',
       });
     });

@@ -3,7 +3,7 @@
  * request, as the HTTP routes do), narrowed to the reads they need. What cannot be read is an RpcError
  * the client can act on (retry later), never an internal error.
  */
-import type { ChainHandle, SummarySource } from '../../api/deps.js';
+import type { ChainHandle, SummarySource } from '../../serving/chain-handle.js';
 import type { IndexReader } from '../../store/ports.js';
 import { RpcError } from '../wire.js';
 

@@ -19,7 +19,7 @@
  * Bounded by the bytes of the kept text (maxBytes), least recently used out first; a history bigger
  * than the whole budget is not kept. Per chain index: a reopened index (another reader object) starts empty.
  */
-import { feedSince } from '../../api/live/feed-since.js';
+import { feedSince } from '../../serving/feed-since.js';
 import type { ElectrumIndex } from './access.js';
 import { electrumHistory, type ListRead, type ScriptHistory } from './script-history.js';
 

@@ -1,9 +1,9 @@
 /**
  * What one chain's index-backed methods are built from: its index (the API's chain handle) and its
- * subscriptions, fed by the API's live hub. One per chain per process, whatever its listeners (TCP,
+ * subscriptions, fed by the process's feed hub. One per chain per process, whatever its listeners (TCP,
  * TLS): a touched script's status is read once for every session of the process.
  */
-import type { ChainHandle } from '../../api/deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import type { ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
 import type { IndexMethodDeps } from '../methods/index-methods.js';
@@ -21,7 +21,7 @@ const HISTORY_CACHE_BYTES = 64 * 1024 * 1024;
 
 export interface IndexDeps {
   readonly chains: ReadonlyMap<ChainCode, ChainHandle>;
-  /** The API's live hub (src/api/live/hub.ts). */
+  /** The process's feed hub (src/serving/live-hub.ts). */
   readonly feed: ChangeFeed;
 }
 

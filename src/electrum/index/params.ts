@@ -1,6 +1,6 @@
 /** The parameters of the index-backed methods, checked alike: a wrong one is INVALID_PARAMS naming it. */
-import { ApiError } from '../../api/errors.js';
-import { parseScripthash } from '../../api/scripthash-param.js';
+import { parseScripthash } from '../../serving/scripthash-param.js';
+import { rpcErrorOf } from '../serving-errors.js';
 import { RpcError } from '../wire.js';
 
 /** A non-negative integer parameter; `fallback` when absent (undefined or null). */
@@ -18,7 +18,6 @@ export function scripthashParam(value: unknown): { hash: string; key: Buffer } {
   try {
     return parseScripthash(value);
   } catch (err) {
-    if (err instanceof ApiError) throw new RpcError('INVALID_PARAMS', `scripthash: ${err.message}`);
-    throw err;
+    throw rpcErrorOf(err, 'scripthash: ') ?? err;
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
-import type { FeedChange } from '../../api/live/hub.js';
+import type { FeedChange } from '../../serving/feed-change.js';
 import type { ElectrumSession } from '../methods/registry.js';
 import { RpcError } from '../wire.js';
 import type { IndexAccess } from './access.js';

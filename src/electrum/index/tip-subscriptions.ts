@@ -4,7 +4,7 @@
  */
 import type { ChainCode } from '../../chain/params.js';
 import type { Logger } from '../../logger.js';
-import type { Tip } from '../../api/live/hub.js';
+import type { Tip } from '../../serving/feed-change.js';
 import type { ElectrumSession } from '../methods/registry.js';
 import type { IndexAccess } from './access.js';
 import type { ChangeFeed } from './change-feed.js';

@@ -2,7 +2,7 @@
  * The node-backed group of one chain's methods (transactions and fees), with the node link they share:
  * the service closes it with the listeners.
  */
-import type { ChainHandle } from '../../api/deps.js';
+import type { ChainHandle } from '../../serving/chain-handle.js';
 import { chainParams, type ChainCode } from '../../chain/params.js';
 import type { Config } from '../../config.js';
 import { blockTxids } from '../node/block-txids.js';

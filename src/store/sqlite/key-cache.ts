@@ -57,7 +57,7 @@ export class KeyCache implements KeyVerifier {
 
   /**
    * `coalesce` wraps the change check (default: it runs on every verify). The API passes perTurn
-   * (src/api/per-turn.ts), so one check serves every request read in one turn of the event loop.
+   * (src/api-process/per-turn.ts), so one check serves every request read in one turn of the event loop.
    */
   constructor(
     private readonly file: string,

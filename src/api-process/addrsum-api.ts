@@ -5,7 +5,7 @@
  */
 import { isSupervisor, onSupervisorStop, superviseWorkers, workerLogger } from './cluster-supervisor.js';
 import { CHAIN_CODES } from '../chain/params.js';
-import { warnUnsharedLimits } from './shared-limiter.js';
+import { warnUnsharedLimits } from '../serving/shared-limiter.js';
 import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { main } from './main.js';

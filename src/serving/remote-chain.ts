@@ -1,6 +1,6 @@
 /**
  * One served chain whose index is a database server (PostgreSQL, `chains.<C>.indexUrl`: the primary or a
- * streaming standby), not a file: what wiring.ts's servedChain is for a SQLite file. wiring.ts, which
+ * streaming standby), not a file: what src/api-process/wiring.ts's servedChain is for a SQLite file. wiring.ts, which
  * alone knows the engines, gives it the engine's opener and failure wording.
  *
  * The reader is opened in the background and again every OPEN_RETRY_MS until it opens, so an API started
@@ -12,7 +12,7 @@
 import type { ChainCode, ChainParams } from '../chain/params.js';
 import type { Logger } from '../logger.js';
 import type { IndexReader } from '../store/ports.js';
-import type { ChainHandle, SourceState } from './deps.js';
+import type { ChainHandle, SourceState } from './chain-handle.js';
 
 export const OPEN_RETRY_MS = 1000;
 

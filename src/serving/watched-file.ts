@@ -17,7 +17,7 @@
  */
 import { statSync } from 'node:fs';
 import { fileIdentity, sameFile, type FileIdentity } from '../file-identity.js';
-import type { Clock } from './deps.js';
+import type { Clock } from './clock.js';
 
 class DamagedFile extends Error {}
 

@@ -16,7 +16,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { redactUrl } from '../redact.js';
 import type { Logger } from '../logger.js';
-import { ApiError } from './errors.js';
+import { ServingError } from './errors.js';
 import { RedisBuckets } from './redis-buckets.js';
 import { decide, TokenBucketLimiter, type Draw, type LimitDecision, type RateLimiter, type TierLimits } from './token-bucket.js';
 
@@ -135,7 +135,7 @@ export class SharedLimiter implements RateLimiter {
 
   private fallback(caller: string, limits: TierLimits, cost: number, draw: Draw): LimitDecision {
     if (this.options.mode === 'fail-closed') {
-      throw new ApiError(
+      throw new ServingError(
         'LIMITS_UNAVAILABLE',
         'request limits cannot be checked right now (the limit store is unreachable); retry shortly',
         undefined,

@@ -9,10 +9,10 @@ import { CHAIN_CODES } from '../chain/params.js';
 import { isChainServed, type Config } from '../config.js';
 import { explainListenError } from '../listen-error.js';
 import type { Logger } from '../logger.js';
-import { connectionMetrics } from './metrics.js';
-import { createHttpServer } from './http-server.js';
+import { connectionMetrics } from '../api/metrics.js';
+import { createHttpServer } from '../api/http-server.js';
 import { wireApi } from './wiring.js';
-import { attachLiveSockets } from './live/ws-server.js';
+import { attachLiveSockets } from '../api/live/ws-server.js';
 import { electrumService, type ElectrumService } from '../electrum/service.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;

@@ -1,9 +1,9 @@
 /**
  * What the change feed's rows after a position say of one script: whether it may have changed since,
- * and how (a disconnection, or only blocks and mempool updates). The SSE resume (hub.ts changedSince) and
+ * and how (a disconnection, or only blocks and mempool updates). The SSE resume (src/serving/live-hub.ts changedSince) and
  * Electrum's kept histories (src/electrum/index/history-cache.ts) ask it.
  */
-import type { FeedReader } from '../../store/ports.js';
+import type { FeedReader } from '../store/ports.js';
 
 /** Feed rows read per query while checking. */
 const PAGE = 500;

@@ -8,8 +8,16 @@
  *   - it is within `syncLagBlocks` of the node's height as last recorded by the indexer.
  */
 import type { ChainParams } from '../chain/params.js';
-import type { ChainHandle, Freshness, IndexStatus, SummarySource } from './deps.js';
+import type { ChainHandle, IndexStatus, SummarySource } from './chain-handle.js';
 import type { BootstrapProgress } from '../store/index-model.js';
+
+/** When an index stops counting as current (0 = that check is off; absent: see each field). */
+export interface Freshness {
+  /** The indexer must have heard from its node within this many seconds (absent = off). */
+  readonly staleAfterSeconds?: number;
+  /** The tip block's header time must be within this many seconds (absent = the network's default, chain-state.ts). */
+  readonly maxTipAgeSeconds?: number;
+}
 
 /** The tip-age limit for one chain: the setting when given (0 = off), else its network's default. */
 export function maxTipAgeFor(settings: Freshness, params: Pick<ChainParams, 'defaultMaxTipAgeSeconds'> | undefined): number {

@@ -3,14 +3,17 @@
  * them refuse a bad one alike (INVALID_SCRIPTHASH) and key the same script.
  */
 import { scriptKeyOfDigest } from '../store/script-key.js';
-import { ApiError } from './errors.js';
+import { ServingError } from './errors.js';
 
 const ELECTRUM_HASH = /^[0-9a-fA-F]{64}$/;
 
 /** The script key an Electrum scripthash names; INVALID_SCRIPTHASH unless it is 64 hex digits. */
 export function parseScripthash(text: string): { hash: string; key: Buffer } {
   if (!ELECTRUM_HASH.test(text)) {
-    throw new ApiError('INVALID_SCRIPTHASH', 'a scripthash is the SHA-256 of the scriptPubKey as 64 hex digits, byte-reversed (Electrum)');
+    throw new ServingError(
+      'INVALID_SCRIPTHASH',
+      'a scripthash is the SHA-256 of the scriptPubKey as 64 hex digits, byte-reversed (Electrum)',
+    );
   }
   const digest = Buffer.from(text, 'hex').reverse();
   return { hash: text.toLowerCase(), key: scriptKeyOfDigest(digest) };

@@ -8,22 +8,24 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Express } from 'express';
-import { createApp, type LiveWiring } from './app.js';
-import { LiveHub } from './live/hub.js';
+import { createApp, type LiveWiring } from '../api/app.js';
+import { LiveHub } from '../api/live/hub.js';
 import { workerMetrics } from './cluster-metrics.js';
-import { systemClock, type AppDeps, type ChainHandle, type Clock } from './deps.js';
-import { readiness } from './routes/ops.js';
-import { ApiError } from './errors.js';
+import { systemClock, type Clock } from '../serving/clock.js';
+import { type AppDeps } from '../api/deps.js';
+import { type ChainHandle } from '../serving/chain-handle.js';
+import { readiness } from '../api/routes/ops.js';
+import { ServingError } from '../serving/errors.js';
 import { foreignIndex, warnForeignIndexAtStart, type Built } from './index-network.js';
-import { WatchedFile } from './watched-file.js';
-import { createLimiter } from './shared-limiter.js';
-import { TokenBucketLimiter } from './token-bucket.js';
+import { WatchedFile } from '../serving/watched-file.js';
+import { createLimiter } from '../serving/shared-limiter.js';
+import { TokenBucketLimiter } from '../serving/token-bucket.js';
 import { chainParams, CHAIN_CODES, type ChainCode, type ChainParams, type NetworkName } from '../chain/params.js';
 import { isChainServed, keysDbPath, type Config } from '../config.js';
 import { KeyCache } from '../store/sqlite/key-cache.js';
 import type { KeyVerifier } from '../store/keys/key-verifier.js';
 import type { Logger } from '../logger.js';
-import { createApiMetrics, type ApiMetrics } from './metrics.js';
+import { createApiMetrics, type ApiMetrics } from '../api/metrics.js';
 import { ownCommand } from '../command-hint.js';
 import { perTurn } from './per-turn.js';
 import { openSqliteReader, type SqliteIndexReader } from '../store/sqlite/engine.js';
@@ -34,9 +36,9 @@ import { truncationProblem } from '../store/sqlite/file-header.js';
 import { walMismatch } from '../store/sqlite/wal-match.js';
 import { fileIdentity } from '../file-identity.js';
 import { indexLocation } from '../store/paths.js';
-import { remoteChain, type RemoteIndex } from './remote-chain.js';
-import { DerivationCache } from './derivation-cache.js';
-import { DerivationPool } from './derivation-pool.js';
+import { remoteChain, type RemoteIndex } from '../serving/remote-chain.js';
+import { DerivationCache } from '../api/derivation-cache.js';
+import { DerivationPool } from '../api/derivation-pool.js';
 
 export interface WiredApi {
   readonly app: Express;
@@ -236,7 +238,7 @@ function keyChecker(config: Config, log: Logger): Closable<KeyVerifier> & { unre
     verify: (presented) => {
       const check = keys.verify(presented);
       if (!check.ok && keys.unreadable) {
-        throw new ApiError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
+        throw new ServingError('KEYS_UNAVAILABLE', 'the key database cannot be read; try again later', undefined, { 'Retry-After': '5' });
       }
       return check;
     },
