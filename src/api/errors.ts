@@ -4,7 +4,6 @@
  *   4xx → {"status":"fail","data":{"code","message",...data}}
  *   5xx → {"status":"error","code","message","data"?}
  */
-import { CHAIN_CODES } from '../chain/params.js';
 import { quote, ServingError } from '../serving/errors.js';
 
 export function jsendBody(err: ServingError): object {
@@ -22,11 +21,12 @@ export function methodNotAllowed(method: string): ServingError {
   });
 }
 
+/**
+ * The path is not quoted: an unknown path may hold a wallet's key. Nor is one route named, as if it were
+ * the only one (a newcomer asking for /tx/… was told of the address endpoint).
+ */
 export function notFound(): ServingError {
-  return new ServingError(
-    'NOT_FOUND',
-    `no such resource; the address endpoint is GET /api/v1/{${CHAIN_CODES.join('|')}}/address/{address}`,
-  );
+  return new ServingError('NOT_FOUND', 'no such resource; GET /openapi.json lists every route of this API');
 }
 
 export function internal(): ServingError {
