@@ -127,6 +127,42 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     await expectBothEqualNode('after the kills');
   }, 400_000);
 
+  it('serves from a role that may only read (USAGE and SELECT on its schemas), on the primary and the standby', async () => {
+    // What docs/scale-out.md and docker-compose.yml give the APIs: no write, no superuser.
+    await primary.sql('CREATE ROLE addrsum_reader LOGIN');
+    for (const schema of ['addrsum_ltc', 'addrsum_keys']) {
+      await primary.sql(`GRANT USAGE ON SCHEMA ${schema} TO addrsum_reader`);
+      await primary.sql(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO addrsum_reader`);
+    }
+    await waitForReplay(primary, standby);
+    const asReader = (url: string): string => url.replace(/\/\/addrsum@/, '//addrsum_reader@');
+    expect(asReader(primary.url)).not.toBe(primary.url);
+    // The role can write nothing: the grants are what the API runs on, no more.
+    await expect(primary.sql('SET ROLE addrsum_reader; UPDATE addrsum_ltc.state SET utxo_list_secret = utxo_list_secret')).rejects.toThrow(
+      /permission denied/,
+    );
+    for (const cluster of [primary, standby]) {
+      const api = await startApiOn(asReader(cluster.url));
+      try {
+        let ready = '';
+        await waitFor(
+          'the read-only API to be ready',
+          async () => {
+            const res = await fetch(`${api.url}/ready`);
+            ready = await res.text();
+            return res.status === 200;
+          },
+          30_000,
+        ).catch((err: Error) => {
+          throw new Error(`${err.message}: ${ready}\n${api.output().slice(-3000)}`);
+        });
+        await expectApiEqualsNode(api, `a read-only role on the ${cluster === primary ? 'primary' : 'standby'}`);
+      } finally {
+        await api.stop();
+      }
+    }
+  }, 120_000);
+
   it('states a new tip from the standby within 5 s of the block, and equals the node there', async () => {
     await mineWithActivity(node, 3, manifest);
     await lw.world.waitForTip('activity blocks', 60_000);
