@@ -100,7 +100,7 @@ export class Session implements ElectrumSession {
   private badLines = 0;
   private paused = false;
   private reading = true;
-  private closeAfter: { reason: CloseReason; detail?: string } | undefined;
+  private closeAfter: CloseReason | undefined;
   /** Past a hard limit: no more lines are taken, and the connection closes once those in flight are answered. */
   private draining: { reason: CloseReason; detail: string } | undefined;
   private closed = false;
@@ -148,8 +148,8 @@ export class Session implements ElectrumSession {
     this.opts.events.notified(method);
   }
 
-  closeAfterAnswer(reason: CloseReason, detail?: string): void {
-    this.closeAfter ??= { reason, detail };
+  closeAfterAnswer(reason: CloseReason): void {
+    this.closeAfter ??= reason;
   }
 
   async charge(cost: number): Promise<void> {
@@ -288,7 +288,7 @@ export class Session implements ElectrumSession {
     if (this.closed) return;
     if (answers.length > 0) this.write(parsed.batch ? answers : answers[0]!);
     if (badRun >= MAX_BAD_LINES) this.close('bad_lines');
-    else if (this.closeAfter !== undefined) this.close(this.closeAfter.reason, this.closeAfter.detail);
+    else if (this.closeAfter !== undefined) this.close(this.closeAfter);
   }
 
   /**

@@ -16,7 +16,7 @@ export interface ElectrumSession {
   /** Sends a notification now (a subscription's change); dropped once the connection is closed. */
   notify(method: string, params: readonly unknown[]): void;
   /** Closes the connection once the answer to the request being handled is written. */
-  closeAfterAnswer(reason: CloseReason, detail?: string): void;
+  closeAfterAnswer(reason: CloseReason): void;
   /**
    * Meters `cost` for work the fixed cost could not know (a long history, a long list of unspent
    * outputs): before the work when it can be counted first, else once it is done. Resolves once the
