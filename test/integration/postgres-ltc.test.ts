@@ -129,16 +129,16 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
 
   it('serves from a role that may only read (USAGE and SELECT on its schemas), on the primary and the standby', async () => {
     // What docs/scale-out.md and docker-compose.yml give the APIs: no write, no superuser.
-    await primary.sql('CREATE ROLE addrsum_reader LOGIN');
+    await primary.sql('CREATE ROLE api_reader LOGIN');
     for (const schema of ['addrsum_ltc', 'addrsum_keys']) {
-      await primary.sql(`GRANT USAGE ON SCHEMA ${schema} TO addrsum_reader`);
-      await primary.sql(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO addrsum_reader`);
+      await primary.sql(`GRANT USAGE ON SCHEMA ${schema} TO api_reader`);
+      await primary.sql(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO api_reader`);
     }
     await waitForReplay(primary, standby);
-    const asReader = (url: string): string => url.replace(/\/\/addrsum@/, '//addrsum_reader@');
+    const asReader = (url: string): string => url.replace(/\/\/addrsum@/, '//api_reader@');
     expect(asReader(primary.url)).not.toBe(primary.url);
     // The role can write nothing: the grants are what the API runs on, no more.
-    await expect(primary.sql('SET ROLE addrsum_reader; UPDATE addrsum_ltc.state SET utxo_list_secret = utxo_list_secret')).rejects.toThrow(
+    await expect(primary.sql('SET ROLE api_reader; UPDATE addrsum_ltc.state SET utxo_list_secret = utxo_list_secret')).rejects.toThrow(
       /permission denied/,
     );
     for (const cluster of [primary, standby]) {
