@@ -39,6 +39,7 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
       registry: wired.metrics.registry,
       logger,
       chains: wired.deps.chains,
+      ...(wired.deps.nodeViews && { nodeViews: wired.deps.nodeViews }),
       feed: wired.live.hub,
     });
   } catch (err) {

@@ -14,6 +14,8 @@ import { workerMetrics } from './cluster-metrics.js';
 import { systemClock, type Clock } from '../serving/clock.js';
 import { type AppDeps } from '../api/deps.js';
 import { type ChainHandle } from '../serving/chain-handle.js';
+import { chainNode } from '../serving/chain-node.js';
+import { nodeViews, type NodeViews } from '../serving/node-views.js';
 import { readiness } from '../api/routes/ops.js';
 import { ServingError } from '../serving/errors.js';
 import { foreignIndex, warnForeignIndexAtStart, type Built } from './index-network.js';
@@ -86,6 +88,15 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
     chains.set(chain, handle.value);
   }
 
+  const nodes = new Map<ChainCode, NodeViews>();
+  for (const chain of CHAIN_CODES) {
+    const node = isChainServed(config, chain) ? chainNode(config, chain) : null;
+    if (node === null) continue;
+    const views = nodeViews(chain, node);
+    nodes.set(chain, views);
+    closers.push(() => views.close());
+  }
+
   const keys = keyChecker(config, log);
   closers.push(keys.close);
   const metrics = createApiMetrics({ defaultMetrics: true });
@@ -101,6 +112,7 @@ export function wireApi(config: Config, logger: Logger): WiredApi {
   closers.push(() => void pool.close());
   const deps: AppDeps = {
     chains,
+    nodeViews: nodes,
     derivations: new DerivationCache(pool),
     keys: keys.value,
     settings: config.api,

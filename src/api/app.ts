@@ -17,6 +17,8 @@ import { statusPageRouter } from './routes/status-page.js';
 import { mountScripthashRoute } from './routes/scripthash.js';
 import { mountUtxoRoutes } from './routes/utxos.js';
 import { mountTransactionRoutes } from './routes/transactions.js';
+import { mountTxRoutes } from './routes/tx.js';
+import { mountBlockRoutes } from './routes/blocks.js';
 import { mountXpubUtxosRoute } from './routes/xpub-utxos.js';
 import { mountXpubTransactionsRoute } from './routes/xpub-transactions.js';
 import { xpubRouter } from './routes/xpub.js';
@@ -59,6 +61,8 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   mountScripthashRoute(app, deps, limiter, metrics);
   mountUtxoRoutes(app, deps, limiter, metrics);
   mountTransactionRoutes(app, deps, limiter, metrics);
+  mountTxRoutes(app, deps, limiter, metrics);
+  mountBlockRoutes(app, deps, limiter, metrics);
   mountXpubUtxosRoute(app, deps, limiter, metrics, derivations);
   mountXpubTransactionsRoute(app, deps, limiter, metrics, derivations);
   if (live) mountEventsRoute(app, deps, limiter, metrics, live.hub, live.limits);

@@ -14,6 +14,7 @@ import type { MempoolDelta, ScriptSummary, ScriptView, ScriptViews } from '../st
 import type { ChainHandle } from '../serving/chain-handle.js';
 import type { Freshness } from '../serving/chain-state.js';
 import type { Clock } from '../serving/clock.js';
+import type { NodeViews } from '../serving/node-views.js';
 
 export type { TierLimits };
 /** The index's answers in the store's shapes (declared once, in src/store/index-model.ts). */
@@ -44,6 +45,8 @@ export interface ApiSettings extends Freshness {
 export interface AppDeps {
   /** Chains by code; a chain missing from the map answers CHAIN_UNAVAILABLE. */
   readonly chains: ReadonlyMap<ChainCode, ChainHandle>;
+  /** Per chain, its transactions and blocks read from its node; a chain missing here has no node (chains.<C>.rpcUrl). */
+  readonly nodeViews?: ReadonlyMap<ChainCode, NodeViews>;
   readonly keys: KeyVerifier;
   readonly settings: ApiSettings;
   readonly logger: Logger;

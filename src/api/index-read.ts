@@ -54,11 +54,7 @@ export function syncing(chain: ChainCode, indexedHeight: number | null, nodeHeig
  * async function: the summary routes answer thousands of times a second, and each await on the way
  * costs a turn of the microtask queue; this hands back the one promise `.then` makes.
  */
-export function readIndex<T extends IndexStatus>(
-  chain: ChainCode,
-  handle: ChainHandle,
-  read: (source: SummarySource) => Promise<T | null>,
-): Promise<T | null> {
+export function readIndex<T>(chain: ChainCode, handle: ChainHandle, read: (source: SummarySource) => Promise<T | null>): Promise<T | null> {
   const acquired = handle.acquire();
   if (!acquired.ok) throw acquired.damaged === true ? damaged(chain, acquired.reason) : unavailable(chain, acquired.reason);
   const refuse = (err: unknown): never => {

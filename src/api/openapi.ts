@@ -24,6 +24,15 @@ import {
   type Json,
 } from './openapi/build.js';
 import { SCHEMAS } from './openapi/schemas.js';
+import {
+  blockPathItem,
+  blockTxidsPathItem,
+  CHAIN_OBJECT_SCHEMAS,
+  tipPathItem,
+  txHexPathItem,
+  txMerklePathItem,
+  txPathItem,
+} from './openapi/chain-object-paths.js';
 import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS, xpubUtxosPathItem } from './openapi/utxo-paths.js';
 import {
   addressTransactionsPathItem,
@@ -49,7 +58,7 @@ export function openApiDocument(): Json {
         'API keys start with the fixed prefix `asum_`.',
     },
     servers: [{ url: '/' }],
-    tags: [{ name: 'address' }, { name: 'wallet' }, { name: 'operations' }],
+    tags: [{ name: 'address' }, { name: 'wallet' }, { name: 'transactions' }, { name: 'blocks' }, { name: 'operations' }],
     paths: {
       '/api/v1/{chain}/address/{address}': addressPathItem(),
       '/api/v1/{chain}/addresses': batchPathItem(),
@@ -63,6 +72,12 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/xpub/transactions': xpubTransactionsPostPathItem(),
       '/api/v1/{chain}/xpub/{key}': xpubPathItem(),
       '/api/v1/{chain}/xpub': xpubPostPathItem(),
+      '/api/v1/{chain}/tx/{txid}': txPathItem(),
+      '/api/v1/{chain}/tx/{txid}/hex': txHexPathItem(),
+      '/api/v1/{chain}/tx/{txid}/merkle-proof': txMerklePathItem(),
+      '/api/v1/{chain}/block/{id}': blockPathItem(),
+      '/api/v1/{chain}/block/{id}/txids': blockTxidsPathItem(),
+      '/api/v1/{chain}/blocks/tip': tipPathItem(),
       '/api/v1/{chain}/address/{address}/events': eventsPathItem(),
       '/api/v1/ws': wsPathItem(),
       '/': pathItem('operations', 'Status page (HTML; its script and style are under /status-page/)', {
@@ -171,7 +186,7 @@ export function openApiDocument(): Json {
             'A key from `addrsum-keys create` (`npm run keys -- create` in a checkout): `asum_` + 43 base62 characters. Optional only when anonymous access is enabled.',
         },
       },
-      schemas: { ...SCHEMAS, ...UTXO_SCHEMAS, ...HISTORY_SCHEMAS },
+      schemas: { ...SCHEMAS, ...UTXO_SCHEMAS, ...HISTORY_SCHEMAS, ...CHAIN_OBJECT_SCHEMAS },
       headers: HEADERS,
       responses: {
         NotFound: response('No such path.', failSchema(['NOT_FOUND']), headers([], ['Cache-Control'])),

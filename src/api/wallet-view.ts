@@ -7,7 +7,7 @@
  */
 import { Coins, Sats } from '../chain/amount.js';
 import { scriptToAddress } from '../chain/address.js';
-import { sha256Into, toDisplayHex } from '../chain/hash.js';
+import { scripthashOf } from '../serving/scripthash-param.js';
 import type { ChainCode } from '../chain/params.js';
 import type { DerivedScript } from '../wallet/derive.js';
 import { amounts, grossAmounts, unconfirmedAmounts } from './address-view.js';
@@ -19,13 +19,6 @@ export interface WalletAnswer {
   readonly descriptors: readonly string[];
   /** `?details=funded`: list the scripts holding coins. */
   readonly funded: boolean;
-}
-
-/** Electrum's name for a script (scripthash-param.ts reads it back): SHA-256, byte-reversed, hex. */
-function electrumHash(script: Uint8Array): string {
-  const digest = Buffer.allocUnsafe(32);
-  sha256Into(script, digest, 0);
-  return toDisplayHex(digest);
 }
 
 /**
@@ -71,7 +64,7 @@ export function walletBody(
     if (answer.funded && listed(view)) {
       const { path, script } = scripts[i]!;
       // Bare multisig and P2PK have no address form: null, and the scripthash names them instead.
-      addresses.push({ path, address: scriptToAddress(handle.params, script), scripthash: electrumHash(script), ...amounts(view) });
+      addresses.push({ path, address: scriptToAddress(handle.params, script), scripthash: scripthashOf(script), ...amounts(view) });
     }
   });
   const mempool = views.items[0]?.unconfirmed !== undefined;

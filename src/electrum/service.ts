@@ -21,6 +21,7 @@ import { indexMethods } from './methods/index-methods.js';
 import { indexGroup, type IndexDeps } from './index/index-group.js';
 import { nodeMethods } from './methods/node-methods.js';
 import { NetworkCounts } from './network-counts.js';
+import type { NodeViews } from '../serving/node-views.js';
 import { ElectrumServer } from './server.js';
 
 export interface ElectrumService {
@@ -56,7 +57,7 @@ function tlsOf(config: Config, chain: ChainCode): { port: number; cert: Buffer; 
  */
 export function electrumService(
   config: Config,
-  deps: { readonly registry: Registry; readonly logger: Logger } & IndexDeps,
+  deps: { readonly registry: Registry; readonly logger: Logger; readonly nodeViews?: ReadonlyMap<ChainCode, NodeViews> } & IndexDeps,
 ): ElectrumService {
   const chains = CHAIN_CODES.filter((c) => {
     const { tcp, tls } = electrumPorts(c, config);
@@ -89,7 +90,7 @@ export function electrumService(
   const servers = chains.map((chain) => {
     const log = deps.logger.child({ component: 'electrum', chain });
     startSeries(metrics, chain);
-    const node = nodeMethods(config, chain, deps.chains.get(chain));
+    const node = nodeMethods(config, chain, deps.chains.get(chain), deps.nodeViews?.get(chain));
     links.push(node);
     return new ElectrumServer({
       chain,

@@ -33,6 +33,10 @@ export const ERROR_STATUS = {
   CURSOR_TAMPERED: 400,
   /** A genuine cursor of another listing (address, wallet, chain or mempool setting). */
   CURSOR_FOREIGN: 400,
+  /** Not a txid: 64 hex digits. */
+  INVALID_TXID: 400,
+  /** Not a block id: a height (0 … 2^31−1) or a block hash of 64 hex digits. */
+  INVALID_BLOCK_ID: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   /** A browser page from an origin not in api.corsOrigins opened a WebSocket. */
@@ -43,6 +47,12 @@ export const ERROR_STATUS = {
   UTXO_LIST_DISABLED: 404,
   /** The chain's index keeps no history: the operator has not set chains.<C>.history (ADDRSUM_HISTORY). */
   HISTORY_DISABLED: 404,
+  /** No such transaction in the indexed blocks or the node's mempool. */
+  TX_NOT_FOUND: 404,
+  /** No such block in the indexed chain (a height above its tip, a hash of no block or of a stale one). */
+  BLOCK_NOT_FOUND: 404,
+  /** The transaction and block views read the node, and this server has none for the chain (chains.<C>.rpcUrl). */
+  NODE_NOT_CONFIGURED: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   /** A UTXO listing cursor taken before the latest block: start the listing again. */
@@ -59,6 +69,10 @@ export const ERROR_STATUS = {
   /** keys.sqlite exists but cannot be read, so no key can be checked. */
   KEYS_UNAVAILABLE: 503,
   NOT_READY: 503,
+  /** The chain's node did not answer a transaction or block read (down, starting, timed out). */
+  NODE_UNAVAILABLE: 503,
+  /** The node has pruned the block a transaction or block view needs. */
+  BLOCK_PRUNED: 503,
   LIMITS_UNAVAILABLE: 503,
   /** Wallet derivation (derivation-pool.ts) has more queued than a new wallet should wait behind. */
   WALLETS_BUSY: 503,

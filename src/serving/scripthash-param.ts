@@ -2,6 +2,7 @@
  * The `{hash}` of the scripthash routes and the WebSocket's `scripthashes`, read one way so that all of
  * them refuse a bad one alike (INVALID_SCRIPTHASH) and key the same script.
  */
+import { sha256Into, toDisplayHex } from '../chain/hash.js';
 import { scriptKeyOfDigest } from '../store/script-key.js';
 import { ServingError } from './errors.js';
 
@@ -17,4 +18,11 @@ export function parseScripthash(text: string): { hash: string; key: Buffer } {
   }
   const digest = Buffer.from(text, 'hex').reverse();
   return { hash: text.toLowerCase(), key: scriptKeyOfDigest(digest) };
+}
+
+/** Electrum's name for a script (parseScripthash reads it back): SHA-256, byte-reversed, hex. */
+export function scripthashOf(script: Uint8Array): string {
+  const digest = Buffer.allocUnsafe(32);
+  sha256Into(script, digest, 0);
+  return toDisplayHex(digest);
 }

@@ -242,7 +242,12 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
     const points: [string, (output: string) => boolean, number | null, boolean][] = [
       ['while reading coins, some chunks committed', () => committedCoins() > 0, null, true],
       ['while building aggregates', (out) => /bootstrap: building aggregates/.test(out), null, true],
-      ['after the commit, while checkpointing the WAL', (out) => /bootstrap done/.test(out), chain.tipHeight, false],
+      [
+        'after the commit, while checkpointing the WAL',
+        (out) => /bootstrap done|index already bootstrapped/.test(out),
+        chain.tipHeight,
+        false,
+      ],
     ];
     let resumes = false;
     for (const [name, ready, served, resumesNext] of points) {
@@ -253,7 +258,15 @@ describe('BTC bootstrap from a Core-format snapshot', () => {
       // Resumed from the committed chunks the previous kill left (each start after the first).
       expect(/resuming the interrupted load of this snapshot/.test(run.output()), name).toBe(resumes);
       // Killed before the final commit: no tip, so the API answers CHAIN_SYNCING; after it: the whole load.
-      expect(servedTip(dbPath), name).toBe(served);
+      // Building aggregates is short: on a loaded machine the commit may come before the signal lands,
+      // and then the index is the whole load, never a part of it.
+      const tip = servedTip(dbPath);
+      const committedFirst = served === null && resumesNext && name.includes('aggregates') && tip === chain.tipHeight;
+      expect(tip, name).toBe(committedFirst ? chain.tipHeight : served);
+      if (committedFirst) {
+        resumes = false;
+        continue;
+      }
       if (!resumes) {
         // The part the first kill left is not an index to sync from genesis on top of.
         const sync = await startIndexer({ chain: 'BTC', dataDir: dir, rpcUrl: node.url });

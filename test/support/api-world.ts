@@ -3,6 +3,10 @@
  * a real key store in a temp directory, a hand-moved clock, captured log lines, and a caller that checks
  * every response against the app's own /openapi.json.
  */
+import type { ChainNode } from '../../src/serving/chain-node.js';
+import { nodeViews } from '../../src/serving/node-views.js';
+import type { HeaderRange } from '../../src/store/header-chain.js';
+import type { TxBlock } from '../../src/store/tx-block.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -133,6 +137,27 @@ export class FakeIndex implements SummarySource {
     return this.now();
   }
 
+  /** Which block holds a transaction, by txid (internal byte order, hex), for the transaction views. */
+  readonly txBlocks = new Map<string, TxBlock>();
+  /** The stored block headers, by height from 0 (the fake's tip is the last). */
+  storedHeaders: Buffer[] = [];
+
+  async txBlock(txid: Buffer): Promise<TxBlock | null> {
+    this.now();
+    return this.txBlocks.get(txid.toString('hex')) ?? null;
+  }
+
+  async headers(from: number, count: number): Promise<HeaderRange | null> {
+    const status = this.now();
+    if (status === null) return null;
+    return {
+      tipHeight: status.tipHeight,
+      tipHash: Buffer.from(status.tipHash, 'hex').reverse(),
+      headersFrom: 0,
+      headers: this.storedHeaders.slice(from, Math.min(from + count, status.tipHeight + 1)),
+    };
+  }
+
   /** The fake's status as every read sees it; throws `failure`. */
   private now(): IndexStatus | null {
     if (this.failure) throw this.failure;
@@ -170,6 +195,8 @@ export interface WorldOptions {
   requestLog?: ApiSettings['requestLog'];
   /** Mount the events stream route (api.live, default limits), as the API process always does. */
   live?: boolean;
+  /** The chains' nodes, for the transaction and block views (none: NODE_NOT_CONFIGURED). */
+  nodes?: Partial<Record<ChainCode, ChainNode>>;
 }
 
 export class FakeClock {
@@ -228,6 +255,9 @@ export function buildWorld(options: WorldOptions = {}): World {
   const derivations = new DerivationCache();
   const deps: AppDeps = {
     chains,
+    nodeViews: new Map(
+      Object.entries(options.nodes ?? {}).map(([chain, node]) => [chain as ChainCode, nodeViews(chain as ChainCode, node)]),
+    ),
     keys: reader,
     settings: {
       allowAnonymous: options.allowAnonymous ?? false,

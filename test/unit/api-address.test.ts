@@ -237,7 +237,7 @@ describe('routing (404, 405)', () => {
 
   it('answers an unknown path without naming one route as the only one, and without quoting the path', async () => {
     const tpub = 'tpubD6NzVbkrYhZ4XgiXtGrdW5XDAPFCL9h7we1vwNCpn8tGbBcgfVYjXyhWo4E1xkh56hjod1RhGjxbaTLV3X4FyWuejifB9jusQ46QzG87VKp';
-    for (const u of [`/api/v1/LTC/tx/${'ab'.repeat(32)}`, `/api/v1/BTC/wallet/${tpub}`]) {
+    for (const u of [`/api/v1/LTC/txs/${'ab'.repeat(32)}`, `/api/v1/BTC/wallet/${tpub}`]) {
       const a = await get(u);
       expect(a.status).toBe(404);
       const body = JSON.parse(a.text) as { data: { message: string } };

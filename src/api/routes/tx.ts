@@ -1,0 +1,129 @@
+/**
+ * GET/HEAD /api/v1/{chain}/tx/{txid}, …/hex and …/merkle-proof: a transaction of the indexed blocks or
+ * of the node's mempool, decoded (tx-view.ts), in the node's raw form, or with the merkle branch that
+ * proves it in its block. Read from the node without -txindex (src/serving/tx-source.ts); needs history
+ * (chains.<C>.history), which knows every transaction's block.
+ *
+ * Checks, in order: chain → API key → limits (one token) → txid → the index's state → the transaction
+ * (404 TX_NOT_FOUND) → for the decoded view, one more token per PREVOUTS_PER_TOKEN funding transactions
+ * beyond the first ones, taken before they are read → answer.
+ */
+import type { Express, Request, Response } from 'express';
+import type { DecodedTx } from '../../chain/tx-decode.js';
+import { readHeader } from '../../chain/block-header.js';
+import { merkleBranch } from '../../chain/merkle.js';
+import { toDisplayHex } from '../../chain/hash.js';
+import { ServingError } from '../../serving/errors.js';
+import type { FoundTx } from '../../serving/tx-source.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
+import type { AppDeps } from '../deps.js';
+import type { ApiMetrics } from '../metrics.js';
+import { limitCheck } from '../middleware/rate-limit.js';
+import { answeringIndex, nodeRoute, parseTxid, type NodeRoute, type ViewIndex } from '../node-read.js';
+import { sendJson } from '../respond.js';
+import { txView, type TxStatus } from '../tx-view.js';
+import { mountSummaryRoute } from './summary-route.js';
+
+export const TX_ROUTE = '/api/v1/:chain/tx/:txid';
+export const TX_HEX_ROUTE = '/api/v1/:chain/tx/:txid/hex';
+export const TX_MERKLE_ROUTE = '/api/v1/:chain/tx/:txid/merkle-proof';
+/** Funding transactions one token pays for: the first token (the route's) covers the first ones. */
+export const PREVOUTS_PER_TOKEN = 25;
+
+interface Found {
+  readonly route: NodeRoute;
+  readonly index: ViewIndex;
+  readonly found: FoundTx;
+  readonly tipHeight: number;
+}
+
+async function foundTx(deps: AppDeps, req: Request, res: Response): Promise<Found> {
+  const route = nodeRoute(deps, req);
+  const txid = parseTxid(String(req.params.txid));
+  const { index, tipHeight } = await answeringIndex(deps, route, res, true);
+  const found = await route.views.txs.find(index, txid);
+  if (found === null)
+    throw new ServingError(
+      'TX_NOT_FOUND',
+      `no transaction ${toDisplayHex(txid)} in the indexed ${route.chain} blocks or the node's mempool`,
+    );
+  res.setHeader('Cache-Control', 'no-store');
+  return { route, index, found, tipHeight };
+}
+
+/** Distinct funding transactions: what reading the prevouts costs the node. */
+function fundingCount(tx: DecodedTx): number {
+  return new Set(tx.inputs.flatMap((i) => (i.prevTxid === null ? [] : [i.prevTxid.toString('hex')]))).size;
+}
+
+async function statusOf({ index, found, tipHeight }: Found): Promise<TxStatus | null> {
+  const block = found.block;
+  if (block === null) return null;
+  const range = await index.headers(block.height, 1);
+  const header = range?.headers[0];
+  return {
+    height: block.height,
+    blockHash: toDisplayHex(block.hash),
+    // A header of another block there: the index moved past a reorg since the lookup.
+    blockTime: header === undefined || !readHeader(header).hash.equals(block.hash) ? null : readHeader(header).time,
+    position: block.position,
+    tipHeight: Math.max(tipHeight, range?.tipHeight ?? tipHeight),
+  };
+}
+
+export function mountTxRoutes(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  mountSummaryRoute(app, TX_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
+    const at = await foundTx(deps, req, res);
+    const { tx } = at.found;
+    const extra = Math.ceil(fundingCount(tx) / PREVOUTS_PER_TOKEN) - 1;
+    if (extra > 0)
+      await limitCheck(
+        limiter,
+        deps.settings,
+        metrics,
+        () => extra,
+        (n) => `reading the inputs of this transaction (${n} tokens, one per ${PREVOUTS_PER_TOKEN} funding transactions)`,
+        true,
+      )(req, res);
+    const prevouts = await at.route.views.txs.prevouts(at.index, tx);
+    const handle = at.route.handle;
+    sendJson(res, 200, { status: 'success', data: { chain: at.route.chain, ...txView(handle.params, tx, prevouts, await statusOf(at)) } });
+  });
+
+  mountSummaryRoute(app, TX_HEX_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
+    const { route, found } = await foundTx(deps, req, res);
+    sendJson(res, 200, {
+      status: 'success',
+      data: { chain: route.chain, txid: toDisplayHex(found.tx.txid), hex: found.raw.toString('hex') },
+    });
+  });
+
+  mountSummaryRoute(app, TX_MERKLE_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
+    const at = await foundTx(deps, req, res);
+    const { route, index, found } = at;
+    const txid = toDisplayHex(found.tx.txid);
+    if (found.block === null)
+      throw new ServingError('TX_NOT_FOUND', `transaction ${txid} is in the mempool, not in a block yet: it has no merkle proof`);
+    const block = await route.views.blocks.atHeight(index, found.block.height);
+    if (block === null || block.hash !== toDisplayHex(found.block.hash))
+      throw new ServingError('TX_NOT_FOUND', `transaction ${txid} left the indexed ${route.chain} chain; ask again`);
+    const { txids } = await route.views.blocks.body(block);
+    const position = found.block.position;
+    if (!txids[position]?.equals(found.tx.txid))
+      throw new ServingError(
+        'NODE_UNAVAILABLE',
+        `the ${route.chain} node's block ${block.hash} does not hold ${txid} at position ${position}`,
+      );
+    sendJson(res, 200, {
+      status: 'success',
+      data: {
+        chain: route.chain,
+        txid,
+        blockHeight: block.height,
+        blockHash: block.hash,
+        position,
+        merkle: merkleBranch(txids, position).map(toDisplayHex),
+      },
+    });
+  });
+}
