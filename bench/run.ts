@@ -21,6 +21,7 @@ import { runRequestBench } from './request.js';
 import { runScaleBench } from './scale.js';
 import { runScaleOutBench } from './scale-out.js';
 import { runTipBench } from './tip.js';
+import { runTxViewsBench } from './tx-views.js';
 import { runXpubBench } from './xpub.js';
 import { runUtxosBench } from './utxos.js';
 import { runUtxosScaleBench } from './utxos-scale.js';
@@ -51,6 +52,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'engine-ports': () => runEnginePortsBench(),
   'scale-out': () => runScaleOutBench(),
   electrum: () => runElectrumBench(),
+  'tx-views': () => runTxViewsBench(),
 };
 
 async function main(): Promise<void> {

@@ -54,7 +54,7 @@ export function parseBlockId(text: string): BlockId {
 }
 
 /** The reads of the transaction and block views. */
-export type ViewIndex = Pick<IndexReader, 'txBlock' | 'headers'>;
+export type ViewIndex = Pick<IndexReader, 'txBlock' | 'headers' | 'outspends'>;
 
 /**
  * The chain's index for the views, each read on the source acquired at that moment: a request's reads
@@ -71,6 +71,7 @@ function viewIndex({ chain, handle }: NodeRoute): ViewIndex {
   return {
     txBlock: (txid) => read((s) => s.txBlock?.(txid)),
     headers: (from, count) => read((s) => s.headers?.(from, count)),
+    outspends: (txid, outputs) => read((s) => s.outspends?.(txid, outputs)),
   };
 }
 

@@ -31,6 +31,7 @@ import {
   tipPathItem,
   txHexPathItem,
   txMerklePathItem,
+  txOutspendsPathItem,
   txPathItem,
 } from './openapi/chain-object-paths.js';
 import { addressUtxosPathItem, scripthashUtxosPathItem, UTXO_SCHEMAS, xpubUtxosPathItem } from './openapi/utxo-paths.js';
@@ -75,6 +76,7 @@ export function openApiDocument(): Json {
       '/api/v1/{chain}/tx/{txid}': txPathItem(),
       '/api/v1/{chain}/tx/{txid}/hex': txHexPathItem(),
       '/api/v1/{chain}/tx/{txid}/merkle-proof': txMerklePathItem(),
+      '/api/v1/{chain}/tx/{txid}/outspends': txOutspendsPathItem(),
       '/api/v1/{chain}/block/{id}': blockPathItem(),
       '/api/v1/{chain}/block/{id}/txids': blockTxidsPathItem(),
       '/api/v1/{chain}/blocks/tip': tipPathItem(),

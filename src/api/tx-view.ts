@@ -11,6 +11,7 @@ import { toDisplayHex } from '../chain/hash.js';
 import type { ChainParams } from '../chain/params.js';
 import { scriptType } from '../chain/script-type.js';
 import type { DecodedOutput, DecodedTx } from '../chain/tx-decode.js';
+import type { Outspend } from '../serving/tx-source.js';
 import { scripthashOf } from '../serving/scripthash-param.js';
 
 /** Where a confirmed transaction is, as the index knows it. */
@@ -47,10 +48,16 @@ export function feeOf(tx: DecodedTx, prevouts: readonly (DecodedOutput | null)[]
 /** Bitcoin Core's CFeeRate(fee, vsize).GetFeePerK(): satoshis per 1,000 virtual bytes, rounded down. */
 export const feePerKvb = (fee: bigint, vsize: number): bigint => (vsize === 0 ? 0n : (fee * 1000n) / BigInt(vsize));
 
+/** What spent an output, as `spent` and the outspends route write it. */
+export function outspendView(o: Outspend | null): Record<string, unknown> | null {
+  return o && { txid: o.txid && toDisplayHex(o.txid), vin: o.vin, height: o.height };
+}
+
 export function txView(
   params: ChainParams,
   tx: DecodedTx,
   prevouts: readonly (DecodedOutput | null)[],
+  outspends: readonly (Outspend | null)[],
   status: TxStatus | null,
 ): Record<string, unknown> {
   const fee = feeOf(tx, prevouts);
@@ -80,7 +87,7 @@ export function txView(
         prevout: prevout === null ? null : outputView(params, prevout),
       };
     }),
-    outputs: tx.outputs.map((o, n) => ({ n, ...outputView(params, o) })),
+    outputs: tx.outputs.map((o, n) => ({ n, ...outputView(params, o), spent: outspendView(outspends[n] ?? null) })),
     status:
       status === null
         ? { confirmed: false }

@@ -17,7 +17,16 @@ export type SummarySource = Pick<IndexReader, 'summary' | 'views' | 'keyViews' |
   Partial<
     Pick<
       IndexReader,
-      'mempoolTxs' | 'bootstrap' | 'utxoPage' | 'historyPage' | 'walletHistoryPage' | 'feed' | 'headers' | 'txBlock' | 'scriptTxs'
+      | 'mempoolTxs'
+      | 'bootstrap'
+      | 'utxoPage'
+      | 'historyPage'
+      | 'walletHistoryPage'
+      | 'feed'
+      | 'headers'
+      | 'txBlock'
+      | 'outspends'
+      | 'scriptTxs'
     >
   >;
 

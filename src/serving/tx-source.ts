@@ -15,6 +15,7 @@ import { ParseError } from '../chain/byte-reader.js';
 import type { ChainCode } from '../chain/params.js';
 import { toDisplayHex } from '../chain/hash.js';
 import { decodeTransaction, type DecodedOutput, type DecodedTx } from '../chain/tx-decode.js';
+import { isUnspendable } from '../chain/script.js';
 import type { IndexReader } from '../store/ports.js';
 import type { TxBlock } from '../store/tx-block.js';
 import type { ChainNode } from './chain-node.js';
@@ -22,7 +23,19 @@ import { ServingError } from './errors.js';
 import { askNode } from './node-answers.js';
 
 /** The index reads a transaction lookup needs. */
-export type TxIndex = Pick<IndexReader, 'txBlock'>;
+export type TxIndex = Pick<IndexReader, 'txBlock' | 'outspends'>;
+
+/**
+ * What spent an output: null while unspent (or never spendable), else the input that spent it, with the
+ * height of its block (null: in the mempool). `txid` and `vin` null: spent before the index kept spends
+ * (an index that kept history before the spend index existed; turning history off and on builds them).
+ */
+export interface Outspend {
+  /** Internal byte order. */
+  readonly txid: Buffer | null;
+  readonly vin: number | null;
+  readonly height: number | null;
+}
 
 export interface FoundTx {
   readonly raw: Buffer;
@@ -103,6 +116,37 @@ export class TxSource {
       if (input.prevTxid === null) return null;
       return found.get(input.prevTxid.toString('hex'))?.tx.outputs[input.vout] ?? null;
     });
+  }
+
+  /**
+   * What spent each output of `found` (one read of the index's spend index), or null while the index
+   * keeps no history. Several confirmed candidates under one spend key (another txid sharing its
+   * prefix, spend-key.ts) are told apart by the spending transactions themselves, as is the input of a
+   * mempool spender.
+   */
+  async outspends(index: TxIndex, found: FoundTx): Promise<readonly (Outspend | null)[] | null> {
+    const { tx } = found;
+    const read = await index.outspends(tx.txid, tx.outputs.length);
+    if (read === null || read.spendsFrom === null) return null;
+    /** The input of `spender` that spends output `vout` of this transaction; null when none does. */
+    const inputOf = async (spender: Buffer, vout: number): Promise<number | null> => {
+      const got = await this.queue.add(() => this.find(index, spender));
+      const vin = got?.tx.inputs.findIndex((i) => i.prevTxid?.equals(tx.txid) === true && i.vout === vout) ?? -1;
+      return vin < 0 ? null : vin;
+    };
+    return Promise.all(
+      tx.outputs.map(async (output, vout): Promise<Outspend | null> => {
+        const o = read.outputs[vout];
+        if (o === undefined || isUnspendable(output.script)) return null;
+        const [only, ...more] = o.spenders;
+        if (only !== undefined && more.length === 0) return only;
+        for (const candidate of o.spenders) if ((await inputOf(candidate.txid, vout)) === candidate.vin) return candidate;
+        if (o.mempool !== null) return { txid: o.mempool, vin: await inputOf(o.mempool, vout), height: null };
+        // In the UTXO set, or an output of a mempool transaction nothing spends yet.
+        if (o.unspent || found.block === null) return null;
+        return { txid: null, vin: null, height: null };
+      }),
+    );
   }
 
   private async ask(hex: string, params: readonly unknown[], block?: { hash: string; height: number }): Promise<Buffer | null> {

@@ -40,6 +40,8 @@ interface Step {
   readonly coinbase: boolean;
   /** Position of the step's transaction in its block. */
   readonly tx: number;
+  /** An input's position in its transaction (−1: an output). */
+  readonly vin: number;
 }
 
 /** A batch read once: each block's steps with their keys, ids and script keys, and what it needs resolved. */
@@ -71,12 +73,12 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
     for (let position = 0; position < block.txs.length; position++) {
       const tx = block.txs[position]!;
       if (!tx.coinbase) {
-        for (const input of tx.inputs) {
+        tx.inputs.forEach((input, vin) => {
           const outpoint = outpointKey(input.prevTxid, input.vout);
           const id = outpoint.toString('latin1');
           if (!pending.delete(id) && !needed.has(id)) needed.set(id, outpoint);
-          steps.push({ id, outpoint, coin: null, coinbase: false, tx: position });
-        }
+          steps.push({ id, outpoint, coin: null, coinbase: false, tx: position, vin });
+        });
       }
       const outputs = tx.outputs;
       for (let vout = 0; vout < outputs.length; vout++) {
@@ -87,7 +89,7 @@ export function planBatch(blocks: readonly BlockToApply[]): BatchPlan {
         if (tx.coinbase && !pending.has(id) && !needed.has(id)) needed.set(id, outpoint);
         pending.add(id);
         const coin = { outpoint, scriptKey: scriptKey(out.script), value: out.value, height: block.height };
-        steps.push({ id, outpoint, coin, coinbase: tx.coinbase, tx: position });
+        steps.push({ id, outpoint, coin, coinbase: tx.coinbase, tx: position, vin: -1 });
       }
     }
     return { height: block.height, hash: block.hash, steps, txids };
@@ -168,7 +170,7 @@ class Batch {
     let tx = -1;
     for (const step of steps) {
       if (history && step.tx !== tx) history.startTx((tx = step.tx));
-      if (step.coin === null) this.spend(step.id, step.outpoint, height);
+      if (step.coin === null) this.spend(step.id, step.outpoint, height, step.vin);
       else this.create(step.id, step.coin, step.coinbase);
     }
     const undo = this.undo;
@@ -190,7 +192,7 @@ class Batch {
     return this.history ? { ...set, history: this.history.result() } : set;
   }
 
-  private spend(id: string, outpoint: Buffer, height: number): void {
+  private spend(id: string, outpoint: Buffer, height: number, vin: number): void {
     const coin = this.take(id);
     if (!coin) {
       throw new StoreError(
@@ -200,6 +202,7 @@ class Batch {
     }
     this.deltas.add(coin.scriptKey, -coin.value, -1);
     this.history?.sent(coin);
+    this.history?.spentBy(outpoint, vin);
   }
 
   private create(id: string, coin: Coin, coinbase: boolean): void {

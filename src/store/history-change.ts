@@ -25,6 +25,15 @@ export interface HistoryEntryChange {
   readonly spent: number;
 }
 
+/** An input of a numbered transaction and the output it spent: a row of the spend index (spend-key.ts). */
+export interface SpendChange {
+  /** The spent output's outpoint key (outpoint.ts). */
+  readonly outpoint: Buffer;
+  readonly txNum: number;
+  /** The input's position in its transaction. */
+  readonly vin: number;
+}
+
 export interface HistoryBlockChange {
   readonly height: number;
   /** The transaction number of the block's first transaction: one number per transaction, in chain order. */
@@ -33,6 +42,8 @@ export interface HistoryBlockChange {
   readonly txids: readonly Buffer[];
   /** Ascending by transaction number; within one, by the script's first touch, one per history key. */
   readonly entries: readonly HistoryEntryChange[];
+  /** Every input of the block's transactions (the coinbases' none), in chain order. */
+  readonly spends: readonly SpendChange[];
 }
 
 export interface HistoryChange {
@@ -48,6 +59,7 @@ type Pending = { -readonly [K in keyof HistoryEntryChange]: HistoryEntryChange[K
 export class HistoryCollector {
   private readonly blocks: HistoryBlockChange[] = [];
   private entries: HistoryEntryChange[] = [];
+  private spends: SpendChange[] = [];
   private readonly tx = new Map<string, Pending>();
   private txNum = -1;
 
@@ -56,7 +68,8 @@ export class HistoryCollector {
   startBlock(height: number, txids: readonly Buffer[]): void {
     this.flush();
     this.entries = [];
-    this.blocks.push({ height, firstTx: this.nextTx, txids, entries: this.entries });
+    this.spends = [];
+    this.blocks.push({ height, firstTx: this.nextTx, txids, entries: this.entries, spends: this.spends });
     this.nextTx += txids.length;
   }
 
@@ -76,6 +89,11 @@ export class HistoryCollector {
     const p = this.pending(coin.scriptKey);
     p.sent += coin.value;
     p.spent++;
+  }
+
+  /** Input `vin` of the current transaction spent the output at `outpoint`. */
+  spentBy(outpoint: Buffer, vin: number): void {
+    this.spends.push({ outpoint, txNum: this.txNum, vin });
   }
 
   result(): HistoryChange {

@@ -41,6 +41,7 @@ import type {
 import type { ScriptTxsRead } from './script-txs.js';
 import type { HeaderRange } from './header-chain.js';
 import type { TxBlock } from './tx-block.js';
+import type { OutspendsRead } from './spend-key.js';
 
 /** Reading one chain's index: the API, the live hub and verification. */
 export interface IndexReader {
@@ -86,6 +87,12 @@ export interface IndexReader {
    * blocks history covers; null for any other, or while history is off (tx-block.ts).
    */
   txBlock(txid: Buffer): Promise<TxBlock | null>;
+  /**
+   * What spent each of the first `outputs` outputs of a transaction (txid in internal byte order), from
+   * history's spend index (spend-key.ts), the UTXO set and the mempool, in one snapshot; null while nothing
+   * is indexed.
+   */
+  outspends(txid: Buffer, outputs: number): Promise<OutspendsRead | null>;
   /** The change feed the live pushes tail. */
   readonly feed: FeedReader;
   close(): Promise<void>;

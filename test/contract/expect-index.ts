@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import type { IndexReader, IndexVerifier, IndexWriter } from '../../src/store/ports.js';
 import type { HistoryPosition, ScriptView } from '../../src/store/index-model.js';
 import type { ScriptTxList } from '../../src/store/script-txs.js';
-import { displayHex, keyHex, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
+import { displayHex, keyHex, outId, type ChainModel, type HistoryLine, type HistorySum } from './model.js';
 import { expectedUnconfirmedLine, unconfirmedLine, type MempoolLine, type MempoolModel, type UnconfirmedLine } from './mempool-model.js';
 import { expectedWalletLines, expectedWalletUnconfirmed, walletPageAll } from './wallet-pages.js';
 
@@ -152,7 +152,66 @@ async function scriptTxsOf(reader: IndexReader, keys: readonly Buffer[]) {
   return out;
 }
 
-async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: number, mempool: MempoolModel | null) {
+/** The transactions whose outspends the contract compares: every one of the chain but genesis's, each with one output more than it has. */
+function spendProbes(model: ChainModel): [Buffer, number][] {
+  return model.blocks.slice(1).flatMap((b) => b.txs.map((tx): [Buffer, number] => [tx.txid, tx.outputs.length + 1]));
+}
+
+/** outspends of each probe, as the contract compares them (txids in display hex). */
+async function outspendsOf(reader: IndexReader, probes: readonly [Buffer, number][]) {
+  const got = [];
+  // One after the other: a pool has a bounded queue of waiting callers.
+  for (const [txid, n] of probes) {
+    const r = await reader.outspends(txid, n);
+    got.push(
+      r && {
+        spendsFrom: r.spendsFrom,
+        outputs: r.outputs.map((o) => ({
+          unspent: o.unspent,
+          spenders: o.spenders.map((s) => ({ txid: displayHex(s.txid), vin: s.vin, height: s.height })),
+          mempool: o.mempool && displayHex(o.mempool),
+        })),
+      },
+    );
+  }
+  return got;
+}
+
+/** What outspendsOf must answer, from the models: spenders by the chain's inputs, unspent by its coins. */
+function expectedOutspends(model: ChainModel, mempool: MempoolModel | null, probes: readonly [Buffer, number][], history: boolean) {
+  const spentBy = new Map<string, { txid: string; vin: number; height: number }[]>();
+  for (const b of model.blocks.slice(1))
+    for (const tx of b.txs)
+      if (!tx.coinbase)
+        tx.inputs.forEach((i, vin) => {
+          const id = outId(i.prevTxid, i.vout);
+          spentBy.set(id, [...(spentBy.get(id) ?? []), { txid: displayHex(tx.txid), vin, height: b.height }]);
+        });
+  const inMempool = new Map<string, string>();
+  for (const tx of mempool?.txs.values() ?? []) for (const i of tx.inputs) inMempool.set(outId(i.prevTxid, i.vout), displayHex(tx.txid));
+  return probes.map(([txid, n]) =>
+    model.tip === null
+      ? null
+      : {
+          spendsFrom: history ? 0 : null,
+          outputs: history
+            ? Array.from({ length: n }, (_, vout) => ({
+                unspent: model.coins.has(outId(txid, vout)),
+                spenders: spentBy.get(outId(txid, vout)) ?? [],
+                mempool: inMempool.get(outId(txid, vout)) ?? null,
+              }))
+            : [],
+        },
+  );
+}
+
+async function observe(
+  ix: OpenIndex,
+  scripts: readonly Buffer[],
+  tipHeight: number,
+  mempool: MempoolModel | null,
+  probes: readonly [Buffer, number][],
+) {
   const parents = new Map([...(mempool?.lines().values() ?? [])].flat().map((l) => [l.txid, l.parents]));
   const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
   const [confirmed, withMempool, byKey, byKeyMempool] = await Promise.all([
@@ -190,6 +249,7 @@ async function observe(ix: OpenIndex, scripts: readonly Buffer[], tipHeight: num
     ],
     mempoolTxs: await ix.reader.mempoolTxs(),
     mempoolSize: await ix.writer.mempool.size(),
+    outspends: await outspendsOf(ix.reader, probes),
     aggregates: {
       differences: report.differences,
       differenceCount: report.differenceCount,
@@ -262,6 +322,7 @@ export async function expectIndex(
     }),
     mempoolTxs: mempool?.txs.size ?? 0,
     mempoolSize: mempool?.txs.size ?? 0,
+    outspends: expectedOutspends(model, mempool, spendProbes(model), ix.history),
     aggregates: { differences: [], differenceCount: 0, scripts: totals.scripts, utxos: totals.utxos, amount: totals.amount },
     problems: [],
     pages: histories && at ? scripts.map((s) => ({ lines: histories.get(keyHex(s))?.lines ?? [], tips: [at.hash] })) : undefined,
@@ -312,5 +373,5 @@ export async function expectIndex(
           }
         : undefined,
   };
-  expect(await observe(ix, scripts, height, mempool)).toEqual(want);
+  expect(await observe(ix, scripts, height, mempool, spendProbes(model))).toEqual(want);
 }

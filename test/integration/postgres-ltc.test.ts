@@ -202,6 +202,27 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     );
     expect(listing.wrong).toEqual([]);
     expect(listing.listed).toBeGreaterThan(manifest.addresses.length);
+    // The spend index: what spent each output of the last 30 blocks' transactions (only they and the
+    // mempool can spend them), through the standby, as getblock says.
+    type Tx = { txid: string; vin: { txid?: string; vout?: number }[]; vout: unknown[] };
+    const tip = await node.cli<number>('getblockcount');
+    const recent: Tx[] = [];
+    const spentBy = new Map<string, { txid: string; vin: number; height: number | null }>();
+    const spends = (tx: Tx, height: number | null) =>
+      tx.vin.forEach((i, vin) => i.txid !== undefined && spentBy.set(`${i.txid}:${i.vout}`, { txid: tx.txid, vin, height }));
+    for (let h = tip - 29; h <= tip; h++) {
+      const block = await node.cli<{ tx: Tx[] }>('getblock', await node.cli<string>('getblockhash', h), 2);
+      for (const tx of block.tx) (recent.push(tx), spends(tx, h));
+    }
+    for (const txid of await node.cli<string[]>('getrawmempool')) spends(await node.cli<Tx>('getrawtransaction', txid, true), null);
+    let spent = 0;
+    for (const tx of recent) {
+      const got = JSON.parse((await get(`/api/v1/LTC/tx/${tx.txid}/outspends`)).text) as { data: { outspends: unknown[] } };
+      const want = tx.vout.map((_, n) => spentBy.get(`${tx.txid}:${n}`) ?? null);
+      spent += want.filter((w) => w !== null).length;
+      expect(got.data.outspends, tx.txid).toEqual(want);
+    }
+    expect(spent).toBeGreaterThan(10);
   }, 300_000);
 
   it('a standby whose replay is paused states the tip it replayed, and /ready reports its lag', async () => {

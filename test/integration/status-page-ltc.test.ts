@@ -122,7 +122,7 @@ describe('status page in chromium against a real litecoind', () => {
     const key = lw.world.createKey('page');
     const page = await open('/');
     await expect.poll(() => page.locator('#lookup-chain option').count(), DEADLINE).toBeGreaterThan(0);
-    await page.getByLabel('Address', { exact: true }).fill(payee);
+    await page.getByLabel('Address, txid, block hash or height', { exact: true }).fill(payee);
     await page.getByLabel(/API key/).fill(key);
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.textContent('#result-balance'), DEADLINE).toMatch(/^\d+\.\d{8} /);
@@ -136,7 +136,7 @@ describe('status page in chromium against a real litecoind', () => {
     const key = lw.world.createKey('history page');
     const page = await open('/');
     await expect.poll(() => page.locator('#lookup-chain option').count(), DEADLINE).toBeGreaterThan(0);
-    await page.getByLabel('Address', { exact: true }).fill(busy);
+    await page.getByLabel('Address, txid, block hash or height', { exact: true }).fill(busy);
     await page.getByLabel(/API key/).fill(key);
     const request = page.waitForRequest(/\/transactions\?/);
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -169,6 +169,30 @@ describe('status page in chromium against a real litecoind', () => {
     expect(await more.isVisible()).toBe(false);
     // The look, not the attribute: a state shown as an error earlier in the lookup leaves class="" behind.
     expect(await page.$eval('#history-state', (e) => e.classList.contains('state-down'))).toBe(false);
+    await page.close();
+  }, 120_000);
+
+  it('a txid typed in opens its transaction, with links to what it spent and to its block, which lists it', async () => {
+    const walk = await walkHistory(node.cliExact);
+    // The spend of three of the busy address's coins (the beforeAll's), paying the miner.
+    const spend = walk.historyOf(busy).find((e) => e.sentSats > 0n)!;
+    expect(spend).toBeDefined();
+    const page = await open('/');
+    await expect.poll(() => page.locator('#lookup-chain option').count(), DEADLINE).toBeGreaterThan(0);
+    await page.getByLabel('Address, txid, block hash or height', { exact: true }).fill(spend.txid);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.textContent('#object-txid'), DEADLINE).toBe(spend.txid);
+    expect(page.url()).toBe(`${api.url}/?chain=${CHAIN}&q=${spend.txid}`);
+    const inputs = page.locator('#object table').first().locator('tbody tr');
+    expect(await inputs.count()).toBe(3);
+    // Each input's prevout is the busy address's, as a link opening its lookup.
+    const owners = page.locator('#object table').first().locator('a', { hasText: busy });
+    expect(await owners.count()).toBe(3);
+    expect(await owners.first().getAttribute('href')).toBe(`/?chain=${CHAIN}&address=${busy}`);
+    await page.locator('#object-status a').click();
+    await expect.poll(() => page.textContent('#object-height'), DEADLINE).toBe(String(spend.height));
+    expect(page.url()).toBe(`${api.url}/?chain=${CHAIN}&block=${await node.cli<string>('getblockhash', spend.height)}`);
+    expect(await page.locator('#object a', { hasText: spend.txid }).count()).toBe(1);
     await page.close();
   }, 120_000);
 

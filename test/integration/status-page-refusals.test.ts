@@ -83,7 +83,7 @@ describe('status page refusals in chromium', () => {
   };
   const lookUp = async (page: Page, key: string): Promise<void> => {
     await expect.poll(() => page.locator('#lookup-chain option').count(), DEADLINE).toBeGreaterThan(0);
-    await page.getByLabel('Address', { exact: true }).fill(ADDRESS);
+    await page.getByLabel('Address, txid, block hash or height', { exact: true }).fill(ADDRESS);
     await page.getByLabel(/API key/).fill(key);
     await page.getByRole('button', { name: 'Look up' }).click();
   };

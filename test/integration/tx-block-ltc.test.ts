@@ -75,17 +75,39 @@ interface Walked {
   readonly position: number;
 }
 
-/** Every block of the node's chain with its transactions (`getblock … 2`), and every transaction by txid. */
-async function walkChain(node: Litecoind): Promise<{ blocks: NodeBlock[]; txs: Map<string, Walked> }> {
+interface SpentBy {
+  txid: string;
+  vin: number;
+  height: number | null;
+}
+
+interface Walk {
+  blocks: NodeBlock[];
+  txs: Map<string, Walked>;
+  /** By `txid:vout`: the input that spent it, in a block or (height null) in the node's mempool. */
+  spentBy: Map<string, SpentBy>;
+}
+
+/** Every block of the node's chain with its transactions (`getblock … 2`), every transaction by txid, and what spent each output. */
+async function walkChain(node: Litecoind): Promise<Walk> {
   const tip = await node.cli<number>('getblockcount');
   const blocks: NodeBlock[] = [];
   const txs = new Map<string, Walked>();
+  const spentBy = new Map<string, SpentBy>();
+  const spends = (tx: NodeTx, height: number | null) =>
+    tx.vin.forEach((i, vin) => {
+      if (i.txid !== undefined) spentBy.set(`${i.txid}:${i.vout}`, { txid: tx.txid, vin, height });
+    });
   for (let h = 0; h <= tip; h++) {
     const block = await node.cliExact<NodeBlock>('getblock', await node.cli<string>('getblockhash', h), 2);
     blocks.push(block);
-    block.tx.forEach((tx, position) => txs.set(tx.txid, { tx, block, position }));
+    block.tx.forEach((tx, position) => {
+      txs.set(tx.txid, { tx, block, position });
+      spends(tx, block.height);
+    });
   }
-  return { blocks, txs };
+  for (const txid of await node.cli<string[]>('getrawmempool')) spends(await node.cliExact<NodeTx>('getrawtransaction', txid, true), null);
+  return { blocks, txs, spentBy };
 }
 
 /** The node's address of an output as this API shows it: none for scripts whose address is another script's. */
@@ -102,7 +124,7 @@ const outputOf = (v: NodeVout) => ({
 });
 
 /** What the view must say of `tx`, computed from the node's walk alone. */
-function expectedView(w: Walked, txs: Map<string, Walked>, tipHeight: number) {
+function expectedView(w: Walked, { txs, spentBy }: Walk, tipHeight: number) {
   const { tx, block, position } = w;
   const prevouts = tx.vin.map((i) => (i.coinbase !== undefined ? null : txs.get(i.txid!)!.tx.vout[i.vout!]!));
   const coinbase = tx.vin[0]?.coinbase !== undefined;
@@ -125,7 +147,7 @@ function expectedView(w: Walked, txs: Map<string, Walked>, tipHeight: number) {
       witness: i.txinwitness ?? [],
       prevout: prevouts[n] === null ? null : outputOf(prevouts[n]!),
     })),
-    outputs: tx.vout.map((v) => ({ n: v.n, ...outputOf(v) })),
+    outputs: tx.vout.map((v) => ({ n: v.n, ...outputOf(v), spent: spentBy.get(`${tx.txid}:${v.n}`) ?? null })),
     status: {
       confirmed: true,
       height: block.height,
@@ -167,7 +189,7 @@ function comparable(data: Record<string, unknown>) {
       witness: i.witness,
       prevout: i.prevout === null ? null : out(i.prevout as Record<string, unknown>),
     })),
-    outputs: d.outputs.map((o) => ({ n: o.n, ...out(o) })),
+    outputs: d.outputs.map((o) => ({ n: o.n, ...out(o), spent: o.spent })),
     status: d.status,
   };
 }
@@ -198,10 +220,11 @@ describe('transaction and block views against a real litecoind without -txindex'
 
   /** Every transaction's view equals the walk's; returns how many of each kind were seen. */
   async function expectEveryTxEqualsWalk(phase: string): Promise<Record<string, number>> {
-    const { blocks, txs } = await walkChain(node);
+    const walk = await walkChain(node);
+    const { blocks, txs } = walk;
     const tipHeight = blocks.length - 1;
     const wrong: unknown[] = [];
-    const seen = { txs: 0, coinbase: 0, hogEx: 0, pegIn: 0, manyInputs: 0 };
+    const seen = { txs: 0, coinbase: 0, hogEx: 0, pegIn: 0, manyInputs: 0, outspends: 0 };
     for (const w of txs.values()) {
       // Core never serves the genesis coinbase (it is in no UTXO set and no history).
       if (w.block.height === 0) {
@@ -209,7 +232,7 @@ describe('transaction and block views against a real litecoind without -txindex'
         continue;
       }
       const { status, body } = await get(`/api/v1/LTC/tx/${w.tx.txid}`);
-      const want = expectedView(w, txs, tipHeight);
+      const want = expectedView(w, walk, tipHeight);
       const got = status === 200 ? comparable(body.data) : { status, body };
       if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push({ want, got });
       seen.txs++;
@@ -228,6 +251,12 @@ describe('transaction and block views against a real litecoind without -txindex'
           .join('\n'),
       );
     expect(wrong.slice(0, 3), `${phase}: ${wrong.length} of ${seen.txs} transactions differ`).toEqual([]);
+    // …/outspends says what `spent` says, for a sample of every kind of transaction.
+    for (const w of [...txs.values()].filter((_, i) => i % 7 === 1)) {
+      const { body } = await get(`/api/v1/LTC/tx/${w.tx.txid}/outspends`);
+      expect(body.data.outspends, w.tx.txid).toEqual(expectedView(w, walk, tipHeight).outputs.map((o) => o.spent));
+      seen.outspends++;
+    }
     return seen;
   }
 

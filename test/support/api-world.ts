@@ -7,6 +7,7 @@ import type { ChainNode } from '../../src/serving/chain-node.js';
 import { nodeViews } from '../../src/serving/node-views.js';
 import type { HeaderRange } from '../../src/store/header-chain.js';
 import type { TxBlock } from '../../src/store/tx-block.js';
+import type { OutputSpends, OutspendsRead } from '../../src/store/spend-key.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -141,6 +142,21 @@ export class FakeIndex implements SummarySource {
   readonly txBlocks = new Map<string, TxBlock>();
   /** The stored block headers, by height from 0 (the fake's tip is the last). */
   storedHeaders: Buffer[] = [];
+
+  /** What spent an output, by `${txid hex (internal order)}:${vout}`; absent: in the UTXO set. */
+  readonly spends = new Map<string, OutputSpends>();
+
+  async outspends(txid: Buffer, outputs: number): Promise<OutspendsRead | null> {
+    const status = this.now();
+    if (status === null) return null;
+    if (!status.historyState) return { tipHeight: status.tipHeight, spendsFrom: null, outputs: [] };
+    const unspent: OutputSpends = { unspent: true, spenders: [], mempool: null };
+    return {
+      tipHeight: status.tipHeight,
+      spendsFrom: 0,
+      outputs: Array.from({ length: outputs }, (_, vout) => this.spends.get(`${txid.toString('hex')}:${vout}`) ?? unspent),
+    };
+  }
 
   async txBlock(txid: Buffer): Promise<TxBlock | null> {
     this.now();

@@ -150,6 +150,7 @@ describe('/openapi.json', () => {
       '/api/v1/{chain}/tx/{txid}',
       '/api/v1/{chain}/tx/{txid}/hex',
       '/api/v1/{chain}/tx/{txid}/merkle-proof',
+      '/api/v1/{chain}/tx/{txid}/outspends',
       '/api/v1/{chain}/xpub',
       '/api/v1/{chain}/xpub/transactions',
       '/api/v1/{chain}/xpub/{key}',

@@ -126,6 +126,22 @@ function setUp(opts: { wide?: boolean; history?: boolean; fail?: { all?: NodeErr
   index.storedHeaders = b.headers;
   for (const [k, v] of b.txBlocks) index.txBlocks.set(k, v);
   if (opts.history !== false) index.historian = { historyPage: () => null, walletHistoryPage: () => null };
+  // The spend index: the coinbases of 0 and 1 spent by `spent` (inputs 0 and 1), block 2's by the mempool one.
+  const internal = (txid: string) => Buffer.from(txid, 'hex').reverse();
+  const [cb0, cb1, cb2] = [0, 1, 2].map((h) => b.chain.blocks[h]!.txids[0]!);
+  if (!opts.wide) {
+    index.spends.set(`${internal(cb0!).toString('hex')}:0`, {
+      unspent: false,
+      spenders: [{ txid: internal(b.spent.getId()), vin: 0, height: 2 }],
+      mempool: null,
+    });
+    index.spends.set(`${internal(cb1!).toString('hex')}:0`, {
+      unspent: false,
+      spenders: [{ txid: internal(b.spent.getId()), vin: 1, height: 2 }],
+      mempool: null,
+    });
+    index.spends.set(`${internal(cb2!).toString('hex')}:0`, { unspent: false, spenders: [], mempool: internal(b.pending.getId()) });
+  }
   const key = w.createKey('private').key;
   const get = (p: string): Promise<Answer> => c.send('GET', p, { 'x-api-key': key });
   return { ...b, node, w, c, get };
@@ -225,6 +241,40 @@ describe('GET /api/v1/{chain}/tx/{txid}', () => {
     // Burst 10, refill nil: the route's token and ⌈60 / 25⌉ − 1 = 2 more.
     expect(a.headers['ratelimit-remaining']).toBe('7');
     expect(node.calls.filter((m) => m === 'getrawtransaction').length).toBe(61);
+  });
+});
+
+describe('what spent each output: `spent` and …/outspends', () => {
+  it('the spender from the spend index; a mempool spender with the input it uses; null while unspent', async () => {
+    const { get, chain, spent, pending, c } = setUp();
+    const cb0 = dataOf(await get(`/api/v1/LTC/tx/${chain.blocks[0]!.txids[0]}`));
+    expect((cb0.outputs as { spent: unknown }[])[0]!.spent).toEqual({ txid: spent.getId(), vin: 0, height: 2 });
+    const cb1 = dataOf(await get(`/api/v1/LTC/tx/${chain.blocks[1]!.txids[0]}/outspends`));
+    expect(cb1).toEqual({ chain: 'LTC', txid: chain.blocks[1]!.txids[0], outspends: [{ txid: spent.getId(), vin: 1, height: 2 }] });
+    const cb2 = dataOf(await get(`/api/v1/LTC/tx/${chain.blocks[2]!.txids[0]}/outspends`));
+    expect(cb2.outspends).toEqual([{ txid: pending.getId(), vin: 0, height: null }]);
+    expect(dataOf(await get(`/api/v1/LTC/tx/${spent.getId()}/outspends`)).outspends).toEqual([null, null]);
+    expect(c.problems).toEqual([]);
+  });
+
+  it('candidates under one spend key are told apart by the spending transactions; a spend before the index kept spends has no txid', async () => {
+    const { get, chain, spent, w } = setUp();
+    const internal = (txid: string) => Buffer.from(txid, 'hex').reverse();
+    const cb0 = internal(chain.blocks[0]!.txids[0]!);
+    // Another txid sharing the key: its "spender" (block 1's coinbase) spends nothing of cb0.
+    w.index.LTC.spends.set(`${cb0.toString('hex')}:0`, {
+      unspent: false,
+      spenders: [
+        { txid: internal(chain.blocks[1]!.txids[0]!), vin: 0, height: 1 },
+        { txid: internal(spent.getId()), vin: 0, height: 2 },
+      ],
+      mempool: null,
+    });
+    const answer = dataOf(await get(`/api/v1/LTC/tx/${chain.blocks[0]!.txids[0]}/outspends`));
+    expect(answer.outspends).toEqual([{ txid: spent.getId(), vin: 0, height: 2 }]);
+    w.index.LTC.spends.set(`${cb0.toString('hex')}:0`, { unspent: false, spenders: [], mempool: null });
+    const before = dataOf(await get(`/api/v1/LTC/tx/${chain.blocks[0]!.txids[0]}/outspends`));
+    expect(before.outspends).toEqual([{ txid: null, vin: null, height: null }]);
   });
 });
 

@@ -47,7 +47,16 @@ describe('history in a change set', () => {
     );
     const block = c.block([coinbaseTx([{ script: miner, value: 50 }]), tx]);
     const set = connect([block], [held], 17);
-    expect(set.history!.blocks).toEqual([{ height: 2, firstTx: 17, txids: [block.txs[0]!.txid, tx.txid], entries: expect.any(Array) }]);
+    expect(set.history!.blocks).toEqual([
+      {
+        height: 2,
+        firstTx: 17,
+        txids: [block.txs[0]!.txid, tx.txid],
+        entries: expect.any(Array),
+        // The spend index's row: the coinbase spends nothing; tx (number 18) spent funding:0 with input 0.
+        spends: [{ outpoint: outpointKey(funding.txid, 0), txNum: 18, vin: 0 }],
+      },
+    ]);
     expect(set.history!.blocks[0]!.entries.map(entryOf)).toEqual([
       { script: hex(scriptKey(miner)), txNum: 17, received: 50n, sent: 0n, funded: 1, spent: 0 },
       { script: hex(scriptKey(a)), txNum: 18, received: 500n, sent: 1_000n, funded: 2, spent: 1 },
@@ -84,7 +93,7 @@ describe('history in a change set', () => {
     const c = new ChainBuilder(rng);
     const genesis = c.blockPaying(p2pkh(rng), 50);
     const set = connect([genesis], [], 0);
-    expect(set.history).toEqual({ blocks: [{ height: 0, firstTx: 0, txids: [genesis.txs[0]!.txid], entries: [] }], nextTx: 1 });
+    expect(set.history).toEqual({ blocks: [{ height: 0, firstTx: 0, txids: [genesis.txs[0]!.txid], entries: [], spends: [] }], nextTx: 1 });
   });
 
   it('BIP30: a coinbase that overwrites an unspent coin spends it in its history', () => {

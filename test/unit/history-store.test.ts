@@ -119,7 +119,7 @@ describe('two scripts whose history keys collide', () => {
         [0, 500n, 0n],
       ]);
     }
-    const touched = s.db.transaction(() => history.rollback(1))();
+    const touched = s.db.transaction(() => history.rollback(1, []))();
     expect(touched).toEqual([k1]);
     expect(s.db.prepare('SELECT COUNT(*) FROM history').pluck().get()).toBe(0);
   });

@@ -72,6 +72,7 @@ describe('migrations', () => {
       'headers',
       'history',
       'history_blocks',
+      'history_spends',
       'history_txid_index',
       'history_txids',
       'history_undo',
@@ -199,7 +200,7 @@ describe('migrations', () => {
       ]);
       expect(db.prepare("SELECT value FROM meta WHERE key = 'history_format'").pluck().get()).toBe(2);
       const store = new HistoryStore(db);
-      expect(db.transaction(() => store.rollback(2))()).toEqual([a]);
+      expect(db.transaction(() => store.rollback(2, []))()).toEqual([a]);
       expect(db.prepare('SELECT COUNT(*) FROM history WHERE chunk = 0').pluck().get()).toBe(1);
       const totals = headTotals(db.prepare('SELECT data FROM history WHERE chunk = 0').pluck().get() as Buffer);
       expect(totals).toEqual({ txCount: 2, received: 9n, sent: 9n, funded: 1, spent: 1 });
@@ -217,7 +218,7 @@ describe('migrations', () => {
     old.close();
     // What version 8 left: no headers table.
     const raw = new Database(path);
-    raw.exec('DROP TABLE headers; DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script');
+    raw.exec('DROP TABLE headers; DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script; DROP TABLE history_spends');
     raw.prepare("UPDATE meta SET value = 8 WHERE key = 'schema_version'").run();
     raw.close();
 
@@ -261,9 +262,11 @@ describe('migrations', () => {
     // A transaction costs its row in history_txid_index (prefix, number and b-tree overhead), written in
     // random prefix order as blocks come: about 17 bytes (16.4 measured here), against 32 for a txid alone.
     expect(indexBytes / txs.length).toBeLessThan(20);
-    // What version 10 left: no such table (nor 0012's index).
+    // What version 10 left: no such table (nor 0012's index, nor 0013's table).
     const raw = new Database(path);
-    raw.exec('DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script');
+    raw.exec(
+      "DROP TABLE history_txid_index; DROP INDEX mempool_outputs_by_script; DROP TABLE history_spends; DELETE FROM meta WHERE key = 'history_spends_from'",
+    );
     raw.prepare("UPDATE meta SET value = 10 WHERE key = 'schema_version'").run();
     raw.close();
 
@@ -291,12 +294,48 @@ describe('migrations', () => {
     }
   });
 
+  it('0013 gives an index of schema 12 keeping history an empty spend index: spends are kept from its next transaction on', () => {
+    const path = join(dir, 'v12.sqlite');
+    const rng = new Rng(13);
+    const chain = new ChainBuilder(rng);
+    const a = p2wpkh(rng);
+    const old = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    old.setHistory(true);
+    old.applyBlocks([chain.blockPaying(a, 1000), chain.blockPaying(a, 1000), chain.blockPaying(a, 1000)]);
+    const [first, second] = [chain.blocks[1]!.txs[0]!, chain.blocks[2]!.txs[0]!];
+    const early = spendTx([{ txid: first.txid, vout: 0 }], [{ script: a, value: 900 }]);
+    old.applyBlocks([chain.blockPaying(a, 1000, [early])]);
+    old.close();
+    // What version 12 left: no spend index.
+    const raw = new Database(path);
+    raw.exec("DROP TABLE history_spends; DELETE FROM meta WHERE key = 'history_spends_from'");
+    raw.prepare("UPDATE meta SET value = 12 WHERE key = 'schema_version'").run();
+    raw.close();
+
+    const store = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
+    const late = spendTx([{ txid: second.txid, vout: 0 }], [{ script: a, value: 900 }]);
+    store.applyBlocks([chain.blockPaying(a, 1000, [late])]);
+    store.close();
+    const reader = ChainReader.open(path);
+    try {
+      // Numbered before the migration: blocks 0–3 hold 5 transactions, so the index starts at number 5.
+      const before = reader.outspends(first.txid, 1)!;
+      expect(before.spendsFrom).toBe(5);
+      expect(before.outputs).toEqual([{ unspent: false, spenders: [], mempool: null }]);
+      const after = reader.outspends(second.txid, 1)!;
+      expect(after.outputs).toEqual([{ unspent: false, spenders: [{ txid: late.txid, vin: 0, height: 4 }], mempool: null }]);
+      expect(reader.outspends(late.txid, 1)!.outputs).toEqual([{ unspent: true, spenders: [], mempool: null }]);
+    } finally {
+      reader.db.close();
+    }
+  });
+
   it("0012 indexes an index of schema 11's mempool outputs by script: a script's page is a range scan, not the table's", () => {
     const path = join(dir, 'v11.sqlite');
     const old = ChainStore.open(path, { chain: 'LTC', network: 'regtest' });
     old.close();
     const raw = new Database(path);
-    raw.exec('DROP INDEX mempool_outputs_by_script');
+    raw.exec('DROP INDEX mempool_outputs_by_script; DROP TABLE history_spends');
     raw.prepare("UPDATE meta SET value = 11 WHERE key = 'schema_version'").run();
     const insert = raw.prepare('INSERT INTO mempool_outputs (outpoint, script_key, value) VALUES (?, ?, ?)');
     for (let i = 0; i < 200; i++) insert.run(Buffer.from([i, 1, 2, 3]), Buffer.alloc(20, i % 7), 1000 + i);

@@ -57,6 +57,23 @@ const outputSchema = (extra: Json, required: string[]): Json => ({
   properties: { ...extra, ...OUTPUT_FACTS },
 });
 
+const OUTSPEND: Json = {
+  ...nullable({
+    type: 'object',
+    additionalProperties: false,
+    required: ['txid', 'vin', 'height'],
+    properties: {
+      txid: { ...nullable(HASH), description: 'The spending transaction; null (with vin) when it was spent before the index kept spends.' },
+      vin: nullable({ type: 'integer', minimum: 0 }),
+      height: {
+        ...nullable({ type: 'integer', minimum: 0 }),
+        description: "The spending transaction's block; null while it is in the mempool.",
+      },
+    },
+  }),
+  description: 'What spent the output (history’s spend index); null while it is unspent or when it can never be spent.',
+};
+
 export const CHAIN_OBJECT_SCHEMAS: Record<string, Json> = {
   Transaction: successSchema({
     type: 'object',
@@ -120,7 +137,7 @@ export const CHAIN_OBJECT_SCHEMAS: Record<string, Json> = {
           },
         },
       },
-      outputs: { type: 'array', items: outputSchema({ n: { type: 'integer', minimum: 0 } }, ['n']) },
+      outputs: { type: 'array', items: outputSchema({ n: { type: 'integer', minimum: 0 }, spent: OUTSPEND }, ['n', 'spent']) },
       status: {
         oneOf: [
           { type: 'object', additionalProperties: false, required: ['confirmed'], properties: { confirmed: { const: false } } },
@@ -150,6 +167,12 @@ export const CHAIN_OBJECT_SCHEMAS: Record<string, Json> = {
       txid: HASH,
       hex: { ...HEX, description: 'The raw transaction as the node holds it (Litecoin: with its MWEB part).' },
     },
+  }),
+  Outspends: successSchema({
+    type: 'object',
+    additionalProperties: false,
+    required: ['chain', 'txid', 'outspends'],
+    properties: { chain: chainMember, txid: HASH, outspends: { type: 'array', items: OUTSPEND, description: 'One per output, in order.' } },
   }),
   MerkleProof: successSchema({
     type: 'object',
@@ -287,7 +310,7 @@ export function txPathItem(): Json {
     'A transaction, decoded, with the output each input spends and its fee',
     {
       operationId: 'getTransaction',
-      description: `${TX_TEXT} Beyond the first 25 funding transactions, one more token per 25 is taken before their outputs are read.`,
+      description: `${TX_TEXT} Beyond the first 25 funding transactions, one more token per 25, and beyond the first 100 outputs one more per 100, is taken before they are read.`,
       parameters: [CHAIN_PATH_PARAM, TXID_PARAM],
       responses: viewResponses('Transaction', ['INVALID_TXID'], ['TX_NOT_FOUND'], true),
     },
@@ -304,6 +327,20 @@ export function txHexPathItem(): Json {
       description: TX_TEXT,
       parameters: [CHAIN_PATH_PARAM, TXID_PARAM],
       responses: viewResponses('TransactionHex', ['INVALID_TXID'], ['TX_NOT_FOUND'], true),
+    },
+    KEYED,
+  );
+}
+
+export function txOutspendsPathItem(): Json {
+  return pathItem(
+    'transactions',
+    'What spent each output of a transaction',
+    {
+      operationId: 'getTransactionOutspends',
+      description: `${TX_TEXT} Beyond the first 100 outputs, one more token per 100.`,
+      parameters: [CHAIN_PATH_PARAM, TXID_PARAM],
+      responses: viewResponses('Outspends', ['INVALID_TXID'], ['TX_NOT_FOUND'], true),
     },
     KEYED,
   );

@@ -36,6 +36,7 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/status-page/status.js': { file: 'status.js', type: 'text/javascript; charset=utf-8' },
   '/status-page/lookup-history.js': { file: 'lookup-history.js', type: 'text/javascript; charset=utf-8' },
+  '/status-page/lookup-object.js': { file: 'lookup-object.js', type: 'text/javascript; charset=utf-8' },
   '/status-page/status.css': { file: 'status.css', type: 'text/css; charset=utf-8' },
   '/status-page/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };

@@ -1,12 +1,14 @@
 /**
- * GET/HEAD /api/v1/{chain}/tx/{txid}, …/hex and …/merkle-proof: a transaction of the indexed blocks or
- * of the node's mempool, decoded (tx-view.ts), in the node's raw form, or with the merkle branch that
- * proves it in its block. Read from the node without -txindex (src/serving/tx-source.ts); needs history
+ * GET/HEAD /api/v1/{chain}/tx/{txid}, …/hex, …/merkle-proof and …/outspends: a transaction of the indexed
+ * blocks or of the node's mempool, decoded (tx-view.ts) with what spent each output, in the node's raw
+ * form, with the merkle branch that proves it in its block, or what spent each output alone (history's
+ * spend index, src/store/spend-key.ts). Read from the node without -txindex (src/serving/tx-source.ts); needs history
  * (chains.<C>.history), which knows every transaction's block.
  *
  * Checks, in order: chain → API key → limits (one token) → txid → the index's state → the transaction
- * (404 TX_NOT_FOUND) → for the decoded view, one more token per PREVOUTS_PER_TOKEN funding transactions
- * beyond the first ones, taken before they are read → answer.
+ * (404 TX_NOT_FOUND) → one more token per PREVOUTS_PER_TOKEN funding transactions (the decoded view) and
+ * per OUTPUTS_PER_TOKEN outputs (the decoded view, the outspends) beyond the first ones, taken before
+ * they are read → answer.
  */
 import type { Express, Request, Response } from 'express';
 import type { DecodedTx } from '../../chain/tx-decode.js';
@@ -14,21 +16,28 @@ import { readHeader } from '../../chain/block-header.js';
 import { merkleBranch } from '../../chain/merkle.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import { ServingError } from '../../serving/errors.js';
-import type { FoundTx } from '../../serving/tx-source.js';
+import type { FoundTx, Outspend } from '../../serving/tx-source.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { answeringIndex, nodeRoute, parseTxid, type NodeRoute, type ViewIndex } from '../node-read.js';
 import { sendJson } from '../respond.js';
-import { txView, type TxStatus } from '../tx-view.js';
+import { outspendView, txView, type TxStatus } from '../tx-view.js';
+import { historyOff } from './transactions.js';
 import { mountSummaryRoute } from './summary-route.js';
 
 export const TX_ROUTE = '/api/v1/:chain/tx/:txid';
 export const TX_HEX_ROUTE = '/api/v1/:chain/tx/:txid/hex';
 export const TX_MERKLE_ROUTE = '/api/v1/:chain/tx/:txid/merkle-proof';
+export const TX_OUTSPENDS_ROUTE = '/api/v1/:chain/tx/:txid/outspends';
 /** Funding transactions one token pays for: the first token (the route's) covers the first ones. */
 export const PREVOUTS_PER_TOKEN = 25;
+/** Outputs whose spends one token pays for, likewise. */
+export const OUTPUTS_PER_TOKEN = 100;
+
+/** Tokens beyond the route's first for `n` items at `per` a token. */
+const beyond = (n: number, per: number): number => Math.max(0, Math.ceil(n / per) - 1);
 
 interface Found {
   readonly route: NodeRoute;
@@ -56,6 +65,13 @@ function fundingCount(tx: DecodedTx): number {
   return new Set(tx.inputs.flatMap((i) => (i.prevTxid === null ? [] : [i.prevTxid.toString('hex')]))).size;
 }
 
+/** What spent each output; HISTORY_DISABLED when history went off since the request's first read. */
+async function spentOf({ route, index, found }: Found): Promise<readonly (Outspend | null)[]> {
+  const outspends = await route.views.txs.outspends(index, found);
+  if (outspends === null) throw historyOff(route.chain);
+  return outspends;
+}
+
 async function statusOf({ index, found, tipHeight }: Found): Promise<TxStatus | null> {
   const block = found.block;
   if (block === null) return null;
@@ -72,22 +88,39 @@ async function statusOf({ index, found, tipHeight }: Found): Promise<TxStatus | 
 }
 
 export function mountTxRoutes(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  /** Takes `extra` tokens more (0: none) before the work they pay for; a full bucket pays for any one request. */
+  const charge = async (req: Request, res: Response, extra: number): Promise<void> => {
+    if (extra <= 0) return;
+    await limitCheck(
+      limiter,
+      deps.settings,
+      metrics,
+      () => extra,
+      (n) => `reading this transaction's inputs and outputs (${n} tokens more)`,
+      true,
+    )(req, res);
+  };
+
   mountSummaryRoute(app, TX_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
     const at = await foundTx(deps, req, res);
     const { tx } = at.found;
-    const extra = Math.ceil(fundingCount(tx) / PREVOUTS_PER_TOKEN) - 1;
-    if (extra > 0)
-      await limitCheck(
-        limiter,
-        deps.settings,
-        metrics,
-        () => extra,
-        (n) => `reading the inputs of this transaction (${n} tokens, one per ${PREVOUTS_PER_TOKEN} funding transactions)`,
-        true,
-      )(req, res);
-    const prevouts = await at.route.views.txs.prevouts(at.index, tx);
+    await charge(req, res, beyond(fundingCount(tx), PREVOUTS_PER_TOKEN) + beyond(tx.outputs.length, OUTPUTS_PER_TOKEN));
+    const [prevouts, outspends] = await Promise.all([at.route.views.txs.prevouts(at.index, tx), spentOf(at)]);
     const handle = at.route.handle;
-    sendJson(res, 200, { status: 'success', data: { chain: at.route.chain, ...txView(handle.params, tx, prevouts, await statusOf(at)) } });
+    sendJson(res, 200, {
+      status: 'success',
+      data: { chain: at.route.chain, ...txView(handle.params, tx, prevouts, outspends, await statusOf(at)) },
+    });
+  });
+
+  mountSummaryRoute(app, TX_OUTSPENDS_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
+    const at = await foundTx(deps, req, res);
+    await charge(req, res, beyond(at.found.tx.outputs.length, OUTPUTS_PER_TOKEN));
+    const outspends = await spentOf(at);
+    sendJson(res, 200, {
+      status: 'success',
+      data: { chain: at.route.chain, txid: toDisplayHex(at.found.tx.txid), outspends: outspends.map(outspendView) },
+    });
   });
 
   mountSummaryRoute(app, TX_HEX_ROUTE, deps, limiter, metrics, async (deps, req, res) => {

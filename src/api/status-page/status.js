@@ -2,7 +2,7 @@
 // WebSocket /api/v1/ws. Plain browser JavaScript, no dependencies: the page must work offline. An API
 // key typed in is kept in sessionStorage (this tab only), sent in the auth message, never put in a URL.
 // A lookup's history (totals, latest transactions) is lookup-history.js's.
-/* global lookupHistory */
+/* global lookupHistory, isObjectQuery, lookupObject */
 'use strict';
 
 const KEY_STORAGE = 'addrsum.apiKey';
@@ -219,6 +219,7 @@ function renderSummary(data) {
 
 function startLookup(chain, address) {
   if (lookup) lookup.stop();
+  $('object').hidden = true;
   const key = sessionStorage.getItem(KEY_STORAGE);
   const txs = lookupHistory(chain, address, key);
   let stopped = false;
@@ -291,8 +292,20 @@ function onSubmit(e) {
   $('lookup-key').value = '';
   if (!chain || !address) return;
   // The address may be shared in a link; the key never is.
-  history.replaceState(null, '', `/?chain=${encodeURIComponent(chain)}&address=${encodeURIComponent(address)}`);
-  startLookup(chain, address);
+  const kind = isObjectQuery(address) ? 'q' : 'address';
+  history.replaceState(null, '', `/?chain=${encodeURIComponent(chain)}&${kind}=${encodeURIComponent(address)}`);
+  if (kind === 'q') showObject(chain, address);
+  else startLookup(chain, address);
+}
+
+/** A transaction or block in place of an address lookup; `kind` as lookupObject's. */
+function showObject(chain, q, kind) {
+  if (lookup) lookup.stop();
+  lookup = null;
+  $('lookup-result').hidden = true;
+  $('history').hidden = true;
+  showLookupState('');
+  lookupObject(chain, q, sessionStorage.getItem(KEY_STORAGE), kind);
 }
 
 function init() {
@@ -302,10 +315,16 @@ function init() {
   const params = new URLSearchParams(location.search);
   const chain = (params.get('chain') || '').toUpperCase();
   const address = params.get('address');
+  const kind = ['tx', 'block', 'q'].find((k) => params.has(k));
+  const q = kind && params.get(kind);
   if (chain && address) {
     pendingChain = chain;
     $('lookup-address').value = address;
     startLookup(chain, address);
+  } else if (chain && q && isObjectQuery(q)) {
+    pendingChain = chain;
+    $('lookup-address').value = q;
+    showObject(chain, q, kind === 'q' ? undefined : kind);
   }
 }
 

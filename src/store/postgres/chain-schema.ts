@@ -15,7 +15,7 @@ import { inTransaction, isMissingSchema, type Queryable } from './pg-pool.js';
 export const PG_MIGRATIONS_DIR = packageFile('migrations', 'postgres');
 
 /** The version this code reads and writes: the highest migration file (a test keeps them equal). */
-export const PG_SCHEMA_VERSION = 9;
+export const PG_SCHEMA_VERSION = 10;
 
 const FILE_RE = /^(\d{4})_([a-z0-9_-]+)\.sql$/;
 

@@ -65,7 +65,10 @@ export class HistoryBuild {
   async disconnect(height: number, undo: BlockUndo, below: Tip | null): Promise<void> {
     const coins = await resolveCoins(this.client, this.schema, outpointsToRestore(undo), TABLE);
     await moveCoins(this.client, this.schema, TABLE, disconnectBlock(height, undo, coins, below), restoredAgain(height));
-    await this.rows.rollback(height);
+    await this.rows.rollback(
+      height,
+      undo.spent.map((c) => c.outpoint),
+    );
     await this.setBuilt(height - 1, below?.hash ?? null);
   }
 

@@ -8,6 +8,7 @@
  * | history_txs     | tx_num               | txid, height, position                    | every transaction of the blocks covered, numbered 0… in chain order |
  * | history         | history_key, tx_num  | script_key, received, sent, funded, spent | one row per transaction paying to or spending from the script |
  * | history_scripts | history_key          | tx_count, received, sent, funded, spent   | = COUNT, SUMs of its history rows; no row when none |
+ * | history_spends  | spend_key, tx_num, vin | —                                       | one row per input of the transactions numbered from state.history_spends_from on (../spend-key.ts) |
  *
  * One row per (script, transaction) instead of SQLite's packed chunks: a page is one backward range scan
  * of the primary key, and the figures one lookup in history_scripts. A rollback needs no before-images:
@@ -17,6 +18,7 @@ import type { HistoryChange } from '../history-change.js';
 import { historyKey } from '../history-chunk.js';
 import { StoreError } from '../errors.js';
 import type { Queryable } from './pg-pool.js';
+import { SPEND_PREFIX_BYTES, spendKey, spendKeysEnd } from '../spend-key.js';
 
 /** One history key's figures changing by a commit. */
 interface Totals {
@@ -67,6 +69,12 @@ export class HistoryRows {
         `INSERT INTO ${schema}.history_txs (tx_num, txid, height, position) SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::integer[], $4::integer[])`,
         [txs.num, txs.txid, txs.height, txs.position],
       );
+    const spends = change.blocks.flatMap((b) => b.spends);
+    if (spends.length > 0)
+      await client.query(
+        `INSERT INTO ${schema}.history_spends (spend_key, tx_num, vin) SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::integer[])`,
+        [spends.map((s) => spendKey(s.outpoint)), spends.map((s) => s.txNum), spends.map((s) => s.vin)],
+      );
     const entries = change.blocks.flatMap((b) => b.entries);
     if (entries.length === 0) return;
     await client.query(
@@ -89,9 +97,10 @@ export class HistoryRows {
 
   /**
    * Removes the history of block `height`, the tip, inside the caller's transaction; returns the scripts
-   * whose history it changed. Throws INCONSISTENT when history's last block is above it.
+   * whose history it changed. `spent`: the outpoints of the coins the block took from before it (its UTXO
+   * undo record). Throws INCONSISTENT when history's last block is above it.
    */
-  async rollback(height: number): Promise<Buffer[]> {
+  async rollback(height: number, spent: readonly Buffer[]): Promise<Buffer[]> {
     const { client, schema } = this;
     // Ordered by the column, not by its text (an output name would win over it in ORDER BY).
     const { rows } = await client.query<{ last: string; height: number; position: number }>(
@@ -108,6 +117,19 @@ export class HistoryRows {
         'RETURNING history_key, script_key, received::text AS received, sent::text AS sent, funded, spent',
       [first],
     );
+    // The block's spend rows, by key as SQLite's (no index by number): those of the coins it took from
+    // before it, and those of outputs it both created and spent, which lie under its own txids.
+    const { rows: own } = await client.query<{ txid: Buffer }>(`SELECT txid FROM ${schema}.history_txs WHERE tx_num >= $1`, [first]);
+    const ranges = [
+      ...spent.map((op) => [spendKey(op), Buffer.concat([spendKey(op), Buffer.from([0])])] as const),
+      ...own.map((t) => [t.txid.subarray(0, SPEND_PREFIX_BYTES), spendKeysEnd(t.txid)] as const),
+    ];
+    if (ranges.length > 0)
+      await client.query(
+        `DELETE FROM ${schema}.history_spends AS s USING unnest($1::bytea[], $2::bytea[]) AS r(lo, hi) ` +
+          'WHERE s.spend_key >= r.lo AND s.spend_key < r.hi AND s.tx_num >= $3',
+        [ranges.map((r) => r[0]), ranges.map((r) => r[1]), first],
+      );
     await client.query(`DELETE FROM ${schema}.history_txs WHERE tx_num >= $1`, [first]);
     const totals = new Map<string, Totals>();
     const touched = new Map<string, Buffer>();
@@ -124,7 +146,7 @@ export class HistoryRows {
 
   /** Forgets every row (DELETE, not TRUNCATE: a reader's snapshot taken before this commit still sees them). */
   async clear(): Promise<void> {
-    for (const table of ['history', 'history_txs', 'history_scripts', 'mempool_history'])
+    for (const table of ['history', 'history_txs', 'history_scripts', 'history_spends', 'mempool_history'])
       await this.client.query(`DELETE FROM ${this.schema}.${table}`);
   }
 

@@ -67,11 +67,16 @@ export class PgHistory {
     if (!on) {
       await this.build.end();
       await this.rows.clear();
-      await this.client.query(`UPDATE ${this.schema}.state SET history = $1, history_secret = NULL`, [HISTORY_CODES.off]);
+      await this.client.query(`UPDATE ${this.schema}.state SET history = $1, history_secret = NULL, history_spends_from = NULL`, [
+        HISTORY_CODES.off,
+      ]);
       return;
     }
     const state = holdsBlocks ? 'building' : 'on';
-    await this.client.query(`UPDATE ${this.schema}.state SET history = $1, history_secret = $2`, [HISTORY_CODES[state], randomBytes(32)]);
+    await this.client.query(`UPDATE ${this.schema}.state SET history = $1, history_secret = $2, history_spends_from = 0`, [
+      HISTORY_CODES[state],
+      randomBytes(32),
+    ]);
     if (holdsBlocks) await this.build.begin();
   }
 
@@ -117,7 +122,11 @@ export class PgHistory {
   /** The tip block `height` is being disconnected with `undo`: undoes its history; returns the scripts it touched. */
   async disconnect(height: number, undo: BlockUndo, below: Tip | null): Promise<Buffer[]> {
     const state = await this.state();
-    if (state === 'on') return this.rows.rollback(height);
+    if (state === 'on')
+      return this.rows.rollback(
+        height,
+        undo.spent.map((c) => c.outpoint),
+      );
     if (state === 'building' && (await this.build.state())?.height === height) await this.build.disconnect(height, undo, below);
     // Summaries show no history while it is built: nothing to push.
     return [];

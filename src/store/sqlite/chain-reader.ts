@@ -32,6 +32,8 @@ import { ScriptTxReads } from './script-txs.js';
 import { headerRange, withHeadersFrom, type HeaderRange } from '../header-chain.js';
 import type { TxBlock } from '../tx-block.js';
 import { txidIndexReads } from './txid-index.js';
+import { spendsReads } from './spends-read.js';
+import type { OutspendsRead } from '../spend-key.js';
 import { headerReads } from './header-rows.js';
 import { HistoryUnion } from './history-union.js';
 import { historyFigures, sats, toView, type Int, type ViewRow } from './view-rows.js';
@@ -113,6 +115,8 @@ export class ChainReader {
   private readonly readHeaders: (from: number, count: number) => HeaderRange | null;
   /** Which block holds a txid (txid-index.ts), in one snapshot. */
   readonly txBlock: (txid: Buffer) => TxBlock | null;
+  /** What spent each of the first `outputs` outputs of a transaction (spends-read.ts), in one snapshot with the tip. */
+  readonly outspends: (txid: Buffer, outputs: number) => OutspendsRead | null;
   private readonly readScriptTxs: (key: Buffer, max: number, after: number | undefined) => ScriptTxsRead | null;
   private readonly readHistory: (req: HistoryPageRequest | WalletHistoryRequest) => HistoryPage | WalletHistoryPage | null;
 
@@ -158,6 +162,13 @@ export class ChainReader {
     });
     const headers = headerReads(db);
     this.txBlock = db.transaction(txidIndexReads(db));
+    const spends = spendsReads(db);
+    this.outspends = db.transaction((txid: Buffer, outputs: number): OutspendsRead | null => {
+      const row = this.statusStmt.get()!;
+      if (row.tip_height === null) return null;
+      const spendsFrom = historyOn(row) ? spends.spendsFrom() : null;
+      return { tipHeight: Number(row.tip_height), spendsFrom, outputs: spendsFrom === null ? [] : spends.outputs(txid, outputs) };
+    });
     // One snapshot: the tip and the headers belong to one commit.
     this.readHeaders = db.transaction((from: number, count: number): HeaderRange | null => {
       const row = this.statusStmt.get()!;

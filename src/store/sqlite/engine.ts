@@ -96,6 +96,10 @@ export class SqliteIndexReader implements IndexReader {
     return settle(() => this.reader.txBlock(txid));
   }
 
+  outspends(txid: Buffer, outputs: number) {
+    return settle(() => this.reader.outspends(txid, outputs));
+  }
+
   mempoolTxs() {
     return settle(() => this.reader.mempoolTxs());
   }

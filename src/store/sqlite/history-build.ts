@@ -95,7 +95,10 @@ export class HistoryBuild {
     const table = this.table();
     const set = disconnectBlock(height, undo, takeCoins(table, outpointsToRestore(undo)), below);
     insertCoins(table, set.created, restoredAgain(height));
-    this.history.rollback(height);
+    this.history.rollback(
+      height,
+      undo.spent.map((c) => c.outpoint),
+    );
     this.metaSet.run(BUILT_KEY, height - 1);
     if (below) this.metaSet.run(BUILT_HASH_KEY, below.hash);
     else this.metaDelete.run(BUILT_HASH_KEY);

@@ -34,6 +34,7 @@ import { TXID_BYTES } from '../outpoint.js';
 import type { Db } from './db.js';
 import { HistoryHeadCache, type CachedHead } from './history-head-cache.js';
 import { txidPrefix } from '../tx-block.js';
+import { SPEND_PREFIX_BYTES, spendKey, spendKeysEnd } from '../spend-key.js';
 import { CHUNK } from './statements.js';
 
 /** meta key: 1 while the index keeps history for every block, 2 while it is being built (history-build.ts). */
@@ -48,6 +49,8 @@ const FORMAT_KEY = 'history_format';
 export const HISTORY_SECRET_KEY = 'history_secret';
 /** meta key: the number the next connected transaction gets. */
 export const NEXT_TX_KEY = 'history_next_tx';
+/** meta key: the spend index holds the inputs of the transactions numbered from this on (migrations/0013). */
+export const SPENDS_FROM_KEY = 'history_spends_from';
 /** 126 txids (4,032 bytes) and their record header fill one 4 KiB page: 64 would leave half of each page empty. */
 export const TXIDS_PER_ROW = 126;
 const IMAGES_FORMAT = 2;
@@ -86,6 +89,9 @@ export class HistoryStore {
   private readonly txidsAbove;
   private readonly indexPut;
   private readonly indexDelete;
+  private readonly spendPut;
+  private readonly spendDelete;
+  private readonly spendsDelete;
   private readonly undoPut;
   private readonly undoGet;
   private readonly undoDelete;
@@ -118,6 +124,11 @@ export class HistoryStore {
     );
     this.indexPut = db.prepare<[Buffer, number]>('INSERT INTO history_txid_index (prefix, tx_num) VALUES (?, ?)');
     this.indexDelete = db.prepare<[Buffer, number]>('DELETE FROM history_txid_index WHERE prefix = ? AND tx_num = ?');
+    this.spendPut = db.prepare<[Buffer, number, number]>('INSERT INTO history_spends (spend_key, tx_num, vin) VALUES (?, ?, ?)');
+    this.spendDelete = db.prepare<[Buffer, number]>('DELETE FROM history_spends WHERE spend_key = ? AND tx_num >= ?');
+    this.spendsDelete = db.prepare<[Buffer, Buffer, number]>(
+      'DELETE FROM history_spends WHERE spend_key >= ? AND spend_key < ? AND tx_num >= ?',
+    );
     this.undoPut = db.prepare<[number, Buffer]>('INSERT INTO history_undo (height, data) VALUES (?, ?)');
     this.undoGet = db.prepare<[number], Buffer>('SELECT data FROM history_undo WHERE height = ?').pluck();
     this.undoDelete = db.prepare<[number]>('DELETE FROM history_undo WHERE height = ?');
@@ -148,6 +159,7 @@ export class HistoryStore {
     this.metaSet.run(FORMAT_KEY, HISTORY_FORMAT);
     this.metaSet.run(HISTORY_SECRET_KEY, randomBytes(32));
     this.metaSet.run(NEXT_TX_KEY, 0);
+    this.metaSet.run(SPENDS_FROM_KEY, 0);
   }
 
   /** A build reached the tip: history is kept from the next block on (inside the caller's transaction). */
@@ -158,9 +170,19 @@ export class HistoryStore {
   /** Stops keeping history and forgets it, the mempool's part too (mempool-store.ts), inside the caller's transaction. */
   drop(): void {
     this.cache.forget();
-    for (const table of ['history', 'history_blocks', 'history_txids', 'history_txid_index', 'history_undo', 'mempool_history'])
+    for (const table of [
+      'history',
+      'history_blocks',
+      'history_txids',
+      'history_txid_index',
+      'history_spends',
+      'history_undo',
+      'mempool_history',
+    ])
       this.db.prepare(`DELETE FROM ${table}`).run();
-    this.db.prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?)').run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY);
+    this.db
+      .prepare('DELETE FROM meta WHERE key IN (?, ?, ?, ?, ?)')
+      .run(HISTORY_KEY, FORMAT_KEY, HISTORY_SECRET_KEY, NEXT_TX_KEY, SPENDS_FROM_KEY);
   }
 
   /** Writes a batch's history; blocks at or above `undoFrom` keep the before-images of the heads they change. */
@@ -171,6 +193,7 @@ export class HistoryStore {
       // Every real block has a coinbase; a block of no transaction (test chains) numbers none and needs no row.
       if (block.txids.length > 0) this.blockPut.run(block.firstTx, block.height);
       this.appendTxids(block.firstTx, block.txids);
+      for (const spend of block.spends) this.spendPut.run(spendKey(spend.outpoint), spend.txNum, spend.vin);
       const images: Head[] | null = block.height >= undoFrom ? [] : null;
       const before: (Buffer | null)[] = [];
       for (const entry of block.entries) {
@@ -202,9 +225,10 @@ export class HistoryStore {
 
   /**
    * Undoes block `height`, the tip, inside the caller's transaction; returns the scripts whose history
-   * it changed. Throws StoreError INCONSISTENT or NO_UNDO.
+   * it changed. `spent`: the outpoints of the coins the block took from before it (its UTXO undo record).
+   * Throws StoreError INCONSISTENT or NO_UNDO.
    */
-  rollback(height: number): Buffer[] {
+  rollback(height: number, spent: readonly Buffer[]): Buffer[] {
     // The heads may change under the cache, and this transaction may yet roll back: start again empty.
     this.cache.forget();
     const last = this.blockLast.get();
@@ -226,6 +250,11 @@ export class HistoryStore {
       if (image) this.headPut.run(key, 0, image);
       else this.headDelete.run(key);
     }
+    // The block's spend rows: those of the coins it took from before it, and those of outputs it both
+    // created and spent, which lie under its own txids.
+    for (const outpoint of spent) this.spendDelete.run(spendKey(outpoint), last.first_tx);
+    for (const txid of this.txidsFromNumber(last.first_tx))
+      this.spendsDelete.run(txid.subarray(0, SPEND_PREFIX_BYTES), spendKeysEnd(txid), last.first_tx);
     this.truncateTxids(last.first_tx);
     this.blockDelete.run(last.first_tx);
     this.undoDelete.run(height);
@@ -299,6 +328,15 @@ export class HistoryStore {
       n += take.length;
       i += take.length;
     }
+  }
+
+  /** The txids numbered `from` on. */
+  private txidsFromNumber(from: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (const r of this.txidsAbove.all(Math.floor(from / TXIDS_PER_ROW)))
+      for (let at = 0; at < r.txids.length; at += TXID_BYTES)
+        if (r.grp * TXIDS_PER_ROW + at / TXID_BYTES >= from) out.push(r.txids.subarray(at, at + TXID_BYTES));
+    return out;
   }
 
   /** Forgets the txids of numbers ≥ `from`. */

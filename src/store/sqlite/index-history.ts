@@ -79,7 +79,11 @@ export class IndexHistory {
   /** The tip block `height` is being disconnected with `undo`: undoes its history; returns the scripts it touched. */
   disconnect(height: number, undo: BlockUndo, below: Tip | null): Buffer[] {
     const state = this.state;
-    if (state === 'on') return this.kept.rollback(height);
+    if (state === 'on')
+      return this.kept.rollback(
+        height,
+        undo.spent.map((c) => c.outpoint),
+      );
     if (state === 'building' && this.build.state()!.height === height) this.build.disconnect(height, undo, below);
     // Summaries show no history while it is built: nothing to push.
     return [];

@@ -12,7 +12,7 @@ import { packageFile } from '../../package-root.js';
 import type { Db } from './db.js';
 import { StoreError } from '../errors.js';
 
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 export const MIGRATIONS_DIR = packageFile('migrations');
 
