@@ -24,10 +24,10 @@ import {
   type Json,
 } from './openapi/build.js';
 import { SCHEMAS } from './openapi/schemas.js';
+import { CHAIN_OBJECT_SCHEMAS } from './openapi/chain-object-schemas.js';
 import {
   blockPathItem,
   blockTxidsPathItem,
-  CHAIN_OBJECT_SCHEMAS,
   tipPathItem,
   txHexPathItem,
   txMerklePathItem,

@@ -212,7 +212,10 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
       tx.vin.forEach((i, vin) => i.txid !== undefined && spentBy.set(`${i.txid}:${i.vout}`, { txid: tx.txid, vin, height }));
     for (let h = tip - 29; h <= tip; h++) {
       const block = await node.cli<{ tx: Tx[] }>('getblock', await node.cli<string>('getblockhash', h), 2);
-      for (const tx of block.tx) (recent.push(tx), spends(tx, h));
+      for (const tx of block.tx) {
+        recent.push(tx);
+        spends(tx, h);
+      }
     }
     for (const txid of await node.cli<string[]>('getrawmempool')) spends(await node.cli<Tx>('getrawtransaction', txid, true), null);
     let spent = 0;

@@ -50,7 +50,7 @@ import { lastFeedSeq, pgFeedReader } from './feed-reader.js';
 import { withHeadersFrom, type HeaderRange } from '../header-chain.js';
 import type { TxBlock } from '../tx-block.js';
 import { readTxBlock } from './tx-block-rows.js';
-import { readOutputSpends } from './spend-rows.js';
+import { readOutspends } from './spend-rows.js';
 import type { OutspendsRead } from '../spend-key.js';
 import { lowestHeaderSql, readHeaderRange } from './header-rows.js';
 import { STANDBY_LAG_SQL, standbyReplayLag } from './standby-lag.js';
@@ -195,21 +195,7 @@ export class PgIndexReader implements IndexReader {
   outspends(txid: Buffer, outputs: number): Promise<OutspendsRead | null> {
     return withTransaction(
       this.pool,
-      async (client) => {
-        const row = await this.statusRow(client);
-        if (row.tip_height === null) return null;
-        const on = historyState(row)?.state === 'on';
-        const { rows } = on
-          ? await client.query<{ spends_from: string | null }>(`SELECT history_spends_from::text AS spends_from FROM ${this.schema}.state`)
-          : { rows: [] };
-        const from = rows[0]?.spends_from ?? null;
-        const spendsFrom = from === null ? null : Number(from);
-        return {
-          tipHeight: row.tip_height,
-          spendsFrom,
-          outputs: spendsFrom === null ? [] : await readOutputSpends(client, this.schema, txid, outputs),
-        };
-      },
+      async (client) => readOutspends(client, this.schema, await this.statusRow(client), txid, outputs),
       'snapshot',
     );
   }

@@ -5,10 +5,34 @@
  * mempool transaction spending it. Three statements, inside the caller's snapshot.
  */
 import { outpointKey } from '../outpoint.js';
-import { spendKey, type OutputSpends, type Spender } from '../spend-key.js';
+import { spendKey, type OutputSpends, type OutspendsRead, type Spender } from '../spend-key.js';
+import { historyState, type HistoryStatusRow } from './history-reader.js';
 import type { Queryable } from './pg-pool.js';
 
-export async function readOutputSpends(client: Queryable, schema: string, txid: Buffer, count: number): Promise<OutputSpends[]> {
+/** IndexReader.outspends inside the caller's snapshot, `row` its status row; null while nothing is indexed. */
+export async function readOutspends(
+  client: Queryable,
+  schema: string,
+  row: HistoryStatusRow & { tip_height: number | null },
+  txid: Buffer,
+  outputs: number,
+): Promise<OutspendsRead | null> {
+  if (row.tip_height === null) return null;
+  // The spend index answers only while history is kept for every block (not while it is built).
+  const { rows } =
+    historyState(row)?.state === 'on'
+      ? await client.query<{ spends_from: string | null }>(`SELECT history_spends_from::text AS spends_from FROM ${schema}.state`)
+      : { rows: [] };
+  const from = rows[0]?.spends_from ?? null;
+  const spendsFrom = from === null ? null : Number(from);
+  return {
+    tipHeight: row.tip_height,
+    spendsFrom,
+    outputs: spendsFrom === null ? [] : await readOutputSpends(client, schema, txid, outputs),
+  };
+}
+
+async function readOutputSpends(client: Queryable, schema: string, txid: Buffer, count: number): Promise<OutputSpends[]> {
   const outpoints = Array.from({ length: count }, (_, vout) => outpointKey(txid, vout));
   const keys = outpoints.map(spendKey);
   const [utxos, spends, mempool] = await Promise.all([
