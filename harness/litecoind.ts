@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,8 @@ export interface StartOptions {
   extraArgs?: string[];
   /** Use this datadir (created if missing) and keep it on stop. Default: a temp dir removed on stop. */
   datadir?: string;
+  /** A stopped node's datadir (chain-cache.ts) copied into the temp dir first; not with `datadir`. */
+  from?: string;
   /** 'password' (default): rpcuser/rpcpassword in the URL; 'cookie': the node writes `regtest/.cookie`. */
   auth?: 'password' | 'cookie';
   /** Wallet to create on first start (loaded on every later start); false for none. Default 'test'. */
@@ -89,8 +91,11 @@ interface NodeProcess {
 export async function startLitecoind(opts: StartOptions = {}): Promise<Litecoind> {
   installExitHook();
   const removeDatadir = opts.datadir === undefined;
+  if (opts.from !== undefined && opts.datadir !== undefined)
+    throw new Error('startLitecoind: `from` copies into a temp dir, not into `datadir`');
   const datadir = opts.datadir ?? (await mkdtemp(join(tmpdir(), 'addrsum-ltc-')));
   await mkdir(datadir, { recursive: true });
+  if (opts.from !== undefined) await cp(opts.from, datadir, { recursive: true });
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const cookieMode = opts.auth === 'cookie';
   const rpcUser = cookieMode ? null : 'addrsum';

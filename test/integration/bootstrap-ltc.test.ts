@@ -19,7 +19,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import { historyMismatches, type Get } from '../support/history-check.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
 import { expectHeadersEqualNode } from '../support/header-oracle.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
@@ -72,9 +73,10 @@ describe('LTC bootstrap from litecoind dumptxoutset', () => {
   let manifest: ChainManifest;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start();
+    const chain = await cachedVariedChain({ seed: 11 });
+    manifest = chain.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: chain.template } });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 12 });
   });
 
   afterAll(async () => {

@@ -14,7 +14,8 @@ import { waitFor } from '../../harness/indexer-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { freePort } from '../../harness/ports.js';
-import { buildVariedChain, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { type ChainManifest } from '../../harness/regtest-chain.js';
 import type { ElectrumClient } from '../support/electrum-client.js';
 import { ElectrumNodeCheck, isNote } from '../support/electrum-node-check.js';
 
@@ -27,9 +28,10 @@ describe('Electrum index-backed methods against a real litecoind', () => {
   let check: ElectrumNodeCheck;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start({ env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
+    const chain = await cachedVariedChain({ seed: 23, perKind: 24 });
+    manifest = chain.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: chain.template }, env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 31, perKind: 24 });
     check = await ElectrumNodeCheck.create(node, manifest);
     await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
     await lw.world.waitForTip('initial catch-up', 180_000);

@@ -16,7 +16,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { freePort } from '../../harness/ports.js';
 import { startPrimary, startStandby, type PgCluster } from '../../harness/postgres.js';
-import { buildVariedChain, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { type ChainManifest } from '../../harness/regtest-chain.js';
 import type { ElectrumClient } from '../support/electrum-client.js';
 import { ElectrumNodeCheck } from '../support/electrum-node-check.js';
 import type { Expected } from '../support/electrum-oracle.js';
@@ -58,12 +59,14 @@ describe('Electrum over an LTC index in PostgreSQL: APIs on the primary and on a
   beforeAll(async () => {
     primary = await startPrimary();
     standby = await startStandby(primary);
+    const chain = await cachedVariedChain({ seed: 23, perKind: 24 });
+    manifest = chain.value;
     lw = await LitecoindWorld.start({
+      litecoind: { from: chain.template },
       env: { ADDRSUM_LTC_INDEX_URL: primary.url, ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' },
       indexedTip: () => tipIn(primary.url),
     });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 37, perKind: 24 });
     check = await ElectrumNodeCheck.create(node, manifest);
     await lw.world.startIndexer({ toml: 'mempoolPollMs = 100' });
     await lw.world.waitForTip('catch-up into PostgreSQL', 180_000);

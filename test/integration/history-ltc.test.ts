@@ -20,7 +20,7 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { mine, mineWithActivity } from '../../harness/regtest-chain.js';
 import { coins, lockOutpoints, scriptOf, signAndSend, walletUtxos } from '../../harness/regtest-wallet.js';
-import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
+import { cachedHistoryChain, type HistoryChain } from '../support/history-chain.js';
 import { coinsText, walkHistory } from '../support/history-walk.js';
 import { historyMismatches, pageHistory, scripthash, written } from '../support/history-check.js';
 import { mempoolEffects, mempoolEntry } from '../support/mempool-oracle.js';
@@ -39,9 +39,10 @@ describe('history totals against a real litecoind', () => {
   let api: ApiProcess;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start();
+    const cached = await cachedHistoryChain({ seed: 23 });
+    chain = cached.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: cached.template } });
     node = lw.node;
-    chain = await buildHistoryChain(node, { seed: 37 });
     apiKey = lw.world.createKey('history');
   }, 300_000);
 

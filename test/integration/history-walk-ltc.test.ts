@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { PLANNED_KINDS, addressesOfKind } from '../../harness/regtest-chain.js';
-import { buildHistoryChain, type HistoryChain } from '../support/history-chain.js';
+import { cachedHistoryChain, type HistoryChain } from '../support/history-chain.js';
 import { coinsText, satsOf, walkHistory, type HistoryWalk } from '../support/history-walk.js';
 
 interface ScanReply {
@@ -22,8 +22,9 @@ describe('history walk against a real litecoind', () => {
   let walk: HistoryWalk;
 
   beforeAll(async () => {
-    node = await startLitecoind();
-    chain = await buildHistoryChain(node, { seed: 31 });
+    const cached = await cachedHistoryChain({ seed: 23 });
+    chain = cached.value;
+    node = await startLitecoind({ from: cached.template });
     walk = await walkHistory(node.cliExact);
   }, 300_000);
 

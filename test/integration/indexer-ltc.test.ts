@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { apiMismatches, expectIndexEqualsNode as equalsNode } from '../support/ltc-oracle.js';
 import Database from '../../src/store/sqlite/sqlite-driver.js';
 import { expectHeadersEqualNode, storedHeaders } from '../support/header-oracle.js';
@@ -19,9 +20,10 @@ describe('LTC indexer and API against a real litecoind', () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start();
+    const chain = await cachedVariedChain({ seed: 11 });
+    manifest = chain.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: chain.template } });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 11 });
     apiKey = lw.world.createKey('integration');
   });
 

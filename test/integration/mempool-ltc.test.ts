@@ -16,7 +16,8 @@ import { indexedTip } from '../../harness/index-check.js';
 import { waitFor, type IndexerProcess } from '../../harness/indexer-process.js';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { buildVariedChain, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scanAddresses } from '../../harness/regtest-scan.js';
 import { parseTransaction } from '../../src/chain/tx-parser.js';
 import { mempoolEntry } from '../support/mempool-oracle.js';
@@ -50,9 +51,10 @@ describe('mempool view against a real litecoind', () => {
 
   beforeAll(async () => {
     // Litecoin Core keeps BIP125 replacement off unless asked (-mempoolreplacement, default 0).
-    lw = await LitecoindWorld.start({ litecoind: { extraArgs: ['-mempoolreplacement=1'] } });
+    const chain = await cachedVariedChain({ seed: 23, perKind: 24 });
+    manifest = chain.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: chain.template, extraArgs: ['-mempoolreplacement=1'] } });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 13, perKind: 24 });
     for (const a of manifest.addresses) tracked.add(a.address);
     miner = await node.cli<string>('getnewaddress', '', 'bech32');
     dbPath = lw.world.dbPath;

@@ -16,7 +16,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { promote, startPrimary, startStandby, waitForReplay, type PgCluster } from '../../harness/postgres.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { utxoSetTotals } from '../../harness/regtest-scan.js';
 import { openPostgresKeyStore, openPostgresVerifier } from '../../src/store/postgres/engine.js';
 import { historyMismatches } from '../support/history-check.js';
@@ -48,13 +49,15 @@ describe('LTC index in PostgreSQL: indexer on the primary, APIs on the primary a
     primary = await startPrimary();
     standby = await startStandby(primary);
     writeUrl = primary.url;
+    const chain = await cachedVariedChain({ seed: 11 });
+    manifest = chain.value;
     lw = await LitecoindWorld.start({
+      litecoind: { from: chain.template },
       // History and the listing on: every part of the index goes through PostgreSQL and the standby.
       env: { ADDRSUM_LTC_INDEX_URL: primary.url, ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' },
       indexedTip: () => tipIn(writeUrl),
     });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 34 });
     const keys = openPostgresKeyStore(primary.url);
     try {
       apiKey = (await keys.create('private', 'scale-out')).key;

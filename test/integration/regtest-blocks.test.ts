@@ -9,7 +9,8 @@ import { parseBlock, parseTransaction, type ParsedBlock } from '../../src/chain/
 import { toDisplayHex } from '../../src/chain/hash.js';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
 import { mapLimit } from '../../harness/map-limit.js';
-import { MWEB_ACTIVATION_HEIGHT, buildVariedChain, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { MWEB_ACTIVATION_HEIGHT, sendMwebToMweb, type ChainManifest } from '../../harness/regtest-chain.js';
 import { coins, mwebBalance, pegOut } from '../../harness/regtest-wallet.js';
 
 interface NodeBlock {
@@ -24,8 +25,9 @@ let node: Litecoind;
 let manifest: ChainManifest;
 
 beforeAll(async () => {
-  node = await startLitecoind();
-  manifest = await buildVariedChain(node, { seed: 2 });
+  const chain = await cachedVariedChain({ seed: 11 });
+  manifest = chain.value;
+  node = await startLitecoind({ from: chain.template });
 });
 
 afterAll(async () => {

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLitecoind, type Litecoind } from '../../harness/litecoind.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
 import {
   PLANNED_KINDS,
   addressesOfKind,
-  buildVariedChain,
   mineWithActivity,
   scanAddresses,
   scanScripts,
@@ -21,8 +21,9 @@ let node: Litecoind;
 let manifest: ChainManifest;
 
 beforeAll(async () => {
-  node = await startLitecoind();
-  manifest = await buildVariedChain(node, { seed: 3 });
+  const chain = await cachedVariedChain({ seed: 11 });
+  manifest = chain.value;
+  node = await startLitecoind({ from: chain.template });
 });
 
 afterAll(async () => {

@@ -18,7 +18,7 @@ import { mine } from '../../harness/regtest-chain.js';
 import { coins, feeFor, walletUtxos } from '../../harness/regtest-wallet.js';
 import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
 import { foldBranch } from '../../src/chain/merkle.js';
-import { buildHistoryChain } from '../support/history-chain.js';
+import { cachedHistoryChain } from '../support/history-chain.js';
 import { satsOf } from '../support/history-walk.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
@@ -201,9 +201,8 @@ describe('transaction and block views against a real litecoind without -txindex'
   let apiKey: string;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start();
+    lw = await LitecoindWorld.start({ litecoind: { from: (await cachedHistoryChain({ seed: 23 })).template } });
     node = lw.node;
-    await buildHistoryChain(node, { seed: 45 });
     apiKey = lw.world.createKey('views');
   }, 300_000);
 

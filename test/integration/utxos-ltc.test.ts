@@ -12,7 +12,8 @@ import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { runVerifyCli, waitFor } from '../../harness/indexer-process.js';
 import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { buildVariedChain, mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
+import { cachedVariedChain } from '../../harness/chain-cache.js';
+import { mineWithActivity, type ChainManifest } from '../../harness/regtest-chain.js';
 import { utxoListIndexExists, utxoListRecorded } from '../../src/store/sqlite/utxo-list.js';
 import { listedEntries, rebuildShards } from '../support/utxo-listing.js';
 import { listingMismatches } from '../support/ltc-oracle.js';
@@ -28,9 +29,10 @@ describe('UTXO listing against a real litecoind', () => {
   let api: ApiProcess;
 
   beforeAll(async () => {
-    lw = await LitecoindWorld.start();
+    const chain = await cachedVariedChain({ seed: 23, perKind: 24 });
+    manifest = chain.value;
+    lw = await LitecoindWorld.start({ litecoind: { from: chain.template } });
     node = lw.node;
-    manifest = await buildVariedChain(node, { seed: 23, perKind: 24 });
     apiKey = lw.world.createKey('utxos');
   }, 300_000);
 

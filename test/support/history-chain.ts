@@ -6,8 +6,9 @@
  * Amounts there are fixed here, so tests can check the oracle against numbers it did not compute.
  */
 import { Transaction } from 'bitcoinjs-lib';
+import { cachedChain, cachedVariedChain, type CachedChain } from '../../harness/chain-cache.js';
 import type { Litecoind } from '../../harness/litecoind.js';
-import { buildVariedChain, mine, recordBlockAddresses, type BuildOptions, type ChainManifest } from '../../harness/regtest-chain.js';
+import { mine, recordBlockAddresses, type BuildOptions, type ChainManifest } from '../../harness/regtest-chain.js';
 import { scriptOf, signAndSend } from '../../harness/regtest-wallet.js';
 
 export interface DoublePay {
@@ -36,9 +37,20 @@ const FUNDING = 200_000_000n;
 const PAID = [70_000_000n, 50_000_000n] as const;
 const FEE = 20_000n;
 
-/** On a fresh node (startLitecoind). `perKind` defaults to 24 here: history needs variety, not volume. */
-export async function buildHistoryChain(node: Litecoind, opts: BuildOptions = {}): Promise<HistoryChain> {
-  const manifest = await buildVariedChain(node, { perKind: 24, ...opts });
+/**
+ * The history chain for these options, built once per run (harness/chain-cache.ts) on top of the varied
+ * chain of the same options. `perKind` defaults to 24 here: history needs variety, not volume.
+ */
+export async function cachedHistoryChain(opts: Omit<BuildOptions, 'onStep'> = {}): Promise<CachedChain<HistoryChain>> {
+  const varied = await cachedVariedChain({ perKind: 24, ...opts });
+  return cachedChain('history', (node) => addDoublePay(node, structuredClone(varied.value)), {
+    base: varied,
+    sources: ['test/support/history-chain.ts'],
+  });
+}
+
+/** Mines the double-pay block on top of the varied chain `manifest` describes (and records it there). */
+async function addDoublePay(node: Litecoind, manifest: ChainManifest): Promise<HistoryChain> {
   const miner = await node.cli<string>('getnewaddress', '', 'bech32');
   const address = await node.cli<string>('getnewaddress', '', 'legacy');
   const script = await scriptOf(node, address);

@@ -1,0 +1,52 @@
+/**
+ * Starts the suites that take longest first. With two workers, a one-minute suite that starts last (vitest
+ * orders files it has no timings for by size, and the contract suites are small files) leaves one worker
+ * alone with it at the end of the run. The list is of suites that took 15 s or more in a CI run, longest
+ * first (seconds, rounded); the rest follow in vitest's own order. A listed file that is gone fails the
+ * run, so the list cannot rot silently.
+ */
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+export const HEAVY_SUITES: readonly (readonly [string, number])[] = [
+  ['test/contract/postgres.test.ts', 103],
+  ['test/integration/postgres-ltc.test.ts', 100],
+  ['test/integration/bootstrap-btc.test.ts', 75],
+  ['test/integration/history-ltc.test.ts', 64],
+  ['test/integration/operational-ltc.test.ts', 53],
+  ['test/integration/electrum-postgres-ltc.test.ts', 48],
+  ['test/integration/indexer-ltc.test.ts', 42],
+  ['test/integration/tx-block-ltc.test.ts', 40],
+  ['test/integration/electrum-wire-ltc.test.ts', 38],
+  ['test/integration/electrum-client-ltc.test.ts', 37],
+  ['test/integration/demo.test.ts', 35],
+  ['test/integration/bootstrap-ltc.test.ts', 28],
+  ['test/contract/sqlite.test.ts', 27],
+  ['test/integration/electrum-node-ltc.test.ts', 26],
+  ['test/integration/indexer-btc.test.ts', 26],
+  ['test/integration/utxos-ltc.test.ts', 24],
+  ['test/unit/utxo-list-kill.test.ts', 23],
+  ['test/integration/wallet-ltc.test.ts', 18],
+  ['test/integration/status-page-refusals.test.ts', 18],
+  ['test/integration/mempool-ltc.test.ts', 18],
+  ['test/integration/keys-postgres.test.ts', 18],
+  ['test/unit/shared-limits.test.ts', 17],
+  ['test/integration/electrum-index-ltc.test.ts', 17],
+  ['test/integration/dist.test.ts', 17],
+  ['test/integration/status-page-ltc.test.ts', 17],
+  ['test/integration/live-guards-ltc.test.ts', 16],
+];
+
+export default class HeaviestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const gone = HEAVY_SUITES.filter(([f]) => !existsSync(join(root, f)));
+    if (gone.length > 0) throw new Error(`test/setup/sequencer.ts lists suites that are gone: ${gone.map(([f]) => f).join(', ')}`);
+    const seconds = new Map(HEAVY_SUITES);
+    const weight = (s: TestSpecification): number => seconds.get(relative(root, s.moduleId)) ?? 0;
+    const base = await super.sort(files);
+    // Array.prototype.sort is stable: unlisted suites keep vitest's order among themselves.
+    return base.sort((a, b) => weight(b) - weight(a));
+  }
+}
