@@ -10,6 +10,7 @@
  * wallets of 2×1000. Keys are kept, not hashed per query. A wallet larger than the whole bound is
  * derived for its request and not kept.
  */
+import { LRUCache } from 'lru-cache';
 import type { ServingError } from '../serving/errors.js';
 import type { DerivedWallet } from './derivation-job.js';
 import { defaultPool, type DerivationPool, type WalletJob } from './derivation-pool.js';
@@ -17,17 +18,18 @@ import { defaultPool, type DerivationPool, type WalletJob } from './derivation-p
 export const DEFAULT_CACHED_SCRIPTS = 100_000;
 
 export class DerivationCache {
-  // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
-  private readonly entries = new Map<string, DerivedWallet>();
+  private readonly entries: LRUCache<string, DerivedWallet>;
   private readonly inFlight = new Map<string, Promise<DerivedWallet>>();
-  private held = 0;
   /** Wallets derived so far (cache misses): what tests and metrics read. */
   derivations = 0;
 
   constructor(
     readonly pool: DerivationPool = defaultPool(),
     readonly maxScripts = DEFAULT_CACHED_SCRIPTS,
-  ) {}
+  ) {
+    // A wallet of no scripts still takes a slot: lru-cache sizes must be positive.
+    this.entries = new LRUCache({ maxSize: maxScripts, sizeCalculation: (w) => Math.max(1, w.scripts.length) });
+  }
 
   /** Null when the wallet can be answered now (held, being derived, or queued in time); else the pool's refusal. */
   admit(caller: string, fingerprint: string, job: WalletJob): ServingError | null {
@@ -39,11 +41,7 @@ export class DerivationCache {
   async wallet(caller: string, fingerprint: string, job: WalletJob): Promise<DerivedWallet> {
     const id = `${fingerprint}/${job.range}`;
     const hit = this.entries.get(id);
-    if (hit) {
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      return hit;
-    }
+    if (hit) return hit;
     let pending = this.inFlight.get(id);
     if (!pending) {
       pending = this.pool.derive(caller, job).finally(() => this.inFlight.delete(id));
@@ -56,20 +54,14 @@ export class DerivationCache {
 
   /** Scripts held now (at most maxScripts). */
   get size(): number {
-    return this.held;
+    return this.entries.calculatedSize;
   }
 
   private keep(id: string, pending: Promise<DerivedWallet>): void {
     pending.then(
+      // A wallet larger than the whole bound is not kept (lru-cache refuses it).
       (derived) => {
-        if (derived.scripts.length > this.maxScripts || this.entries.has(id)) return;
-        this.entries.set(id, derived);
-        this.held += derived.scripts.length;
-        for (const [oldest, wallet] of this.entries) {
-          if (this.held <= this.maxScripts) break;
-          this.entries.delete(oldest);
-          this.held -= wallet.scripts.length;
-        }
+        if (!this.entries.has(id)) this.entries.set(id, derived);
       },
       // The request that waits for it answers the failure.
       () => undefined,

@@ -19,6 +19,7 @@
  * Bounded by the bytes of the kept text (maxBytes), least recently used out first; a history bigger
  * than the whole budget is not kept. Per chain index: a reopened index (another reader object) starts empty.
  */
+import { LRUCache } from 'lru-cache';
 import { feedSince } from '../../serving/feed-since.js';
 import type { ElectrumIndex } from './access.js';
 import { electrumHistory, type ListRead, type ScriptHistory } from './script-history.js';
@@ -29,24 +30,27 @@ export const MIN_ENTRIES = 1000;
 interface Kept {
   readonly history: ScriptHistory;
   /** The feed position the history is known true at. */
-  seq: number;
-  readonly bytes: number;
+  readonly seq: number;
 }
 
 /** A read of the script's history; `after`: only what was confirmed after that position. */
 type Read = (index: ElectrumIndex, key: Buffer, after?: number) => Promise<ListRead>;
 
+const jsonBytes = (history: ScriptHistory): number => history.json.reduce((sum, piece) => sum + piece.length, 0);
+
 export class HistoryCache {
-  /** By script key as latin1, least recently used first. */
-  private readonly kept = new Map<string, Kept>();
-  private bytes = 0;
+  /** By script key as latin1. */
+  private readonly kept: LRUCache<string, Kept>;
   private source: ElectrumIndex | null = null;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    // A history bigger than the whole budget is not kept: lru-cache refuses an entry above maxSize.
+    this.kept = new LRUCache({ maxSize: maxBytes, sizeCalculation: (k) => Math.max(1, jsonBytes(k.history)) });
+  }
 
   /** Bytes of the histories kept now. */
   get size(): number {
-    return this.bytes;
+    return this.kept.calculatedSize;
   }
 
   async get(index: ElectrumIndex, key: Buffer, read: Read): Promise<ScriptHistory> {
@@ -86,30 +90,16 @@ export class HistoryCache {
 
   private keep(k: string, history: ScriptHistory, seq: number): void {
     if (this.source === null) return;
-    const old = this.kept.get(k);
+    const old = this.kept.peek(k);
     // A read that finished after a newer one keeps the newer; a feed never written names no position to check from.
     if ((old !== undefined && old.seq > seq) || seq === 0) return;
-    this.drop(k);
-    const bytes = history.json.reduce((sum, piece) => sum + piece.length, 0);
-    if (history.confirmed.count < MIN_ENTRIES || bytes > this.maxBytes) return;
-    for (const [oldest] of this.kept) {
-      if (this.bytes + bytes <= this.maxBytes) break;
-      this.drop(oldest);
-    }
-    this.kept.set(k, { history, seq, bytes });
-    this.bytes += bytes;
-  }
-
-  private drop(k: string): void {
-    const kept = this.kept.get(k);
-    if (kept === undefined) return;
     this.kept.delete(k);
-    this.bytes -= kept.bytes;
+    if (history.confirmed.count < MIN_ENTRIES) return;
+    this.kept.set(k, { history, seq });
   }
 
   private reset(index: ElectrumIndex): void {
     this.kept.clear();
-    this.bytes = 0;
     this.source = index;
   }
 }
