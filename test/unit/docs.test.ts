@@ -3,7 +3,8 @@
  * API's registry, with the Redis limiter's metrics, or an indexer's), every environment variable and
  * setting they name is one the configuration reads, the settings table lists every setting with the
  * variables that set it, every error code they name is one the code answers (with that status), the
- * error table says what the app answers, and the README stays short with its two commands.
+ * error table says what the app answers, every folder of src/ is named in docs/architecture.md or the
+ * dependency rules, and the README stays short with its two commands.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -273,6 +274,24 @@ describe('documentation', () => {
       expect(text(doc), doc).not.toMatch(/empty index only/);
       expect(text(doc), doc).not.toMatch(/The API never contacts the nodes/);
     }
+  });
+
+  it('names every folder of src/ in docs/architecture.md or in the dependency rules', () => {
+    const architecture = text('docs/architecture.md');
+    const rules = text('.dependency-cruiser.mjs');
+    const folders = (dir: string): string[] =>
+      readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
+    const named = (folder: string): boolean => {
+      if (architecture.includes(`${folder}/`) || rules.includes(folder)) return true;
+      // A subfolder may be named in its parent's row of the layer table, as `name/`.
+      const row = architecture.split('\n').find((l) => l.startsWith(`| \`${path.posix.dirname(folder)}/\``));
+      return row?.includes(`\`${path.posix.basename(folder)}/`) === true;
+    };
+    const all = folders('src');
+    expect(all.length).toBeGreaterThan(10);
+    expect(all.filter((f) => !named(f))).toEqual([]);
   });
 
   it('keeps the README at most 300 lines, with the demo and test commands', () => {
