@@ -48,6 +48,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_HOST', path: ['api', 'host'], kind: 'text' },
   { name: 'ADDRSUM_PORT', path: ['api', 'port'], kind: 'int' },
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
+  { name: 'ADDRSUM_ESPLORA', path: ['api', 'esplora'], kind: 'text' },
   { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
   { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },
   { name: 'ADDRSUM_CORS_ORIGINS', path: ['api', 'corsOrigins'], kind: 'list' },

@@ -150,6 +150,8 @@ export const configSchema = z.strictObject({
     port: port(),
     /** Serve requests without x-api-key, limited per client IP at the `default` tier. */
     allowAnonymous: bool(),
+    /** Serve the Esplora dialect at /esplora/{chain}/api (src/api/esplora/): requests without a key too. */
+    esplora: bool(),
     /** Answer 503 CHAIN_SYNCING while the node is more than this many blocks ahead of the index. */
     syncLagBlocks: int(0, 1_000_000),
     /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */

@@ -27,6 +27,7 @@ import { DerivationCache } from './derivation-cache.js';
 import type { LiveHub } from './live/hub.js';
 import type { LiveLimits } from './live/limits.js';
 import { mountEventsRoute } from './live/sse-route.js';
+import { ESPLORA_BASE, esploraRouter } from './esplora/esplora-router.js';
 
 /** Live pushes (src/api/live/): absent, the events route is not mounted. */
 export interface LiveWiring {
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   app.use(opsRouter(deps, metrics, clock));
   app.use(batchRouter(deps, limiter, metrics));
   app.use(xpubRouter(deps, limiter, metrics, derivations));
+  if (deps.settings.esplora === true) app.use(ESPLORA_BASE, esploraRouter(deps, limiter, metrics));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

@@ -25,6 +25,8 @@ export type AddressSummary = ScriptSummary;
 /** The `api` section of the configuration, as far as the app reads it. */
 export interface ApiSettings extends Freshness {
   readonly allowAnonymous: boolean;
+  /** The Esplora dialect is served (src/api/esplora/); absent = off. */
+  readonly esplora?: boolean;
   readonly syncLagBlocks: number;
   readonly trustProxyHops: number;
   /** Browser origins allowed by CORS (middleware/cors.ts); none when absent. */

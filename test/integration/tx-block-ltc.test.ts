@@ -18,97 +18,12 @@ import { mine } from '../../harness/regtest-chain.js';
 import { coins, feeFor, walletUtxos } from '../../harness/regtest-wallet.js';
 import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
 import { foldBranch } from '../../src/chain/merkle.js';
+import { walkChain, type NodeVout, type Walk, type Walked } from '../support/chain-walk.js';
 import { cachedHistoryChain } from '../support/history-chain.js';
 import { satsOf } from '../support/history-walk.js';
 
 const HISTORY_ON = { ADDRSUM_HISTORY: 'true' };
 const FAST = '[api.tiers.private]\nrate = 1000000\nburst = 1000000\n';
-
-interface NodeVout {
-  value: string;
-  n: number;
-  scriptPubKey: { hex: string; type: string; addresses?: string[]; address?: string };
-}
-interface NodeVin {
-  txid?: string;
-  vout?: number;
-  coinbase?: string;
-  scriptSig?: { hex: string };
-  txinwitness?: string[];
-  sequence: number;
-}
-interface NodeTx {
-  txid: string;
-  hash: string;
-  version: number;
-  locktime: number;
-  size: number;
-  vsize: number;
-  weight: number;
-  vin: NodeVin[];
-  vout: NodeVout[];
-  hex: string;
-}
-interface NodeBlock {
-  hash: string;
-  height: number;
-  version: number;
-  time: number;
-  mediantime: number;
-  bits: string;
-  nonce: number;
-  difficulty: string;
-  merkleroot: string;
-  previousblockhash?: string;
-  nextblockhash?: string;
-  confirmations: number;
-  nTx: number;
-  size: number;
-  strippedsize: number;
-  weight: number;
-  tx: NodeTx[];
-}
-
-interface Walked {
-  readonly tx: NodeTx;
-  readonly block: NodeBlock;
-  readonly position: number;
-}
-
-interface SpentBy {
-  txid: string;
-  vin: number;
-  height: number | null;
-}
-
-interface Walk {
-  blocks: NodeBlock[];
-  txs: Map<string, Walked>;
-  /** By `txid:vout`: the input that spent it, in a block or (height null) in the node's mempool. */
-  spentBy: Map<string, SpentBy>;
-}
-
-/** Every block of the node's chain with its transactions (`getblock … 2`), every transaction by txid, and what spent each output. */
-async function walkChain(node: Litecoind): Promise<Walk> {
-  const tip = await node.cli<number>('getblockcount');
-  const blocks: NodeBlock[] = [];
-  const txs = new Map<string, Walked>();
-  const spentBy = new Map<string, SpentBy>();
-  const spends = (tx: NodeTx, height: number | null) =>
-    tx.vin.forEach((i, vin) => {
-      if (i.txid !== undefined) spentBy.set(`${i.txid}:${i.vout}`, { txid: tx.txid, vin, height });
-    });
-  for (let h = 0; h <= tip; h++) {
-    const block = await node.cliExact<NodeBlock>('getblock', await node.cli<string>('getblockhash', h), 2);
-    blocks.push(block);
-    block.tx.forEach((tx, position) => {
-      txs.set(tx.txid, { tx, block, position });
-      spends(tx, block.height);
-    });
-  }
-  for (const txid of await node.cli<string[]>('getrawmempool')) spends(await node.cliExact<NodeTx>('getrawtransaction', txid, true), null);
-  return { blocks, txs, spentBy };
-}
 
 /** The node's address of an output as this API shows it: none for scripts whose address is another script's. */
 function nodeAddress(v: NodeVout): string | null {

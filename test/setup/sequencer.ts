@@ -23,6 +23,7 @@ export const HEAVY_SUITES: readonly (readonly [string, number])[] = [
   ['test/integration/demo.test.ts', 35],
   ['test/integration/bootstrap-ltc.test.ts', 28],
   ['test/contract/sqlite.test.ts', 27],
+  ['test/integration/esplora-ltc.test.ts', 28],
   ['test/integration/electrum-node-ltc.test.ts', 26],
   ['test/integration/indexer-btc.test.ts', 26],
   ['test/integration/utxos-ltc.test.ts', 24],

@@ -213,6 +213,8 @@ export interface WorldOptions {
   live?: boolean;
   /** The chains' nodes, for the transaction and block views (none: NODE_NOT_CONFIGURED). */
   nodes?: Partial<Record<ChainCode, ChainNode>>;
+  /** Serve the Esplora dialect (api.esplora). */
+  esplora?: boolean;
 }
 
 export class FakeClock {
@@ -287,6 +289,7 @@ export function buildWorld(options: WorldOptions = {}): World {
       ...(options.corsOrigins && { corsOrigins: options.corsOrigins }),
       ...(options.xpubMaxRange !== undefined && { xpubMaxRange: options.xpubMaxRange }),
       ...(options.requestLog !== undefined && { requestLog: options.requestLog }),
+      ...(options.esplora !== undefined && { esplora: options.esplora }),
     },
     logger: pino({ level: 'debug' }, sink),
     metrics,

@@ -18,7 +18,7 @@ import { toDisplayHex } from '../../chain/hash.js';
 import { ServingError } from '../../serving/errors.js';
 import type { FoundTx, Outspend } from '../../serving/tx-source.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
-import type { AppDeps } from '../deps.js';
+import type { ApiSettings, AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { limitCheck } from '../middleware/rate-limit.js';
 import { answeringIndex, nodeRoute, parseTxid, type NodeRoute, type ViewIndex } from '../node-read.js';
@@ -38,6 +38,30 @@ export const OUTPUTS_PER_TOKEN = 100;
 
 /** Tokens beyond the route's first for `n` items at `per` a token. */
 const beyond = (n: number, per: number): number => Math.max(0, Math.ceil(n / per) - 1);
+
+/** Tokens beyond the first that reading `tx`'s outputs' spends (and, `withPrevouts`, its prevouts) costs. */
+export function txExtraTokens(tx: DecodedTx, withPrevouts: boolean): number {
+  return (withPrevouts ? beyond(fundingCount(tx), PREVOUTS_PER_TOKEN) : 0) + beyond(tx.outputs.length, OUTPUTS_PER_TOKEN);
+}
+
+/** Takes `extra` tokens more (0: none) before the work they pay for; a full bucket pays for any one request. */
+export function extraCharge(
+  limiter: RateLimiter,
+  settings: ApiSettings,
+  metrics: ApiMetrics,
+): (req: Request, res: Response, extra: number) => Promise<void> {
+  return async (req, res, extra) => {
+    if (extra <= 0) return;
+    await limitCheck(
+      limiter,
+      settings,
+      metrics,
+      () => extra,
+      (n) => `reading this transaction's inputs and outputs (${n} tokens more)`,
+      true,
+    )(req, res);
+  };
+}
 
 interface Found {
   readonly route: NodeRoute;
@@ -88,23 +112,12 @@ async function statusOf({ index, found, tipHeight }: Found): Promise<TxStatus | 
 }
 
 export function mountTxRoutes(app: Express, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  /** Takes `extra` tokens more (0: none) before the work they pay for; a full bucket pays for any one request. */
-  const charge = async (req: Request, res: Response, extra: number): Promise<void> => {
-    if (extra <= 0) return;
-    await limitCheck(
-      limiter,
-      deps.settings,
-      metrics,
-      () => extra,
-      (n) => `reading this transaction's inputs and outputs (${n} tokens more)`,
-      true,
-    )(req, res);
-  };
+  const charge = extraCharge(limiter, deps.settings, metrics);
 
   mountSummaryRoute(app, TX_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
     const at = await foundTx(deps, req, res);
     const { tx } = at.found;
-    await charge(req, res, beyond(fundingCount(tx), PREVOUTS_PER_TOKEN) + beyond(tx.outputs.length, OUTPUTS_PER_TOKEN));
+    await charge(req, res, txExtraTokens(tx, true));
     const [prevouts, outspends] = await Promise.all([at.route.views.txs.prevouts(at.index, tx), spentOf(at)]);
     const handle = at.route.handle;
     sendJson(res, 200, {
@@ -115,7 +128,7 @@ export function mountTxRoutes(app: Express, deps: AppDeps, limiter: RateLimiter,
 
   mountSummaryRoute(app, TX_OUTSPENDS_ROUTE, deps, limiter, metrics, async (deps, req, res) => {
     const at = await foundTx(deps, req, res);
-    await charge(req, res, beyond(at.found.tx.outputs.length, OUTPUTS_PER_TOKEN));
+    await charge(req, res, txExtraTokens(at.found.tx, false));
     const outspends = await spentOf(at);
     sendJson(res, 200, {
       status: 'success',

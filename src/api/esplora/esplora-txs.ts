@@ -1,0 +1,114 @@
+/**
+ * Esplora's transaction routes: /tx/:txid, …/status, …/hex, …/raw, …/merkle-proof, …/outspend/:vout and
+ * …/outspends, from the serving layer's transaction source (the node without -txindex, history naming
+ * each transaction's block) and the spend index. Like the native views they need history on.
+ */
+import type { Request, Response, Router } from 'express';
+import { merkleBranch } from '../../chain/merkle.js';
+import { toDisplayHex } from '../../chain/hash.js';
+import type { FoundTx, Outspend } from '../../serving/tx-source.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
+import type { AppDeps } from '../deps.js';
+import type { ApiMetrics } from '../metrics.js';
+import { answeringIndex, nodeRoute, parseTxid, type NodeRoute, type ViewIndex } from '../node-read.js';
+import { historyOff } from '../routes/transactions.js';
+import { extraCharge, txExtraTokens } from '../routes/tx.js';
+import { EsploraError, sendEsploraBytes, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
+import { placeAt } from './esplora-place.js';
+import { outspendValue, statusValue, txValue, type EsploraPlace } from './esplora-values.js';
+
+interface Looked {
+  readonly route: NodeRoute;
+  readonly index: ViewIndex;
+  readonly found: FoundTx | null;
+}
+
+async function lookUp(deps: AppDeps, req: Request, res: Response): Promise<Looked> {
+  const route = nodeRoute(deps, req);
+  const txid = parseTxid(String(req.params.txid));
+  const { index } = await answeringIndex(deps, route, res, true);
+  return { route, index, found: await route.views.txs.find(index, txid) };
+}
+
+async function mustFind(deps: AppDeps, req: Request, res: Response): Promise<Looked & { readonly found: FoundTx }> {
+  const looked = await lookUp(deps, req, res);
+  if (looked.found === null) throw new EsploraError(404, 'Transaction not found');
+  return looked as Looked & { readonly found: FoundTx };
+}
+
+const placeOf = (index: ViewIndex, found: FoundTx): Promise<EsploraPlace | null> =>
+  found.block === null ? Promise.resolve(null) : placeAt(index, found.block.height, found.block.hash);
+
+/** Each output's spender with the place of its block (one header read per height). */
+async function spendersOf(route: NodeRoute, index: ViewIndex, found: FoundTx): Promise<Record<string, unknown>[]> {
+  const outspends = await route.views.txs.outspends(index, found);
+  if (outspends === null) throw historyOff(route.chain);
+  const places = new Map<number, Promise<EsploraPlace | null>>();
+  const place = (height: number): Promise<EsploraPlace | null> => {
+    let p = places.get(height);
+    if (p === undefined) places.set(height, (p = placeAt(index, height)));
+    return p;
+  };
+  return Promise.all(
+    outspends.map(async (o: Outspend | null) =>
+      outspendValue(o === null ? null : { txid: o.txid, vin: o.vin, place: o.height === null ? null : await place(o.height) }),
+    ),
+  );
+}
+
+/** Rust's u32 parse: decimal digits, an optional leading `+`. */
+function parseU32(text: string): number {
+  if (!/^\+?\d{1,10}$/.test(text) || Number(text.replace('+', '')) > 0xffffffff) throw new EsploraError(400, 'Invalid number');
+  return Number(text.replace('+', ''));
+}
+
+export function mountEsploraTxs(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  const charge = extraCharge(limiter, deps.settings, metrics);
+
+  router.get('/tx/:txid', async (req, res) => {
+    const { route, index, found } = await mustFind(deps, req, res);
+    await charge(req, res, txExtraTokens(found.tx, true));
+    const [prevouts, place] = await Promise.all([route.views.txs.prevouts(index, found.tx), placeOf(index, found)]);
+    sendEsploraJson(res, txValue(route.handle.params, found.tx, prevouts, place));
+  });
+
+  router.get('/tx/:txid/status', async (req, res) => {
+    const { index, found } = await lookUp(deps, req, res);
+    sendEsploraJson(res, statusValue(found === null ? null : await placeOf(index, found)));
+  });
+
+  router.get('/tx/:txid/hex', async (req, res) => {
+    sendEsploraText(res, (await mustFind(deps, req, res)).found.raw.toString('hex'));
+  });
+
+  router.get('/tx/:txid/raw', async (req, res) => {
+    sendEsploraBytes(res, (await mustFind(deps, req, res)).found.raw);
+  });
+
+  router.get('/tx/:txid/merkle-proof', async (req, res) => {
+    const { route, index, found } = await lookUp(deps, req, res);
+    const unconfirmed = new EsploraError(404, 'Transaction not found or is unconfirmed');
+    if (found?.block == null) throw unconfirmed;
+    const block = await route.views.blocks.atHeight(index, found.block.height);
+    if (block === null || block.hash !== toDisplayHex(found.block.hash)) throw unconfirmed;
+    const { txids } = await route.views.blocks.body(block);
+    const pos = found.block.position;
+    if (!txids[pos]?.equals(found.tx.txid)) throw unconfirmed;
+    sendEsploraJson(res, { block_height: block.height, merkle: merkleBranch(txids, pos).map(toDisplayHex), pos });
+  });
+
+  router.get('/tx/:txid/outspend/:vout', async (req, res) => {
+    const { route, index, found } = await lookUp(deps, req, res);
+    const vout = parseU32(String(req.params.vout));
+    if (found === null || vout >= found.tx.outputs.length) return sendEsploraJson(res, outspendValue(null));
+    await charge(req, res, txExtraTokens(found.tx, false));
+    const spenders = await spendersOf(route, index, found);
+    sendEsploraJson(res, spenders[vout]);
+  });
+
+  router.get('/tx/:txid/outspends', async (req, res) => {
+    const { route, index, found } = await mustFind(deps, req, res);
+    await charge(req, res, txExtraTokens(found.tx, false));
+    sendEsploraJson(res, await spendersOf(route, index, found));
+  });
+}

@@ -1,0 +1,276 @@
+/**
+ * The Esplora dialect judged by a real client, @mempool/mempool.js, against a real litecoind without
+ * -txindex, on the default settings: the API with ADDRSUM_ESPLORA on and nothing else changed. The client
+ * calls with a key (the private tier), and waits out a 429 as a well-behaved client does, so the default
+ * limits hold. Every answer is compared with the node's own account of its chain (chain-walk.ts): the
+ * transactions of every kind (coinbases, MWEB peg-ins, the HogEx, many inputs), their prevouts and fees,
+ * outspends, merkle proofs, blocks and the tip; and electrs's error texts and statuses.
+ */
+import mempoolJS from '@mempool/mempool.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LitecoindWorld } from '../../harness/indexer-world.js';
+import type { ApiProcess } from '../../harness/api-process.js';
+import type { Litecoind } from '../../harness/litecoind.js';
+import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
+import { foldBranch } from '../../src/chain/merkle.js';
+import { walkChain, type NodeBlock, type NodeVout, type Walk, type Walked } from '../support/chain-walk.js';
+import { cachedHistoryChain } from '../support/history-chain.js';
+import { satsOf } from '../support/history-walk.js';
+
+/** Core's script type names as Esplora's (there is no multisig type; witness v2+ and MWEB are unknown). */
+const ESPLORA_TYPE: Record<string, string> = {
+  pubkeyhash: 'p2pkh',
+  scripthash: 'p2sh',
+  witness_v0_keyhash: 'v0_p2wpkh',
+  witness_v0_scripthash: 'v0_p2wsh',
+  witness_v1_taproot: 'v1_p2tr',
+  nulldata: 'op_return',
+  pubkey: 'p2pk',
+};
+
+function expectedOutput(v: NodeVout) {
+  const address =
+    v.scriptPubKey.type === 'pubkey' || v.scriptPubKey.type === 'multisig'
+      ? undefined
+      : (v.scriptPubKey.address ?? v.scriptPubKey.addresses?.[0]);
+  const mweb = v.scriptPubKey.type.startsWith('witness_mweb');
+  return {
+    scriptpubkey: v.scriptPubKey.hex,
+    scriptpubkey_type: ESPLORA_TYPE[v.scriptPubKey.type] ?? 'unknown',
+    ...(address !== undefined && !mweb && { scriptpubkey_address: address }),
+    value: Number(satsOf(v.value)),
+  };
+}
+
+/** What Esplora must say of `w`, from the node's walk alone (the assembly text is the unit suite's). */
+function expectedTx(w: Walked, { txs }: Walk) {
+  const { tx, block } = w;
+  const prevouts = tx.vin.map((i) => (i.coinbase !== undefined ? null : txs.get(i.txid!)!.tx.vout[i.vout!]!));
+  const coinbase = tx.vin[0]?.coinbase !== undefined;
+  const fee = coinbase ? 0n : prevouts.reduce((s, p) => s + satsOf(p!.value), 0n) - tx.vout.reduce((s, o) => s + satsOf(o.value), 0n);
+  return {
+    txid: tx.txid,
+    version: tx.version,
+    locktime: tx.locktime,
+    vin: tx.vin.map((i, n) => ({
+      txid: i.txid ?? '0'.repeat(64),
+      vout: i.vout ?? 0xffffffff,
+      prevout: prevouts[n] === null ? null : expectedOutput(prevouts[n]!),
+      scriptsig: i.coinbase ?? i.scriptSig?.hex ?? '',
+      ...(i.txinwitness !== undefined && i.txinwitness.length > 0 && { witness: i.txinwitness }),
+      is_coinbase: i.coinbase !== undefined,
+      sequence: i.sequence,
+    })),
+    vout: tx.vout.map(expectedOutput),
+    size: tx.size,
+    weight: tx.weight,
+    fee: Number(fee),
+    status: { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time },
+  };
+}
+
+type Json = Record<string, unknown>;
+/** The fields of an answer the walk checks: the assembly text left out. */
+function comparable(t: Json) {
+  const out = (o: Json) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'scriptpubkey_asm'));
+  return {
+    ...t,
+    vin: (t.vin as Json[]).map((i) => {
+      const { scriptsig_asm: _a, inner_redeemscript_asm: _r, inner_witnessscript_asm: _w, ...rest } = i;
+      return { ...rest, prevout: i.prevout === null ? null : out(i.prevout as Json) };
+    }),
+    vout: (t.vout as Json[]).map(out),
+  };
+}
+
+describe('the Esplora dialect, judged by mempool.js, against a real litecoind without -txindex', () => {
+  let lw: LitecoindWorld;
+  let node: Litecoind;
+  let api: ApiProcess;
+  let client: ReturnType<typeof mempoolJS>['bitcoin'];
+  let walk: Walk;
+
+  /** A client that waits out a 429 (Retry-After), as one that shares a rate limit must. */
+  async function polite<T>(call: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        const r = (err as { response?: { status: number; headers: Record<string, string> } }).response;
+        if (r?.status !== 429 || Date.now() > deadline) throw err;
+        await sleep(1000 * Number(r.headers['retry-after'] ?? 1));
+      }
+    }
+  }
+
+  /** An answer's status and text, straight from the API (what the client would see as an error). */
+  const raw = async (path: string): Promise<{ status: number; type: string | null; text: string }> =>
+    polite(async () => {
+      const res = await fetch(`${api.url}/esplora/LTC/api${path}`);
+      const text = await res.text();
+      if (res.status === 429)
+        throw Object.assign(new Error('429'), {
+          response: { status: 429, headers: { 'retry-after': res.headers.get('retry-after') ?? '1' } },
+        });
+      return { status: res.status, type: res.headers.get('content-type'), text };
+    });
+
+  beforeAll(async () => {
+    lw = await LitecoindWorld.start({ litecoind: { from: (await cachedHistoryChain({ seed: 23 })).template } });
+    node = lw.node;
+    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
+    await lw.world.waitForTip('catch-up with history', 120_000);
+    api = await lw.world.startApi('', { ADDRSUM_ESPLORA: 'true' });
+    const key = lw.world.createKey('esplora');
+    const base = new URL(api.url);
+    client = mempoolJS({
+      hostname: `${base.host}/esplora/LTC`,
+      protocol: 'http',
+      config: { headers: { 'x-api-key': key }, proxy: false },
+    }).bitcoin;
+    walk = await walkChain(node);
+  }, 300_000);
+
+  afterAll(async () => {
+    await lw?.close();
+  });
+
+  it('answers every kind of transaction as the node holds it, with prevouts, fee and status', async () => {
+    const all = [...walk.txs.values()].filter((w) => w.block.height > 0);
+    // Every transaction that is not a plain coinbase, and some coinbases: the limits pace the client.
+    const sample = all.filter((w, i) => w.tx.vin[0]?.coinbase === undefined || i % 40 === 0);
+    const seen = { coinbase: 0, pegIn: 0, hogEx: 0, manyInputs: 0, witness: 0 };
+    const wrong: unknown[] = [];
+    for (const w of sample) {
+      const got = (await polite(() => client.transactions.getTx({ txid: w.tx.txid }))) as unknown as Json;
+      const want = expectedTx(w, walk);
+      if (JSON.stringify(comparable(got)) !== JSON.stringify(want)) wrong.push({ want, got: comparable(got) });
+      if (want.vin[0]!.is_coinbase) seen.coinbase++;
+      if (w.tx.vout.some((v) => v.scriptPubKey.type === 'witness_mweb_pegin')) seen.pegIn++;
+      if (w.position === w.block.tx.length - 1 && w.block.height >= 432) seen.hogEx++;
+      if (w.tx.vin.length >= 3) seen.manyInputs++;
+      if (want.vin.some((i) => 'witness' in i)) seen.witness++;
+    }
+    expect(wrong.slice(0, 2), `${wrong.length} of ${sample.length} transactions differ`).toEqual([]);
+    expect(seen.coinbase).toBeGreaterThan(5);
+    expect(seen.pegIn).toBeGreaterThan(0);
+    expect(seen.hogEx).toBeGreaterThan(0);
+    expect(seen.manyInputs).toBeGreaterThan(0);
+    expect(seen.witness).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('gives status, hex, outspends and merkle proofs as the node says', async () => {
+    const sample = [...walk.txs.values()].filter((w, i) => w.block.height > 0 && i % 9 === 0);
+    for (const w of sample) {
+      const { txid } = w.tx;
+      expect(await polite(() => client.transactions.getTxStatus({ txid }))).toEqual(expectedTx(w, walk).status);
+      expect(await polite(() => client.transactions.getTxHex({ txid }))).toBe(
+        await node.cli<string>('getrawtransaction', txid, false, w.block.hash),
+      );
+      const outspends = (await polite(() => client.transactions.getTxOutspends({ txid }))) as unknown as Json[];
+      const want = w.tx.vout.map((v) => {
+        const by = walk.spentBy.get(`${txid}:${v.n}`);
+        if (by === undefined) return { spent: false };
+        const at = by.height === null ? null : walk.blocks[by.height]!;
+        return {
+          spent: true,
+          txid: by.txid,
+          vin: by.vin,
+          status:
+            at === null ? { confirmed: false } : { confirmed: true, block_height: at.height, block_hash: at.hash, block_time: at.time },
+        };
+      });
+      expect(outspends, txid).toEqual(want);
+      const one = w.tx.vout.length - 1;
+      expect(await polite(() => client.transactions.getTxOutspend({ txid, vout: one }))).toEqual(want[one]);
+      const proof = (await polite(() => client.transactions.getTxMerkleProof({ txid }))) as unknown as {
+        block_height: number;
+        merkle: string[];
+        pos: number;
+      };
+      expect(proof.block_height).toBe(w.block.height);
+      expect(proof.pos).toBe(w.position);
+      const root = foldBranch(fromDisplayHex(txid), proof.pos, proof.merkle.map(fromDisplayHex));
+      expect(toDisplayHex(root)).toBe(w.block.merkleroot);
+    }
+  }, 300_000);
+
+  it('gives blocks, their txids and headers, and the tip as the node says', async () => {
+    const tip = walk.blocks.at(-1)!;
+    expect(await polite(() => client.blocks.getBlocksTipHeight())).toBe(tip.height);
+    expect(await polite(() => client.blocks.getBlocksTipHash())).toBe(tip.hash);
+    const expectedBlock = (b: NodeBlock) => ({
+      id: b.hash,
+      height: b.height,
+      version: b.version,
+      timestamp: b.time,
+      tx_count: b.nTx,
+      size: b.size,
+      weight: b.weight,
+      merkle_root: b.merkleroot,
+      previousblockhash: b.previousblockhash ?? null,
+      mediantime: b.mediantime,
+      nonce: b.nonce,
+      bits: Number.parseInt(b.bits, 16),
+      difficulty: Number(b.difficulty),
+    });
+    for (const b of walk.blocks.filter((_, h) => h % 37 === 0 || h === tip.height)) {
+      expect(await polite(() => client.blocks.getBlockHeight({ height: b.height }))).toBe(b.hash);
+      expect(await polite(() => client.blocks.getBlockTxids({ hash: b.hash }))).toEqual(b.tx.map((t) => t.txid));
+      expect(await polite(() => client.blocks.getBlockTxid({ hash: b.hash, index: b.nTx - 1 }))).toBe(b.tx.at(-1)!.txid);
+      expect(await polite(() => client.blocks.getBlockHeader({ hash: b.hash }))).toBe(
+        await node.cli<string>('getblockheader', b.hash, false),
+      );
+      expect(await polite(() => client.blocks.getBlockStatus({ hash: b.hash }))).toEqual({
+        in_best_chain: true,
+        height: b.height,
+        next_best: b.nextblockhash ?? null,
+      });
+      const block = await raw(`/block/${b.hash}`);
+      expect(block.type).toBe('application/json');
+      const parsed = JSON.parse(block.text) as Json;
+      // Esplora's difficulty is ryu's float: the same number, `.0` on an integral one.
+      expect({ ...parsed, difficulty: Number(parsed.difficulty) }).toEqual({ ...expectedBlock(b), difficulty: parsed.difficulty });
+      expect(Number(parsed.difficulty)).toBeCloseTo(Number(b.difficulty), 20);
+    }
+    const page = JSON.parse((await raw('/blocks')).text) as Json[];
+    expect(page.map((b) => b.id)).toEqual(
+      walk.blocks
+        .slice(-10)
+        .reverse()
+        .map((b) => b.hash),
+    );
+    const older = JSON.parse((await raw('/blocks/5')).text) as Json[];
+    expect(older.map((b) => b.height)).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(older.at(-1)!.previousblockhash).toBeNull();
+  }, 300_000);
+
+  it("answers electrs's statuses and texts for bad and unknown ids and paths", async () => {
+    const absent = 'ab'.repeat(32);
+    const cases: [string, number, string][] = [
+      [`/tx/${absent}`, 404, 'Transaction not found'],
+      ['/tx/xyz', 400, 'Invalid hex string'],
+      [`/tx/${absent}/status`, 200, '{"confirmed":false}'],
+      [`/tx/${absent}/outspend/0`, 200, '{"spent":false}'],
+      [`/tx/${absent}/merkle-proof`, 404, 'Transaction not found or is unconfirmed'],
+      [`/tx/${walk.blocks[1]!.tx[0]!.txid}/outspend/x`, 400, 'Invalid number'],
+      [`/block/${absent}`, 404, 'Block not found'],
+      [`/block/${absent}/status`, 200, '{"in_best_chain":false,"height":null,"next_best":null}'],
+      ['/block/123', 400, 'Invalid hex string'],
+      [`/block/${walk.blocks[1]!.hash}/txid/99`, 404, 'tx index out of range'],
+      ['/block-height/99999', 404, 'Block not found'],
+      ['/block-height/-1', 400, 'Invalid number'],
+      ['/nope', 404, 'endpoint does not exist "/esplora/LTC/api/nope"'],
+      [`/tx/${walk.blocks[1]!.tx[0]!.txid}/`, 404, `endpoint does not exist "/esplora/LTC/api/tx/${walk.blocks[1]!.tx[0]!.txid}/"`],
+    ];
+    for (const [path, status, text] of cases) {
+      const got = await raw(path);
+      expect({ path, status: got.status, text: got.text }).toEqual({ path, status, text });
+      if (status !== 200) expect(got.type, path).toBe('text/plain');
+    }
+    // A trailing slash on /blocks is read as no start height, as electrs reads it.
+    expect((JSON.parse((await raw('/blocks/')).text) as Json[]).length).toBe(10);
+  }, 120_000);
+});

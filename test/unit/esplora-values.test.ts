@@ -1,0 +1,103 @@
+/**
+ * The Esplora dialect's pure parts against the values Blockstream's electrs writes: rust-bitcoin's script
+ * assembly (its own test vectors), the script type names, ryu's float spelling and the difficulty.
+ */
+import { describe, expect, it } from 'vitest';
+import { lastPush, scriptAsm } from '../../src/chain/script-asm.js';
+import { f64Text, F64, stringifyEsplora } from '../../src/api/esplora/esplora-json.js';
+import { esploraScriptType } from '../../src/api/esplora/esplora-script.js';
+import { esploraDifficulty } from '../../src/api/esplora/esplora-values.js';
+
+const hex = (h: string) => Buffer.from(h, 'hex');
+const h20 = '89abcdefabbaabbaabbaabbaabbaabbaabbaabba';
+const h32 = 'aa'.repeat(32);
+
+describe('scriptAsm (rust-bitcoin)', () => {
+  it.each([
+    ['', ''],
+    ['01', 'OP_PUSHBYTES_1 <push past end>'],
+    ['0201', 'OP_PUSHBYTES_2 <push past end>'],
+    ['4c', '<unexpected end>'],
+    ['4d', '<unexpected end>'],
+    ['764c', 'OP_DUP<unexpected end>'],
+    ['4c0201', 'OP_PUSHDATA1 <push past end>'],
+    ['4dffff01', 'OP_PUSHDATA2 <push past end>'],
+    ['4effffffff01', 'OP_PUSHDATA4 <push past end>'],
+    ['4c00', 'OP_PUSHDATA1'],
+    ['6363636363686868686800', 'OP_IF OP_IF OP_IF OP_IF OP_IF OP_ENDIF OP_ENDIF OP_ENDIF OP_ENDIF OP_ENDIF OP_0'],
+    [`76a914${h20}88ac`, `OP_DUP OP_HASH160 OP_PUSHBYTES_20 ${h20} OP_EQUALVERIFY OP_CHECKSIG`],
+    [`a914${h20}87`, `OP_HASH160 OP_PUSHBYTES_20 ${h20} OP_EQUAL`],
+    [`0014${h20}`, `OP_0 OP_PUSHBYTES_20 ${h20}`],
+    [`5120${h32}`, `OP_PUSHNUM_1 OP_PUSHBYTES_32 ${h32}`],
+    ['51024e73', 'OP_PUSHNUM_1 OP_PUSHBYTES_2 4e73'],
+    ['6a04deadbeef', 'OP_RETURN OP_PUSHBYTES_4 deadbeef'],
+    ['5100', 'OP_PUSHNUM_1 OP_0'],
+    ['4fb1b2babbfeff', 'OP_PUSHNUM_NEG1 OP_CLTV OP_CSV OP_CHECKSIGADD OP_RETURN_187 OP_RETURN_254 OP_INVALIDOPCODE'],
+    ['4c03010203', 'OP_PUSHDATA1 010203'],
+  ])('%s → %s', (script, asm) => {
+    expect(scriptAsm(hex(script))).toBe(asm);
+  });
+
+  it('finds the last push of a scriptSig, and none after an opcode or a cut push', () => {
+    expect(lastPush(hex(`0047${'30'.repeat(71)}4c03010203`))?.toString('hex')).toBe('010203');
+    expect(lastPush(hex('00'))?.length).toBe(0);
+    expect(lastPush(hex('0176'))?.toString('hex')).toBe('76');
+    expect(lastPush(hex('0201'))).toBeNull();
+    expect(lastPush(hex('5176'))).toBeNull();
+    expect(lastPush(hex(''))).toBeNull();
+  });
+});
+
+describe('esploraScriptType', () => {
+  it.each([
+    ['', 'empty'],
+    ['6a', 'op_return'],
+    ['6a4c', 'op_return'],
+    [`21${'02'.repeat(33)}ac`, 'p2pk'],
+    [`41${'04'.repeat(65)}ac`, 'p2pk'],
+    [`76a914${h20}88ac`, 'p2pkh'],
+    [`a914${h20}87`, 'p2sh'],
+    [`0014${h20}`, 'v0_p2wpkh'],
+    [`0020${h32}`, 'v0_p2wsh'],
+    [`5120${h32}`, 'v1_p2tr'],
+    [`5121${'02'.repeat(33)}51ae`, 'unknown'],
+    [`5920${h32}`, 'unknown'],
+    ['51024e73', 'unknown'],
+  ])('%s is %s', (script, type) => {
+    expect(esploraScriptType(hex(script))).toBe(type);
+  });
+});
+
+describe("floats in ryu's spelling", () => {
+  it.each([
+    [1, '1.0'],
+    [0, '0.0'],
+    [1.5, '1.5'],
+    [123456.789, '123456.789'],
+    [1e15, '1000000000000000.0'],
+    [1e16, '1e16'],
+    [1.5e17, '1.5e17'],
+    [1e21, '1e21'],
+    [0.0001, '0.0001'],
+    [0.00001, '0.00001'],
+    [0.000001, '1e-6'],
+    [1.5e-7, '1.5e-7'],
+    [4.6565423739069247e-10, '4.6565423739069247e-10'],
+    [-2.5, '-2.5'],
+    [Number.NaN, 'null'],
+  ])('%d → %s', (x, text) => {
+    expect(f64Text(x)).toBe(text);
+  });
+
+  it('writes F64 fields as bare numbers inside JSON', () => {
+    expect(stringifyEsplora({ a: new F64(1), b: [new F64(2.5e-7)], c: 'x' })).toBe('{"a":1.0,"b":[2.5e-7],"c":"x"}');
+  });
+});
+
+describe('difficulty', () => {
+  it('is 1.0 at the largest target and as electrs gives it for regtest', () => {
+    expect(esploraDifficulty(0x1d00ffff)).toBe(1);
+    expect(f64Text(esploraDifficulty(0x207fffff))).toBe('4.6565423739069247e-10');
+    expect(esploraDifficulty(0x1b0404cb)).toBeCloseTo(16307.420938523983, 6);
+  });
+});
