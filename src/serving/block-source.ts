@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { readHeader, type BlockHeader } from '../chain/block-header.js';
-import { fromDisplayHex, toDisplayHex } from '../chain/hash.js';
+import { fromDisplayHex, sha256d, toDisplayHex } from '../chain/hash.js';
 import { computeMerkle } from '../chain/merkle.js';
 import type { ChainCode } from '../chain/params.js';
 import type { IndexReader } from '../store/ports.js';
@@ -96,6 +96,15 @@ export class BlockSource {
   }
 
   /** What the header does not hold, from the node. */
+  /** The node's raw form of `block` (not kept: a block may be large), checked to be that block. */
+  async raw(block: IndexedBlock): Promise<Buffer> {
+    const answer = await askNode<unknown>(this.chain, this.node, 'getblock', [block.hash, 0], { hash: block.hash, height: block.height });
+    const bytes = typeof answer === 'string' && /^(?:[0-9a-f]{2})+$/i.test(answer) ? Buffer.from(answer, 'hex') : null;
+    if (bytes === null || bytes.length < 80 || toDisplayHex(sha256d(bytes.subarray(0, 80))) !== block.hash)
+      throw new ServingError('NODE_UNAVAILABLE', `the ${this.chain} node's getblock ${block.hash} gave no such block; retry shortly`);
+    return bytes;
+  }
+
   async body(block: IndexedBlock): Promise<BlockBody> {
     const kept = this.bodies.get(block.hash);
     if (kept !== undefined) return kept;

@@ -4,7 +4,8 @@
  * calls with a key (the private tier), and waits out a 429 as a well-behaved client does, so the default
  * limits hold. Every answer is compared with the node's own account of its chain (chain-walk.ts): the
  * transactions of every kind (coinbases, MWEB peg-ins, the HogEx, many inputs), their prevouts and fees,
- * outspends, merkle proofs, blocks and the tip; and electrs's error texts and statuses.
+ * outspends, merkle proofs (and merkle blocks, against `gettxoutproof`), blocks with their transactions
+ * and raw form, and the tip; and electrs's error texts and statuses.
  */
 import mempoolJS from '@mempool/mempool.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -194,6 +195,9 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       expect(proof.pos).toBe(w.position);
       const root = foldBranch(fromDisplayHex(txid), proof.pos, proof.merkle.map(fromDisplayHex));
       expect(toDisplayHex(root)).toBe(w.block.merkleroot);
+      expect(await polite(() => client.transactions.getTxMerkleBlockProof({ txid }))).toBe(
+        await node.cli<string>('gettxoutproof', [txid], w.block.hash),
+      );
     }
   }, 300_000);
 
@@ -235,6 +239,20 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       expect({ ...parsed, difficulty: Number(parsed.difficulty) }).toEqual({ ...expectedBlock(b), difficulty: parsed.difficulty });
       expect(Number(parsed.difficulty)).toBeCloseTo(Number(b.difficulty), 20);
     }
+    // A block's transactions, 25 a page, each as /tx/:txid gives it; its raw form as the node holds it.
+    const busy = walk.blocks.reduce((a, b) => (b.nTx > a.nTx ? b : a));
+    expect(busy.nTx).toBeGreaterThan(1);
+    const pages: Json[] = [];
+    for (let start = 0; start < busy.nTx; start += 25)
+      pages.push(...((await polite(() => client.blocks.getBlockTxs({ hash: busy.hash, start_index: start }))) as unknown as Json[]));
+    expect(pages.map(comparable)).toEqual(busy.tx.map((t) => expectedTx(walk.txs.get(t.txid)!, walk)));
+    const bytes = await polite(async () => {
+      const res = await fetch(`${api.url}/esplora/LTC/api/block/${busy.hash}/raw`);
+      if (res.status === 429) throw Object.assign(new Error('429'), { response: { status: 429, headers: { 'retry-after': '1' } } });
+      expect(res.headers.get('content-type')).toBe('application/octet-stream');
+      return Buffer.from(await res.arrayBuffer());
+    });
+    expect(bytes.toString('hex')).toBe(await node.cli<string>('getblock', busy.hash, 0));
     const page = JSON.parse((await raw('/blocks')).text) as Json[];
     expect(page.map((b) => b.id)).toEqual(
       walk.blocks
@@ -262,6 +280,10 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       [`/block/${walk.blocks[1]!.hash}/txid/99`, 404, 'tx index out of range'],
       ['/block-height/99999', 404, 'Block not found'],
       ['/block-height/-1', 400, 'Invalid number'],
+      [`/block/${walk.blocks[1]!.hash}/txs/1`, 400, 'start index must be a multiple of 25'],
+      [`/block/${walk.blocks[1]!.hash}/txs/25`, 400, 'start index out of range'],
+      [`/block/${absent}/txs`, 404, 'Block not found'],
+      [`/tx/${absent}/merkleblock-proof`, 404, 'Transaction not found or is unconfirmed'],
       ['/nope', 404, 'endpoint does not exist "/esplora/LTC/api/nope"'],
       [`/tx/${walk.blocks[1]!.tx[0]!.txid}/`, 404, `endpoint does not exist "/esplora/LTC/api/tx/${walk.blocks[1]!.tx[0]!.txid}/"`],
     ];

@@ -7,6 +7,8 @@ import { lastPush, scriptAsm } from '../../src/chain/script-asm.js';
 import { f64Text, F64, stringifyEsplora } from '../../src/api/esplora/esplora-json.js';
 import { esploraScriptType } from '../../src/api/esplora/esplora-script.js';
 import { esploraDifficulty } from '../../src/api/esplora/esplora-values.js';
+import { merkleBlockProof } from '../../src/chain/merkle-block.js';
+import { sha256d } from '../../src/chain/hash.js';
 
 const hex = (h: string) => Buffer.from(h, 'hex');
 const h20 = '89abcdefabbaabbaabbaabbaabbaabbaabbaabba';
@@ -99,5 +101,28 @@ describe('difficulty', () => {
     expect(esploraDifficulty(0x1d00ffff)).toBe(1);
     expect(f64Text(esploraDifficulty(0x207fffff))).toBe('4.6565423739069247e-10');
     expect(esploraDifficulty(0x1b0404cb)).toBeCloseTo(16307.420938523983, 6);
+  });
+});
+
+describe('merkleBlockProof (CMerkleBlock of one match)', () => {
+  const header = Buffer.alloc(80, 7);
+  const txids = Array.from({ length: 5 }, (_, i) => Buffer.alloc(32, i + 1));
+  const pair = (a: Buffer, b: Buffer) => sha256d(Buffer.concat([a, b]));
+
+  it('holds the header, the count, the hashes of the unmatched subtrees and the path bits', () => {
+    expect(merkleBlockProof(header, txids.slice(0, 1), 0).toString('hex')).toBe(
+      `${header.toString('hex')}01000000` + `01${txids[0]!.toString('hex')}` + '0101',
+    );
+    // 5 leaves, height 3. Matching leaf 2: the walk visits root(1) → [0-3](1) → [0-1](0, hash) → [2-3](1)
+    // → leaf 2(1, hash) → leaf 3(0, hash) → [4](0, hash): bits 1101100 and four hashes.
+    const proof = merkleBlockProof(header, txids, 2);
+    const l4 = txids[4]!;
+    const right = pair(pair(l4, l4), pair(l4, l4));
+    expect(proof.subarray(80, 84).readUInt32LE()).toBe(5);
+    expect(proof[84]).toBe(4);
+    expect(proof.subarray(85, 85 + 128).toString('hex')).toBe(
+      [pair(txids[0]!, txids[1]!), txids[2]!, txids[3]!, right].map((h) => h.toString('hex')).join(''),
+    );
+    expect(proof.subarray(85 + 128).toString('hex')).toBe('011b');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Esplora's block routes: /blocks/tip/height, /blocks/tip/hash, /blocks[/:start_height] (10 a page,
- * newest first), /block-height/:height, /block/:hash, …/header, …/status, …/txids and …/txid/:index.
+ * newest first), /block-height/:height, /block/:hash, …/header, …/status, …/txids, …/txid/:index, …/raw
+ * and …/txs[/:start_index] (25 a page, each transaction with its prevouts).
  * Headers come from the index, what a header does not hold (size, weight, txids) from the node, as for
  * the native block views. A block is known when it is in the indexed chain; a hash of any other block
  * answers 404 (its status: not in the best chain).
@@ -8,13 +9,19 @@
 import type { Request, Response, Router } from 'express';
 import { toDisplayHex } from '../../chain/hash.js';
 import type { IndexedBlock } from '../../serving/block-source.js';
+import { ServingError } from '../../serving/errors.js';
+import type { RateLimiter } from '../../serving/token-bucket.js';
 import type { AppDeps } from '../deps.js';
+import type { ApiMetrics } from '../metrics.js';
 import { answeringIndex, nodeRoute, type NodeRoute, type ViewIndex } from '../node-read.js';
-import { EsploraError, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
-import { blockValue } from './esplora-values.js';
+import { extraCharge, txExtraTokens } from '../routes/tx.js';
+import { EsploraError, sendEsploraBytes, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
+import { blockValue, txValue } from './esplora-values.js';
 
 /** Blocks one /blocks page lists. */
 export const BLOCKS_PER_PAGE = 10;
+/** Transactions one /block/:hash/txs page lists. */
+export const BLOCK_TXS_PER_PAGE = 25;
 
 interface Indexed {
   readonly route: NodeRoute;
@@ -62,7 +69,30 @@ async function valueOf(at: Indexed, block: IndexedBlock): Promise<Record<string,
   });
 }
 
-export function mountEsploraBlocks(router: Router, deps: AppDeps): void {
+/**
+ * A page of the block's transactions, each with its prevouts. Priced as that many transaction views (a
+ * token each, and what their inputs and outputs cost) before any is read.
+ */
+async function blockTxs(at: Indexed, block: IndexedBlock, start: number, charge: (extra: number) => Promise<void>): Promise<unknown[]> {
+  const { txids } = await at.route.views.blocks.body(block);
+  if (start % BLOCK_TXS_PER_PAGE !== 0) throw new EsploraError(400, `start index must be a multiple of ${BLOCK_TXS_PER_PAGE}`);
+  if (start >= txids.length) throw new EsploraError(400, 'start index out of range');
+  const page = txids.slice(start, start + BLOCK_TXS_PER_PAGE);
+  const found = await Promise.all(page.map((txid) => at.route.views.txs.find(at.index, txid)));
+  await charge(page.length - 1 + found.reduce((sum, f) => sum + (f === null ? 0 : txExtraTokens(f.tx, true)), 0));
+  const place = { height: block.height, blockHash: block.hash, blockTime: block.header.time };
+  return Promise.all(
+    found.map(async (f, i) => {
+      // Only the genesis coinbase: Core serves it to no one.
+      if (f === null)
+        throw new ServingError('NODE_UNAVAILABLE', `the ${at.route.chain} node does not serve transaction ${toDisplayHex(page[i]!)}`);
+      return txValue(at.route.handle.params, f.tx, await at.route.views.txs.prevouts(at.index, f.tx), place);
+    }),
+  );
+}
+
+export function mountEsploraBlocks(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
+  const charge = extraCharge(limiter, deps.settings, metrics);
   router.get('/blocks/tip/height', async (req, res) => {
     sendEsploraText(res, String((await indexed(deps, req, res)).tipHeight));
   });
@@ -125,6 +155,22 @@ export function mountEsploraBlocks(router: Router, deps: AppDeps): void {
     const { txids } = await at.route.views.blocks.body(await byHash(at, String(req.params.hash)));
     sendEsploraJson(res, txids.map(toDisplayHex));
   });
+
+  router.get('/block/:hash/raw', async (req, res) => {
+    const at = await indexed(deps, req, res);
+    sendEsploraBytes(res, await at.route.views.blocks.raw(await byHash(at, String(req.params.hash))));
+  });
+
+  const txsPage = async (req: Request, res: Response, startText: string | undefined): Promise<void> => {
+    const at = await indexed(deps, req, res);
+    const block = await byHash(at, String(req.params.hash));
+    // electrs reads a start index it cannot parse as 0.
+    const start = startText !== undefined && /^\+?\d{1,10}$/.test(startText) ? Number(startText.replace('+', '')) : 0;
+    sendEsploraJson(res, await blockTxs(at, block, start, (extra) => charge(req, res, extra)));
+  };
+  router.get('/block/:hash/txs', (req, res) => txsPage(req, res, undefined));
+  router.get('/block/:hash/txs/', (req, res) => txsPage(req, res, undefined));
+  router.get('/block/:hash/txs/:start', (req, res) => txsPage(req, res, String(req.params.start)));
 
   router.get('/block/:hash/txid/:index', async (req, res) => {
     const at = await indexed(deps, req, res);

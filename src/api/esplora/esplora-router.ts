@@ -29,7 +29,7 @@ export function esploraRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiM
     asMiddleware(inSequence(chainCheck, keyCheck(deps.keys, anonymousToo, limiter, metrics), limitCheck(limiter, anonymousToo, metrics))),
   );
   mountEsploraTxs(router, deps, limiter, metrics);
-  mountEsploraBlocks(router, deps);
+  mountEsploraBlocks(router, deps, limiter, metrics);
   router.use(esploraUnmatched);
   router.use(esploraErrorHandler);
   return router;

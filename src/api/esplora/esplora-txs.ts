@@ -1,10 +1,12 @@
 /**
- * Esplora's transaction routes: /tx/:txid, …/status, …/hex, …/raw, …/merkle-proof, …/outspend/:vout and
- * …/outspends, from the serving layer's transaction source (the node without -txindex, history naming
+ * Esplora's transaction routes: /tx/:txid, …/status, …/hex, …/raw, …/merkle-proof, …/merkleblock-proof,
+ * …/outspend/:vout and …/outspends, from the serving layer's transaction source (the node without -txindex, history naming
  * each transaction's block) and the spend index. Like the native views they need history on.
  */
 import type { Request, Response, Router } from 'express';
 import { merkleBranch } from '../../chain/merkle.js';
+import { merkleBlockProof } from '../../chain/merkle-block.js';
+import type { IndexedBlock } from '../../serving/block-source.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import type { FoundTx, Outspend } from '../../serving/tx-source.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
@@ -56,6 +58,24 @@ async function spendersOf(route: NodeRoute, index: ViewIndex, found: FoundTx): P
   );
 }
 
+const unconfirmed = (): EsploraError => new EsploraError(404, 'Transaction not found or is unconfirmed');
+
+/** A confirmed transaction's block as the index holds it, with the block's txids and its position there. */
+async function confirmedIn(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+): Promise<{ index: ViewIndex; block: IndexedBlock; txids: readonly Buffer[]; pos: number }> {
+  const { route, index, found } = await lookUp(deps, req, res);
+  if (found?.block == null) throw unconfirmed();
+  const block = await route.views.blocks.atHeight(index, found.block.height);
+  if (block === null || block.hash !== toDisplayHex(found.block.hash)) throw unconfirmed();
+  const { txids } = await route.views.blocks.body(block);
+  const pos = found.block.position;
+  if (!txids[pos]?.equals(found.tx.txid)) throw unconfirmed();
+  return { index, block, txids, pos };
+}
+
 /** Rust's u32 parse: decimal digits, an optional leading `+`. */
 function parseU32(text: string): number {
   if (!/^\+?\d{1,10}$/.test(text) || Number(text.replace('+', '')) > 0xffffffff) throw new EsploraError(400, 'Invalid number');
@@ -86,15 +106,15 @@ export function mountEsploraTxs(router: Router, deps: AppDeps, limiter: RateLimi
   });
 
   router.get('/tx/:txid/merkle-proof', async (req, res) => {
-    const { route, index, found } = await lookUp(deps, req, res);
-    const unconfirmed = new EsploraError(404, 'Transaction not found or is unconfirmed');
-    if (found?.block == null) throw unconfirmed;
-    const block = await route.views.blocks.atHeight(index, found.block.height);
-    if (block === null || block.hash !== toDisplayHex(found.block.hash)) throw unconfirmed;
-    const { txids } = await route.views.blocks.body(block);
-    const pos = found.block.position;
-    if (!txids[pos]?.equals(found.tx.txid)) throw unconfirmed;
+    const { block, txids, pos } = await confirmedIn(deps, req, res);
     sendEsploraJson(res, { block_height: block.height, merkle: merkleBranch(txids, pos).map(toDisplayHex), pos });
+  });
+
+  router.get('/tx/:txid/merkleblock-proof', async (req, res) => {
+    const { index, block, txids, pos } = await confirmedIn(deps, req, res);
+    const header = (await index.headers(block.height, 1))?.headers[0];
+    if (header === undefined) throw unconfirmed();
+    sendEsploraText(res, merkleBlockProof(header, txids, pos).toString('hex'));
   });
 
   router.get('/tx/:txid/outspend/:vout', async (req, res) => {
