@@ -152,6 +152,8 @@ export const configSchema = z.strictObject({
     allowAnonymous: bool(),
     /** Serve the Esplora dialect at /esplora/{chain}/api (src/api/esplora/): requests without a key too. */
     esplora: bool(),
+    /** Relay transactions sent to the HTTP dialects (Esplora's POST /tx) to the node; off, they are refused. */
+    broadcast: bool(),
     /** Answer 503 CHAIN_SYNCING while the node is more than this many blocks ahead of the index. */
     syncLagBlocks: int(0, 1_000_000),
     /** Reverse proxies in front of the API whose X-Forwarded-For is trusted for the client IP (0 = none). */

@@ -5,7 +5,8 @@
  * limits hold. Every answer is compared with the node's own account of its chain (chain-walk.ts): the
  * transactions of every kind (coinbases, MWEB peg-ins, the HogEx, many inputs), their prevouts and fees,
  * outspends, merkle proofs (and merkle blocks, against `gettxoutproof`), blocks with their transactions
- * and raw form, and the tip; and electrs's error texts and statuses.
+ * and raw form, and the tip; electrs's error texts and statuses; then a transaction relayed through
+ * POST /tx (api.broadcast on), seen unconfirmed, in the mempool's txids and, mined, confirmed.
  */
 import mempoolJS from '@mempool/mempool.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -123,7 +124,7 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     node = lw.node;
     await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
     await lw.world.waitForTip('catch-up with history', 120_000);
-    api = await lw.world.startApi('', { ADDRSUM_ESPLORA: 'true' });
+    api = await lw.world.startApi('', { ADDRSUM_ESPLORA: 'true', ADDRSUM_BROADCAST: 'true' });
     const key = lw.world.createKey('esplora');
     const base = new URL(api.url);
     client = mempoolJS({
@@ -294,5 +295,33 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     }
     // A trailing slash on /blocks is read as no start height, as electrs reads it.
     expect((JSON.parse((await raw('/blocks/')).text) as Json[]).length).toBe(10);
+    const fees = JSON.parse((await raw('/fee-estimates')).text) as Record<string, number>;
+    for (const [target, rate] of Object.entries(fees)) {
+      expect([...Array.from({ length: 25 }, (_, i) => String(i + 1)), '144', '504', '1008']).toContain(target);
+      expect(rate).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  // Last: it changes the chain the suite walked.
+  it('relays a transaction through POST /tx, which then answers unconfirmed, then confirmed once mined', async () => {
+    const to = await node.cli<string>('getnewaddress', '', 'bech32');
+    const unsigned = await node.cli<string>('createrawtransaction', [], { [to]: '0.01' });
+    const funded = await node.cli<{ hex: string }>('fundrawtransaction', unsigned);
+    const signed = await node.cli<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', funded.hex);
+    expect(signed.complete).toBe(true);
+    const txid = (await polite(() => client.transactions.postTx({ txhex: signed.hex }))) as unknown as string;
+    expect(txid).toBe(await node.cli<{ txid: string }>('decoderawtransaction', signed.hex).then((d) => d.txid));
+    expect(await polite(() => client.mempool.getMempoolTxids())).toContain(txid);
+    expect(await polite(() => client.transactions.getTxStatus({ txid }))).toEqual({ confirmed: false });
+    const bad = await polite(async () => {
+      const res = await fetch(`${api.url}/esplora/LTC/api/tx`, { method: 'POST', body: '00' });
+      return { status: res.status, text: await res.text() };
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/^sendrawtransaction RPC error: \{"code":-22,"message":".+"\}$/);
+    const [hash] = await node.cli<string[]>('generatetoaddress', 1, to);
+    await lw.world.waitForTip('the relayed transaction mined', 60_000);
+    const mined = (await polite(() => client.transactions.getTxStatus({ txid }))) as unknown as Json;
+    expect(mined).toMatchObject({ confirmed: true, block_hash: hash });
   }, 120_000);
 });

@@ -30,7 +30,10 @@ describe('the Esplora door', () => {
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.type).toBe('text/plain');
     const post = await request(world.app).post('/esplora/LTC/api/tx').send('00');
-    expect(post.status).toBe(404);
+    expect({ status: post.status, type: post.type }).toEqual({ status: 403, type: 'text/plain' });
+    expect(post.text).toMatch(/does not relay transactions: .*ADDRSUM_BROADCAST/);
+    const put = await request(world.app).put('/esplora/LTC/api/tx').send('00');
+    expect(put.status).toBe(404);
     const chain = await request(world.app).get('/esplora/XYZ/api/blocks/tip/height');
     expect(chain.status).toBe(404);
     expect(chain.type).toBe('text/plain');

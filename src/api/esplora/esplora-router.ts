@@ -5,8 +5,8 @@
  * consent to anonymous use: a request without x-api-key is served at the `default` tier, limited per
  * client network; one with a key gets its key's tier (a wrong key is refused as on the native routes).
  *
- * Each request: chain → key → limits (one token) → its route. Only GET is served; any other method, and
- * any path electrs does not serve (a trailing slash included), answers its 404 text.
+ * Each request: chain → key → limits (one token) → its route. GET is served, and POST /tx; any other
+ * method, and any path electrs does not serve (a trailing slash included), answers its 404 text.
  */
 import express, { type Router } from 'express';
 import { chainCheck } from '../chain-param.js';
@@ -18,6 +18,7 @@ import { asMiddleware, inSequence } from '../middleware/step.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
 import { esploraErrorHandler, esploraUnmatched } from './esplora-answers.js';
 import { mountEsploraBlocks } from './esplora-blocks.js';
+import { mountEsploraNode } from './esplora-node.js';
 import { mountEsploraTxs } from './esplora-txs.js';
 
 export const ESPLORA_BASE = '/esplora/:chain/api';
@@ -30,6 +31,7 @@ export function esploraRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiM
   );
   mountEsploraTxs(router, deps, limiter, metrics);
   mountEsploraBlocks(router, deps, limiter, metrics);
+  mountEsploraNode(router, deps);
   router.use(esploraUnmatched);
   router.use(esploraErrorHandler);
   return router;
