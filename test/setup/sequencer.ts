@@ -2,8 +2,8 @@
  * Starts the suites that take longest first. With two workers, a one-minute suite that starts last (vitest
  * orders files it has no timings for by size, and the contract suites are small files) leaves one worker
  * alone with it at the end of the run. The list is of suites that took 15 s or more in a CI run, longest
- * first (seconds, rounded); the rest follow in vitest's own order. A listed file that is gone fails the
- * run, so the list cannot rot silently.
+ * first (seconds, rounded), the PostgreSQL ones kept apart; the rest follow in vitest's own order. A
+ * listed file that is gone fails the run, so the list cannot rot silently.
  */
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -48,6 +48,25 @@ export default class HeaviestFirst extends BaseSequencer {
     const weight = (s: TestSpecification): number => seconds.get(relative(root, s.moduleId)) ?? 0;
     const base = await super.sort(files);
     // Array.prototype.sort is stable: unlisted suites keep vitest's order among themselves.
-    return base.sort((a, b) => weight(b) - weight(a));
+    return apartFromEachOther(
+      base.sort((a, b) => weight(b) - weight(a)),
+      (s) => weight(s) > 0 && relative(root, s.moduleId).includes('postgres'),
+    );
   }
+}
+
+/**
+ * The same order, except that a suite marked `together` (one that runs its own PostgreSQL clusters)
+ * waits while either of the two picks before it is one too: two workers start neighbours at about the
+ * same time, and two of them at once contend for the disk's fsyncs (each took twice as long).
+ */
+export function apartFromEachOther<T>(ordered: readonly T[], together: (t: T) => boolean): T[] {
+  const left = [...ordered];
+  const out: T[] = [];
+  while (left.length > 0) {
+    const recent = out.slice(-2).some(together);
+    const i = recent ? left.findIndex((t) => !together(t)) : 0;
+    out.push(...left.splice(i < 0 ? 0 : i, 1));
+  }
+  return out;
 }
