@@ -28,6 +28,9 @@ export interface HistoryFigures {
   txCount: number;
   received: bigint;
   sent: bigint;
+  /** Outputs paid to the script, and those of them spent (funded − spent = its confirmed UTXO count). */
+  funded: number;
+  spent: number;
 }
 
 /** A script's balance and UTXO count with the index status they are true at (the caller's freshness and lag checks). */
@@ -46,6 +49,8 @@ export interface MempoolDelta {
   /** While the index keeps history: what mempool transactions pay to the script and spend of it (Δ balance = received − sent). */
   received?: bigint;
   sent?: bigint;
+  /** Asked for with ViewOptions.fundedOutputs: the mempool's outputs paying the script (spent or not). */
+  funded?: number;
 }
 
 /** One script's aggregate, as the API answers it. */
@@ -70,11 +75,10 @@ export interface ScriptViews extends ChainStatus {
 export interface ViewOptions {
   /** Also count the distinct transactions across the scripts (a wallet's txCount): reads every history row of theirs. */
   readonly distinct?: boolean;
-  /**
-   * Several wallets in one read (the live pushes): the distinct count of each group of scripts, a group
-   * given as indices into the key list; a script in several groups is read for each.
-   */
+  /** Several wallets in one read (the live pushes): each group's distinct count, a group as indices into the keys. */
   readonly groups?: readonly (readonly number[])[];
+  /** With the mempool deltas: also count each script's mempool outputs (MempoolDelta.funded; Esplora's mempool_stats). */
+  readonly fundedOutputs?: boolean;
 }
 
 /** A page of the UTXO listing (utxo-page.ts) with the index status it is true at. */
@@ -94,10 +98,7 @@ export interface UtxoRow {
   readonly valueSats: bigint;
   /** null: unconfirmed (mempool phase). */
   readonly height: number | null;
-  /**
-   * null: unknown (the height's coinbase txid was not recorded: a block synced before migration 0004,
-   * or a snapshot loaded by an earlier bootstrap), or unconfirmed.
-   */
+  /** null: unconfirmed, or unknown (no coinbase txid recorded: synced before migration 0004, or an early snapshot). */
   readonly coinbase: boolean | null;
   /** Present only when the mempool was asked for. */
   readonly spentInMempool?: boolean;

@@ -10,6 +10,8 @@ export interface TxBlock {
   readonly hash: Buffer;
   /** The transaction's position in its block (0: the coinbase). */
   readonly position: number;
+  /** Its number in the whole chain (history-chunk.ts): where a history page after it starts. */
+  readonly txNum: number;
 }
 
 /**

@@ -23,7 +23,9 @@ export interface OpenIndex {
 }
 
 const figures = (h: HistorySum | undefined): HistorySum =>
-  h ? { txCount: h.txCount, received: h.received, sent: h.sent } : { txCount: 0, received: 0n, sent: 0n };
+  h
+    ? { txCount: h.txCount, received: h.received, sent: h.sent, funded: h.funded, spent: h.spent }
+    : { txCount: 0, received: 0n, sent: 0n, funded: 0, spent: 0 };
 
 /**
  * Every history line of `key`, paged `limit` at a time from the newest, as the reader answers them; with
@@ -214,11 +216,12 @@ async function observe(
 ) {
   const parents = new Map([...(mempool?.lines().values() ?? [])].flat().map((l) => [l.txid, l.parents]));
   const keys = scripts.map((s) => Buffer.from(keyHex(s), 'hex'));
-  const [confirmed, withMempool, byKey, byKeyMempool] = await Promise.all([
+  const [confirmed, withMempool, byKey, byKeyMempool, withFunded] = await Promise.all([
     ix.reader.views(scripts, false),
     ix.reader.views(scripts, true),
     ix.reader.keyViews(keys, false),
     ix.reader.keyViews(keys, true),
+    ix.reader.keyViews(keys, true, { fundedOutputs: true }),
   ]);
   const summaries = await Promise.all(scripts.map((s) => ix.reader.summary(s)));
   const tip = await ix.writer.tip();
@@ -238,6 +241,7 @@ async function observe(
     mempoolViews: withMempool && { tip: tipOf(withMempool), items: withMempool.items },
     keyViews: byKey && { tip: tipOf(byKey), items: byKey.items },
     keyMempoolViews: byKeyMempool && { tip: tipOf(byKeyMempool), items: byKeyMempool.items },
+    fundedOutputs: withFunded && withFunded.items.map((i) => i.unconfirmed?.funded),
     summaries: summaries.map((s) => s && { tip: tipOf(s), balanceSats: s.balanceSats, utxoCount: s.utxoCount, history: s.history }),
     // Every header; then at the tip's edges: the last two, the tip's alone, none above it, and none for a count of 0.
     headers: [
@@ -297,7 +301,7 @@ export async function expectIndex(
   const views = (withMempool: boolean) => at && { tip: at, items: expectedViews(model, scripts, mempool, withMempool, ix.history) };
   const sums = model.sums();
   const histories = ix.history ? model.history() : null;
-  const mempoolLines = mempool?.lines() ?? new Map<string, MempoolLine[]>();
+  const mempoolLines = mempool?.lines() ?? new Map<string, (MempoolLine & { funded: number })[]>();
   const headers = (from: number, to: number) =>
     tip && {
       tip: height,
@@ -315,6 +319,7 @@ export async function expectIndex(
     mempoolViews: views(true),
     keyViews: views(false),
     keyMempoolViews: views(true),
+    fundedOutputs: at && scripts.map((s) => (mempoolLines.get(keyHex(s)) ?? []).reduce((n, l) => n + l.funded, 0)),
     summaries: scripts.map((s) => {
       const sum = sums.get(keyHex(s)) ?? { balance: 0n, count: 0 };
       const history = histories ? figures(histories.get(keyHex(s))) : undefined;

@@ -110,17 +110,17 @@ export class MempoolModel {
     return out;
   }
 
-  /** Per script key: the held transactions touching it, in the model's (topological) order. */
-  lines(): Map<string, (MempoolLine & { count: number })[]> {
+  /** Per script key: the held transactions touching it, in the model's (topological) order (`funded`: outputs paying it). */
+  lines(): Map<string, (MempoolLine & { count: number; funded: number })[]> {
     const coins = new Map<string, { key: string; value: bigint; from: string | null }>(
       [...this.chain.coins].map(([id, c]) => [id, { key: c.key, value: c.value, from: null }]),
     );
-    const out = new Map<string, (MempoolLine & { count: number })[]>();
+    const out = new Map<string, (MempoolLine & { count: number; funded: number })[]>();
     for (const tx of this.txs.values()) {
       const txid = Buffer.from(tx.txid).reverse().toString('hex');
-      const mine = new Map<string, { received: bigint; sent: bigint; count: number }>();
+      const mine = new Map<string, { received: bigint; sent: bigint; count: number; funded: number }>();
       const at = (key: string) => {
-        if (!mine.has(key)) mine.set(key, { received: 0n, sent: 0n, count: 0 });
+        if (!mine.has(key)) mine.set(key, { received: 0n, sent: 0n, count: 0, funded: 0 });
         return mine.get(key)!;
       };
       const parents = new Set<string>();
@@ -141,6 +141,7 @@ export class MempoolModel {
         coins.set(outId(tx.txid, v), { key, value: o.value, from: txid });
         at(key).received += o.value;
         at(key).count += 1;
+        at(key).funded += 1;
       });
       for (const [key, e] of mine)
         out.set(key, [...(out.get(key) ?? []), { txid, ...e, parents: [...parents], fee: tx.mweb ? null : fee }]);

@@ -35,6 +35,9 @@ export interface HistorySum {
   txCount: number;
   received: bigint;
   sent: bigint;
+  /** Outputs paid to the script, and its coins spent. */
+  funded: number;
+  spent: number;
 }
 
 /** One transaction of a script's history, as a page lists it (txid in display hex). */
@@ -118,7 +121,7 @@ export class ChainModel {
         const lines = new Map<string, HistoryLine>();
         const sum = (key: string): { s: HistorySum; line: HistoryLine } => {
           let s = sums.get(key);
-          if (!s) sums.set(key, (s = { txCount: 0, received: 0n, sent: 0n, lines: [] }));
+          if (!s) sums.set(key, (s = { txCount: 0, received: 0n, sent: 0n, funded: 0, spent: 0, lines: [] }));
           let line = lines.get(key);
           if (!line) {
             line = { txid: displayHex(tx.txid), height: block.height, position, received: 0n, sent: 0n };
@@ -134,6 +137,7 @@ export class ChainModel {
             live.delete(outId(i.prevTxid, i.vout));
             const { s, line } = sum(coin.key);
             s.sent += coin.value;
+            s.spent += 1;
             line.sent += coin.value;
           }
         tx.outputs.forEach((o, vout) => {
@@ -142,6 +146,7 @@ export class ChainModel {
           live.set(outId(tx.txid, vout), coin);
           const { s, line } = sum(coin.key);
           s.received += o.value;
+          s.funded += 1;
           line.received += o.value;
         });
       });

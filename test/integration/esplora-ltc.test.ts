@@ -9,6 +9,7 @@
  * POST /tx (api.broadcast on), seen unconfirmed, in the mempool's txids and, mined, confirmed.
  */
 import mempoolJS from '@mempool/mempool.js';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
@@ -122,7 +123,7 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
   beforeAll(async () => {
     lw = await LitecoindWorld.start({ litecoind: { from: (await cachedHistoryChain({ seed: 23 })).template } });
     node = lw.node;
-    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true' } });
+    await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
     await lw.world.waitForTip('catch-up with history', 120_000);
     api = await lw.world.startApi('', { ADDRSUM_ESPLORA: 'true', ADDRSUM_BROADCAST: 'true' });
     const key = lw.world.createKey('esplora');
@@ -302,6 +303,106 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     }
   }, 120_000);
 
+  it('answers addresses as the node holds them: stats, pages replayed as BDK pages them, and UTXOs', async () => {
+    const addressOf = (v: NodeVout): string | undefined =>
+      v.scriptPubKey.type.startsWith('witness_mweb') || v.scriptPubKey.type === 'pubkey' || v.scriptPubKey.type === 'multisig'
+        ? undefined
+        : (v.scriptPubKey.address ?? v.scriptPubKey.addresses?.[0]);
+    interface Expected {
+      txs: Walked[];
+      funded: number;
+      fundedSum: bigint;
+      spent: number;
+      spentSum: bigint;
+      utxos: Map<string, number>;
+    }
+    const per = new Map<string, Expected>();
+    const of = (a: string): Expected => {
+      let e = per.get(a);
+      if (!e) per.set(a, (e = { txs: [], funded: 0, fundedSum: 0n, spent: 0, spentSum: 0n, utxos: new Map() }));
+      return e;
+    };
+    const ordered = [...walk.txs.values()]
+      .filter((w) => w.block.height > 0)
+      .sort((a, b) => a.block.height - b.block.height || a.position - b.position);
+    for (const w of ordered) {
+      const touched = new Set<string>();
+      for (const i of w.tx.vin) {
+        if (i.coinbase !== undefined) continue;
+        const prev = walk.txs.get(i.txid!)!.tx.vout[i.vout!]!;
+        const a = addressOf(prev);
+        if (a === undefined) continue;
+        const e = of(a);
+        e.spent++;
+        e.spentSum += satsOf(prev.value);
+        e.utxos.delete(`${i.txid}:${i.vout}`);
+        touched.add(a);
+      }
+      for (const v of w.tx.vout) {
+        const a = addressOf(v);
+        if (a === undefined || v.scriptPubKey.type === 'nulldata') continue;
+        const e = of(a);
+        e.funded++;
+        e.fundedSum += satsOf(v.value);
+        e.utxos.set(`${w.tx.txid}:${v.n}`, Number(satsOf(v.value)));
+        touched.add(a);
+      }
+      for (const a of touched) of(a).txs.push(w);
+    }
+    const busiest = [...per.entries()].sort((x, y) => y[1].txs.length - x[1].txs.length);
+    const sample = [...busiest.slice(0, 4), ...busiest.filter((_, i) => i % 25 === 7)];
+    expect(busiest[0]![1].txs.length).toBeGreaterThan(60);
+    const json = async (path: string): Promise<Json[]> => JSON.parse((await raw(path)).text) as Json[];
+    for (const [address, e] of sample) {
+      expect(await polite(() => client.addresses.getAddress({ address }))).toEqual({
+        address,
+        chain_stats: {
+          funded_txo_count: e.funded,
+          funded_txo_sum: Number(e.fundedSum),
+          spent_txo_count: e.spent,
+          spent_txo_sum: Number(e.spentSum),
+          tx_count: e.txs.length,
+        },
+        mempool_stats: { funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 },
+      });
+      // BDK's sync: …/txs, then …/txs/chain/:last_seen until a page holds fewer than 25.
+      const pages: Json[][] = [(await polite(() => client.addresses.getAddressTxs({ address }))) as unknown as Json[]];
+      while (pages.at(-1)!.length >= 25) pages.push(await json(`/address/${address}/txs/chain/${pages.at(-1)!.at(-1)!.txid as string}`));
+      const got = pages.flat();
+      expect(
+        got.map((t) => t.txid),
+        address,
+      ).toEqual([...e.txs].reverse().map((w) => w.tx.txid));
+      expect(comparable(got[0]!)).toEqual(expectedTx(e.txs.at(-1)!, walk));
+      const utxos = (await polite(() => client.addresses.getAddressTxsUtxo({ address }))) as unknown as Json[];
+      expect(new Map(utxos.map((u) => [`${u.txid as string}:${u.vout as number}`, u.value]))).toEqual(e.utxos);
+      for (const u of utxos) expect(u.status, address).toEqual(expectedTx(walk.txs.get(u.txid as string)!, walk).status);
+    }
+    // A last_seen_txid the history lacks ends it, as in electrs; one that is no txid is none.
+    const [address, e] = sample[0]!;
+    expect(await json(`/address/${address}/txs/chain/${walk.blocks[1]!.tx[0]!.txid}`)).toEqual([]);
+    expect((await json(`/address/${address}/txs/chain/xyz`)).map((t) => t.txid)).toEqual(
+      [...e.txs]
+        .reverse()
+        .slice(0, 25)
+        .map((w) => w.tx.txid),
+    );
+    const scripthash = createHash('sha256')
+      .update(Buffer.from(e.txs[0]!.tx.vout.find((v) => addressOf(v) === address)?.scriptPubKey.hex ?? '', 'hex'))
+      .digest('hex');
+    const byHash = JSON.parse((await raw(`/scripthash/${scripthash}`)).text) as Json;
+    expect(Object.keys(byHash)).toEqual(['chain_stats', 'mempool_stats', 'scripthash']);
+    expect(byHash.chain_stats).toEqual((await polite(() => client.addresses.getAddress({ address }))).chain_stats);
+    for (const [path, status, text] of [
+      ['/address/nope', 400, 'Invalid Bitcoin address'],
+      ['/scripthash/abc', 400, 'Invalid hex string'],
+      ['/scripthash/abcd', 400, 'Invalid scripthash'],
+    ] as const) {
+      const r = await raw(path);
+      expect({ path, status: r.status, text: r.text }).toEqual({ path, status, text });
+    }
+  }, 300_000);
+
   // Last: it changes the chain the suite walked.
   it('relays a transaction through POST /tx, which then answers unconfirmed, then confirmed once mined', async () => {
     const to = await node.cli<string>('getnewaddress', '', 'bech32');
@@ -313,6 +414,22 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     expect(txid).toBe(await node.cli<{ txid: string }>('decoderawtransaction', signed.hex).then((d) => d.txid));
     expect(await polite(() => client.mempool.getMempoolTxids())).toContain(txid);
     expect(await polite(() => client.transactions.getTxStatus({ txid }))).toEqual({ confirmed: false });
+    // The index learns of the mempool by polling the node (litecoind has no ZMQ): wait, with a deadline.
+    const seenBy = Date.now() + 60_000;
+    let pending: Json[] = [];
+    while (pending.length === 0 && Date.now() < seenBy) {
+      pending = (await polite(() => client.addresses.getAddressTxsMempool({ address: to }))) as unknown as Json[];
+      if (pending.length === 0) await sleep(250);
+    }
+    expect(pending.map((t) => t.txid)).toEqual([txid]);
+    expect((pending[0]!.status as Json).confirmed).toBe(false);
+    expect((await polite(() => client.addresses.getAddress({ address: to }))).mempool_stats).toEqual({
+      funded_txo_count: 1,
+      funded_txo_sum: 1_000_000,
+      spent_txo_count: 0,
+      spent_txo_sum: 0,
+      tx_count: 1,
+    });
     const bad = await polite(async () => {
       const res = await fetch(`${api.url}/esplora/LTC/api/tx`, { method: 'POST', body: '00' });
       return { status: res.status, text: await res.text() };

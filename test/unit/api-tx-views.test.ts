@@ -14,6 +14,7 @@ import { sha256d, toDisplayHex } from '../../src/chain/hash.js';
 import { chainParams } from '../../src/chain/params.js';
 import { NodeError } from '../../src/node/node-client.js';
 import type { ChainNode } from '../../src/serving/chain-node.js';
+import type { TxBlock } from '../../src/store/tx-block.js';
 import { Rng, p2pkh, p2wpkh } from '../support/blocks.js';
 import { worldPerTest, type Answer } from '../support/api-world.js';
 
@@ -82,7 +83,7 @@ const world = worldPerTest();
 function build(wide = false) {
   const blocks: Chain['blocks'] = [];
   const txs: Chain['txs'] = new Map();
-  const txBlocks = new Map<string, { height: number; hash: Buffer; position: number }>();
+  const txBlocks = new Map<string, TxBlock>();
   const headers: Buffer[] = [];
   let prev: Buffer = Buffer.alloc(32);
   const add = (list: Transaction[]) => {
@@ -98,7 +99,7 @@ function build(wide = false) {
     blocks.push({ hash: toDisplayHex(hash), height, header, txids: list.map((t) => t.getId()) });
     list.forEach((t, position) => {
       txs.set(t.getId(), { hex: t.toHex(), block: toDisplayHex(hash) });
-      txBlocks.set(Buffer.from(t.getHash()).toString('hex'), { height, hash, position });
+      txBlocks.set(Buffer.from(t.getHash()).toString('hex'), { height, hash, position, txNum: txBlocks.size });
     });
   };
   const bases: Transaction[] = [];

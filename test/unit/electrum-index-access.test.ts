@@ -46,8 +46,8 @@ describe('Electrum index access', () => {
   });
 
   it('passes results through, one guard per source', async () => {
-    const access = indexAccess(handleOver({ txBlock: async () => ({ height: 7, hash: Buffer.alloc(32), position: 1 }) }));
-    expect(await access().txBlock(Buffer.alloc(32))).toEqual({ height: 7, hash: Buffer.alloc(32), position: 1 });
+    const access = indexAccess(handleOver({ txBlock: async () => ({ height: 7, hash: Buffer.alloc(32), position: 1, txNum: 9 }) }));
+    expect(await access().txBlock(Buffer.alloc(32))).toEqual({ height: 7, hash: Buffer.alloc(32), position: 1, txNum: 9 });
     expect(access()).toBe(access());
     // The feed (an object of reads) is the source's own.
     expect(await access().feed.since(0, 10)).toEqual([]);

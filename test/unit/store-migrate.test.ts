@@ -256,7 +256,9 @@ describe('migrations', () => {
           Array.from({ length: 99 }, () => spendTx([], [{ script: a, value: 1 }])),
         ),
       ]);
-    const txs = chain.blocks.flatMap((b, height) => b.txs.map((tx, position) => ({ txid: tx.txid, height, position })));
+    const txs = chain.blocks
+      .flatMap((b, height) => b.txs.map((tx, position) => ({ txid: tx.txid, height, position })))
+      .map((t, txNum) => ({ ...t, txNum }));
     const indexBytes = Number(old.db.prepare("SELECT SUM(pgsize) FROM dbstat WHERE name = 'history_txid_index'").pluck().get());
     old.close();
     // A transaction costs its row in history_txid_index (prefix, number and b-tree overhead), written in
@@ -276,7 +278,12 @@ describe('migrations', () => {
     try {
       expect(readSchemaVersion(reader.db)).toBe(SCHEMA_VERSION);
       for (const t of [txs[0]!, txs[125]!, txs[126]!, txs[2000]!, txs.at(-1)!])
-        expect(reader.txBlock(t.txid)).toEqual({ height: t.height, hash: chain.blocks[t.height]!.hash, position: t.position });
+        expect(reader.txBlock(t.txid)).toEqual({
+          height: t.height,
+          hash: chain.blocks[t.height]!.hash,
+          position: t.position,
+          txNum: t.txNum,
+        });
       expect(reader.txBlock(Buffer.alloc(32, 0xee))).toBeNull();
     } finally {
       reader.db.close();

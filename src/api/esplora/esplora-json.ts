@@ -35,6 +35,15 @@ export class F64 {
   }
 }
 
+/** A u64 (a lifetime sum of satoshis may pass 2^53): written exactly. */
+export class U64 {
+  constructor(readonly value: bigint) {}
+
+  toJSON(): string {
+    return MARK + this.value.toString();
+  }
+}
+
 export function stringifyEsplora(value: unknown): string {
   return JSON.stringify(value).replace(MARKED, (_m, text: string) => text);
 }

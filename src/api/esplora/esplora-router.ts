@@ -19,6 +19,7 @@ import type { RateLimiter } from '../../serving/token-bucket.js';
 import { esploraErrorHandler, esploraUnmatched } from './esplora-answers.js';
 import { mountEsploraBlocks } from './esplora-blocks.js';
 import { mountEsploraNode } from './esplora-node.js';
+import { mountEsploraScripts } from './esplora-scripts.js';
 import { mountEsploraTxs } from './esplora-txs.js';
 
 export const ESPLORA_BASE = '/esplora/:chain/api';
@@ -29,6 +30,7 @@ export function esploraRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiM
   router.use(
     asMiddleware(inSequence(chainCheck, keyCheck(deps.keys, anonymousToo, limiter, metrics), limitCheck(limiter, anonymousToo, metrics))),
   );
+  mountEsploraScripts(router, deps, limiter, metrics);
   mountEsploraTxs(router, deps, limiter, metrics);
   mountEsploraBlocks(router, deps, limiter, metrics);
   mountEsploraNode(router, deps);

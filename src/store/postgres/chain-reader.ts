@@ -280,8 +280,10 @@ export class PgIndexReader implements IndexReader {
         const status = this.toStatus(statusRow);
         if (status === null) return null;
         const history = historyOn(statusRow);
-        const { rows } = await client.query<FiguresRow & Partial<MempoolRow> & HistoryFiguresRow>(
-          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count${mempool ? MEMPOOL_COLUMNS : ''}${history ? FIGURES_COLUMNS : ''} ` +
+        const funded = mempool && opts.fundedOutputs === true;
+        const { rows } = await client.query<FiguresRow & Partial<MempoolRow> & HistoryFiguresRow & { m_funded?: number }>(
+          `SELECT s.balance::text AS balance, s.utxo_count::text AS utxo_count${mempool ? MEMPOOL_COLUMNS : ''}${history ? FIGURES_COLUMNS : ''}` +
+            `${funded ? `, (SELECT count(*) FROM ${this.schema}.mempool_outputs AS mo WHERE mo.script_key = q.k)::int AS m_funded` : ''} ` +
             `FROM unnest($1::bytea[]) WITH ORDINALITY AS q(k, ord) LEFT JOIN ${this.schema}.scripts AS s ON s.script_key = q.k ` +
             `${mempool ? `LEFT JOIN ${this.schema}.mempool_scripts AS m ON m.script_key = q.k ` : ''}` +
             `${history ? `${figuresJoin(this.schema, 'q.k')} ` : ''}ORDER BY q.ord`,
@@ -290,6 +292,7 @@ export class PgIndexReader implements IndexReader {
         const items = rows.map((row): ScriptView => {
           const view: ScriptView = figures(row);
           if (mempool) view.unconfirmed = unconfirmed(row, history);
+          if (funded) view.unconfirmed!.funded = row.m_funded!;
           if (history) view.history = historyFigures(row);
           return view;
         });

@@ -42,9 +42,12 @@ export interface HistoryFiguresRow {
   h_tx_count?: string | null;
   h_received?: string | null;
   h_sent?: string | null;
+  h_funded?: string | null;
+  h_spent?: string | null;
 }
 
-export const FIGURES_COLUMNS = ', hs.tx_count::text AS h_tx_count, hs.received::text AS h_received, hs.sent::text AS h_sent';
+export const FIGURES_COLUMNS =
+  ', hs.tx_count::text AS h_tx_count, hs.received::text AS h_received, hs.sent::text AS h_sent, hs.funded::text AS h_funded, hs.spent::text AS h_spent';
 
 /** The history_scripts row of the script key `key` (an SQL expression) as `hs`. */
 export const figuresJoin = (schema: string, key: string): string =>
@@ -58,6 +61,8 @@ export function historyFigures(row: HistoryFiguresRow): HistoryFigures {
     txCount: Number(row.h_tx_count ?? 0),
     received: BigInt(row.h_received ?? 0),
     sent: BigInt(row.h_sent ?? 0),
+    funded: Number(row.h_funded ?? 0),
+    spent: Number(row.h_spent ?? 0),
   };
 }
 

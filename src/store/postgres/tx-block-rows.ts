@@ -11,10 +11,11 @@ const TXID_PREFIX_SQL = "(('x' || encode(substring(t.txid FROM 1 FOR 4), 'hex'))
 /** The first of equal txids (a BIP30 duplicate) by number, as the SQLite engine answers. */
 export async function readTxBlock(client: Queryable, schema: string, txid: Buffer): Promise<TxBlock | null> {
   if (txid.length !== 32) return null;
-  const { rows } = await client.query<{ height: number; position: number; hash: Buffer }>(
-    `SELECT t.height, t.position, b.hash FROM ${schema}.history_txs AS t JOIN ${schema}.blocks AS b ON b.height = t.height
+  const { rows } = await client.query<{ height: number; position: number; hash: Buffer; tx_num: string }>(
+    `SELECT t.height, t.position, b.hash, t.tx_num::text AS tx_num FROM ${schema}.history_txs AS t JOIN ${schema}.blocks AS b ON b.height = t.height
      WHERE ${TXID_PREFIX_SQL} = $2 AND t.txid = $1 ORDER BY t.tx_num LIMIT 1`,
     [txid, txid.readInt32BE(0)],
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  return row === undefined ? null : { height: row.height, position: row.position, hash: row.hash, txNum: Number(row.tx_num) };
 }

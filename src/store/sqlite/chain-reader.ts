@@ -101,6 +101,7 @@ export class ChainReader {
   private readonly exact: BalanceStatements;
   private readonly statusStmt: Database.Statement<[], StatusRow>;
   private readonly mempoolCountStmt: Database.Statement<[], { n: number }>;
+  private readonly fundedStmt: Database.Statement<[Buffer], number>;
   private readonly bootstrapStmt: Database.Statement<[string], unknown>;
   private readonly readViews: (
     keys: Buffer[],
@@ -212,6 +213,8 @@ export class ChainReader {
     this.exact = balanceStatements(true);
     this.statusStmt = db.prepare(`SELECT ${STATUS_COLUMNS}`);
     this.mempoolCountStmt = db.prepare('SELECT count(*) AS n FROM mempool_txs');
+    // One range scan of mempool_outputs_by_script (migrations/0012).
+    this.fundedStmt = db.prepare<[Buffer], number>('SELECT count(*) FROM mempool_outputs WHERE script_key = ?').pluck();
     this.bootstrapStmt = db.prepare<[string], unknown>('SELECT value FROM meta WHERE key = ?').pluck();
     // A deferred read transaction: every statement in it sees the snapshot of its first read (WAL), so
     // the tip and all the scripts belong to one commit of the indexer.
@@ -231,6 +234,7 @@ export class ChainReader {
         const rows = keys.map((key) => stmt.get(key) ?? NO_ROW);
         if (rows.some((r) => unsafe(r.balance) || unsafe(r.m_received) || unsafe(r.m_sent))) return UNSAFE;
         const views: ScriptViews = { ...status, items: rows.map((row) => toView(row, mempool, history)) };
+        if (mempool && opts.fundedOutputs === true) views.items.forEach((v, i) => (v.unconfirmed!.funded = this.fundedStmt.get(keys[i]!)!));
         if (history && opts.distinct === true)
           views.distinctTxCount = union.count(
             keys,

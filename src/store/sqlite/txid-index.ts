@@ -24,7 +24,7 @@ export function txidIndexReads(db: Db): (txid: Buffer) => TxBlock | null {
       const b = block.get(txNum);
       const h = b && hash.get(b.height);
       if (!b || !h) return null;
-      return { height: b.height, hash: h, position: txNum - b.first_tx };
+      return { height: b.height, hash: h, position: txNum - b.first_tx, txNum };
     }
     return null;
   };

@@ -24,9 +24,9 @@ export const sats = (v: Int | null | undefined): bigint => (v === null || v === 
 
 /** A script's history totals from its head; a script with no head has none yet. */
 export function historyFigures(head: Buffer | null | undefined): HistoryFigures {
-  if (!head) return { txCount: 0, received: 0n, sent: 0n };
-  const t = headTotals(head);
-  return { txCount: t.txCount, received: t.received, sent: t.sent };
+  if (!head) return { txCount: 0, received: 0n, sent: 0n, funded: 0, spent: 0 };
+  const { txCount, received, sent, funded, spent } = headTotals(head);
+  return { txCount, received, sent, funded, spent };
 }
 
 export function toView(row: ViewRow, mempool: boolean, history: boolean): ScriptView {
