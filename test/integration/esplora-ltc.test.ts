@@ -381,6 +381,7 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     // A last_seen_txid the history lacks ends it, as in electrs; one that is no txid is none.
     const [address, e] = sample[0]!;
     expect(await json(`/address/${address}/txs/chain/${walk.blocks[1]!.tx[0]!.txid}`)).toEqual([]);
+    expect(await json(`/address/${address}/txs/chain/${'ee'.repeat(32)}`)).toEqual([]);
     expect((await json(`/address/${address}/txs/chain/xyz`)).map((t) => t.txid)).toEqual(
       [...e.txs]
         .reverse()

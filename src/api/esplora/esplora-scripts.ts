@@ -161,9 +161,10 @@ export function mountEsploraScripts(router: Router, deps: AppDeps, limiter: Rate
       // electrs reads a last_seen_txid that is not a txid as none, and one the history lacks as its end.
       if (last !== null && LAST_SEEN.test(last)) {
         const block = await index.txBlock(fromDisplayHex(last));
+        // A mempool or unknown txid has no block: the history holds no confirmed transaction after it.
         const page =
           block && (await historyOf(deps, res, named, { phase: 'confirmed', txNum: block.txNum + 1 }, CHAIN_TXS_PER_PAGE + 1, false));
-        txids = page?.items[0]?.txNum === block?.txNum ? page!.items.slice(1).map((t) => t.txid) : [];
+        txids = page !== null && page.items[0]?.txNum === block!.txNum ? page.items.slice(1).map((t) => t.txid) : [];
       } else {
         txids = (await historyOf(deps, res, named, null, CHAIN_TXS_PER_PAGE, false)).items.map((t) => t.txid);
       }
