@@ -32,6 +32,8 @@ describe('the Esplora door', () => {
     const post = await request(world.app).post('/esplora/LTC/api/tx').send('00');
     expect({ status: post.status, type: post.type }).toEqual({ status: 403, type: 'text/plain' });
     expect(post.text).toMatch(/does not relay transactions: .*ADDRSUM_BROADCAST/);
+    const pkg = await request(world.app).post('/esplora/LTC/api/txs/package').send('["00"]');
+    expect({ status: pkg.status, type: pkg.type, text: pkg.text }).toEqual({ status: 403, type: 'text/plain', text: post.text });
     const put = await request(world.app).put('/esplora/LTC/api/tx').send('00');
     expect(put.status).toBe(404);
     const chain = await request(world.app).get('/esplora/XYZ/api/blocks/tip/height');

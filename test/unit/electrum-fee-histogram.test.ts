@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { feeHistogram, mempoolFees } from '../../src/electrum/node/fee-histogram.js';
+import { feeHistogram } from '../../src/electrum/node/fee-histogram.js';
+import { mempoolFees } from '../../src/serving/mempool-fees.js';
 import { TtlCache } from '../../src/electrum/node/ttl-cache.js';
 
 describe('feeHistogram (ElectrumX binning)', () => {
@@ -46,16 +47,16 @@ describe('feeHistogram (ElectrumX binning)', () => {
 });
 
 describe('mempoolFees (getrawmempool true)', () => {
-  it('reads fees.base (Core ≥ 0.19) or fee, in coins, and vsize; skips what it cannot read', () => {
+  it('reads fees.base (Core ≥ 0.19) or fee, in coins, vsize, weight and time; skips what it cannot read', () => {
     expect(
       mempoolFees({
-        a: { vsize: 141, fees: { base: 0.0000282 } },
+        a: { vsize: 141, weight: 561, time: 1700000000, ancestorcount: 2, fees: { base: 0.0000282 } },
         b: { vsize: 200, fee: 0.00001 },
         c: { vsize: 'x', fee: 1 },
       }),
     ).toEqual([
-      { feeSats: 2820, vsize: 141 },
-      { feeSats: 1000, vsize: 200 },
+      { txid: 'a', feeSats: 2820, vsize: 141, weight: 561, time: 1700000000, ancestors: 2 },
+      { txid: 'b', feeSats: 1000, vsize: 200, weight: null, time: null, ancestors: null },
     ]);
     expect(mempoolFees(null)).toEqual([]);
   });

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lastPush, scriptAsm } from '../../src/chain/script-asm.js';
-import { f64Text, F64, stringifyEsplora } from '../../src/api/esplora/esplora-json.js';
+import { backlogValue, newestFirst } from '../../src/api/esplora/esplora-backlog.js';
+import type { MempoolFee } from '../../src/serving/mempool-fees.js';
+import { f32Text, f64Text, F64, stringifyEsplora } from '../../src/api/esplora/esplora-json.js';
 import { esploraScriptType } from '../../src/api/esplora/esplora-script.js';
 import { esploraDifficulty } from '../../src/api/esplora/esplora-values.js';
 import { merkleBlockProof } from '../../src/chain/merkle-block.js';
@@ -91,6 +93,19 @@ describe("floats in ryu's spelling", () => {
     expect(f64Text(x)).toBe(text);
   });
 
+  it.each<[number, string]>([
+    [1, '1.0'],
+    [1 / 3, '0.33333334'],
+    [18 / 7, '2.5714285'],
+    [16_777_217, '16777216.0'],
+    [1e12, '1000000000000.0'],
+    [1e13, '1e13'],
+    [0.000001, '0.000001'],
+    [1e-7, '1e-7'],
+  ])("f32 %d → %s (the nearest f32, its shortest digits, ryu's f32 layout)", (x, text) => {
+    expect(f32Text(x)).toBe(text);
+  });
+
   it('writes F64 fields as bare numbers inside JSON', () => {
     expect(stringifyEsplora({ a: new F64(1), b: [new F64(2.5e-7)], c: 'x' })).toBe('{"a":1.0,"b":[2.5e-7],"c":"x"}');
   });
@@ -124,5 +139,42 @@ describe('merkleBlockProof (CMerkleBlock of one match)', () => {
       [pair(txids[0]!, txids[1]!), txids[2]!, txids[3]!, right].map((h) => h.toString('hex')).join(''),
     );
     expect(proof.subarray(85 + 128).toString('hex')).toBe('011b');
+  });
+});
+
+describe('the mempool backlog (electrs util/fees.rs)', () => {
+  const entry = (txid: string, feeSats: number, weight: number, time = 0, ancestors = 1): MempoolFee => ({
+    txid,
+    feeSats,
+    vsize: Math.ceil(weight / 4),
+    weight,
+    time,
+    ancestors,
+  });
+
+  it('is empty for an empty mempool', () => {
+    expect(stringifyEsplora(backlogValue([]))).toBe('{"count":0,"vsize":0,"total_fee":0,"fee_histogram":[]}');
+  });
+
+  it('counts weight / 4 rounded down, rates as f32, and closes a bin past 50,000 vB when the rate changes', () => {
+    const txs = [
+      entry('a', 3_000, 4_003), // 1,000 vB at 3.0
+      ...Array.from({ length: 50 }, (_, i) => entry(`b${i}`, 2_000, 4_000)), // 50,000 vB at 2.0
+      entry('c', 2_000, 4_000), // the same rate: the bin stays open
+      entry('d', 1_000, 3_000), // 750 vB at 1.3333334: the bin (52,000 vB) closes before it
+    ];
+    expect(stringifyEsplora(backlogValue(txs))).toBe(
+      '{"count":53,"vsize":52750,"total_fee":106000,"fee_histogram":[[2.0,52000],[1.3333334,750]]}',
+    );
+  });
+
+  it('shows the newest ten, a child before a parent of the same second, then by txid', () => {
+    const txs = [
+      entry('old', 1, 400, 5),
+      entry('parent', 1, 400, 9, 1),
+      entry('child', 1, 400, 9, 2),
+      ...Array.from({ length: 10 }, (_, i) => entry(`t${i}`, 1, 400, 8)),
+    ];
+    expect(newestFirst(txs).map((t) => t.txid)).toEqual(['child', 'parent', 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
   });
 });

@@ -1,49 +1,170 @@
 /**
- * Esplora's routes the node answers by itself: POST /tx (relayed only when api.broadcast is on),
- * /mempool/txids and /fee-estimates (Core's estimatesmartfee for electrs's targets, in sat/vB, kept for a
- * minute as electrs keeps them, so a crowd of wallets asking makes 28 node calls a minute, not each).
+ * Esplora's routes the node answers: POST /tx and POST /txs/package (relayed only when api.broadcast is
+ * on), the mempool (/mempool, /mempool/txids, /mempool/recent) and /fee-estimates (Core's
+ * estimatesmartfee for electrs's targets, in sat/vB). What walks the whole mempool or asks the node many
+ * times is kept a while and shared, as electrs keeps it, so a crowd of wallets asking costs the node one
+ * reading: the mempool's figures a few seconds, the fee estimates (28 calls) a minute.
  */
 import express, { type Router } from 'express';
 import { LRUCache } from 'lru-cache';
+import { fromDisplayHex } from '../../chain/hash.js';
 import type { ChainCode } from '../../chain/params.js';
 import { NodeError } from '../../node/node-client.js';
+import { mempoolFees, type MempoolFee } from '../../serving/mempool-fees.js';
 import { nodeFailure } from '../../serving/node-answers.js';
 import { settingWithVariables } from '../../setting-variables.js';
 import type { AppDeps } from '../deps.js';
-import { nodeRoute } from '../node-read.js';
-import { EsploraError, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
+import { answeringIndex, nodeRoute, type NodeRoute } from '../node-read.js';
+import { queryOf } from '../page-query.js';
+import { EsploraError, esploraUnmatched, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
+import { backlogValue, newestFirst, recentValue } from './esplora-backlog.js';
 import { F64 } from './esplora-json.js';
 
 /** The confirmation targets electrs asks estimatesmartfee for. */
 export const FEE_TARGETS: readonly number[] = [...Array.from({ length: 25 }, (_, i) => i + 1), 144, 504, 1008];
 const FEES_KEPT_MS = 60_000;
+/** electrs refreshes its mempool's backlog figures every 10 s and lets /mempool/recent be kept 5 s. */
+const BACKLOG_KEPT_MS = 10_000;
+const RECENT_KEPT_MS = 5_000;
 /** A transaction's hex: Core's largest (4,000,000 weight units) is under 8 MB of it. */
 const MAX_TX_BODY = '8mb';
+/** electrs's bounds on a package: its size, and each transaction's hex length. */
+const MAX_PACKAGE_TXS = 25;
+const PACKAGE_TX_HEX = { min: 120, max: 800_000 };
+const MAX_PACKAGE_BODY = '21mb';
+/** Bitcoin Core's RPC_METHOD_NOT_FOUND: a node without submitpackage (before Core 28, litecoind). */
+const RPC_METHOD_NOT_FOUND = -32601;
+
+/** One load per chain while it is kept, shared by every request meanwhile; a failed one is not kept. */
+function keptPerChain<V>(ttl: number): (chain: ChainCode, load: () => Promise<V>) => Promise<V> {
+  const kept = new LRUCache<ChainCode, Promise<V>>({ max: 4, ttl });
+  return (chain, load) => {
+    let pending = kept.get(chain);
+    if (pending === undefined) {
+      const loading = load();
+      loading.catch(() => {
+        if (kept.get(chain) === loading) kept.delete(chain);
+      });
+      kept.set(chain, (pending = loading));
+    }
+    return pending;
+  };
+}
+
+async function readMempool(route: NodeRoute): Promise<MempoolFee[]> {
+  try {
+    return mempoolFees(await route.views.node.call<unknown>('getrawmempool', [true]));
+  } catch (err) {
+    throw nodeFailure(route.chain, err, 'getrawmempool');
+  }
+}
+
+/** The node's refusal as electrs words it; a node that cannot answer is a 503 as on every route. */
+function relayFailure(route: NodeRoute, err: unknown, method: string): Error {
+  if (err instanceof NodeError && err.details.rpcCode !== undefined)
+    return new EsploraError(
+      400,
+      `${method} RPC error: ${JSON.stringify({ code: err.details.rpcCode, message: err.details.nodeMessage ?? '' })}`,
+    );
+  return nodeFailure(route.chain, err, method);
+}
+
+function mustRelay(deps: AppDeps): void {
+  if (deps.settings.broadcast !== true)
+    throw new EsploraError(
+      403,
+      `this server does not relay transactions: its operator turns it on with ${settingWithVariables('api.broadcast')}`,
+    );
+}
+
+/** Rust's f64 parse: a decimal with an optional sign and exponent, or inf, infinity, nan. */
+const RUST_F64 = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+
+function packageParam(req: express.Request, name: string): number | undefined {
+  // electrs reads the query into a map: the last of a repeated parameter counts.
+  const text = queryOf(req).getAll(name).at(-1);
+  if (text === undefined) return undefined;
+  if (!RUST_F64.test(text)) throw new EsploraError(400, `Invalid ${name}`);
+  return Number(text.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity'));
+}
+
+/** The package's transactions, checked as electrs checks them before asking the node. */
+function packageTxs(body: unknown): string[] {
+  let txs: unknown;
+  try {
+    txs = JSON.parse(typeof body === 'string' ? body : '');
+  } catch (err) {
+    throw new EsploraError(400, `invalid JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(txs) || txs.some((t) => typeof t !== 'string'))
+    throw new EsploraError(400, 'invalid type: expected a sequence of transaction hex strings');
+  if (txs.length > MAX_PACKAGE_TXS) throw new EsploraError(400, `Exceeded maximum of ${MAX_PACKAGE_TXS} transactions`);
+  (txs as string[]).forEach((hex, i) => {
+    if (hex.length < PACKAGE_TX_HEX.min || hex.length >= PACKAGE_TX_HEX.max)
+      throw new EsploraError(400, `Invalid transaction size for item ${i}`);
+    if (!/^(?:[0-9a-fA-F]{2})*$/.test(hex)) throw new EsploraError(400, `Invalid transaction hex for item ${i}`);
+  });
+  return txs as string[];
+}
 
 export function mountEsploraNode(router: Router, deps: AppDeps): void {
-  const fees = new LRUCache<ChainCode, Promise<Record<string, F64>>>({ max: 4, ttl: FEES_KEPT_MS });
+  const fees = keptPerChain<Record<string, F64>>(FEES_KEPT_MS);
+  const backlogs = keptPerChain<unknown>(BACKLOG_KEPT_MS);
+  const recents = keptPerChain<unknown>(RECENT_KEPT_MS);
+  const anyText = (limit: string) => express.text({ type: () => true, limit });
 
-  router.post('/tx', express.text({ type: () => true, limit: MAX_TX_BODY }), async (req, res) => {
-    if (deps.settings.broadcast !== true)
-      throw new EsploraError(
-        403,
-        `this server does not relay transactions: its operator turns it on with ${settingWithVariables('api.broadcast')}`,
-      );
+  router.post('/tx', anyText(MAX_TX_BODY), async (req, res) => {
+    mustRelay(deps);
     const route = nodeRoute(deps, req);
     const hex = typeof req.body === 'string' ? req.body : '';
     let txid: unknown;
     try {
       txid = await route.views.node.call<unknown>('sendrawtransaction', [hex]);
     } catch (err) {
-      // The node's refusal as electrs words it; a node that cannot answer is a 503 as on every route.
-      if (err instanceof NodeError && err.details.rpcCode !== undefined)
-        throw new EsploraError(
-          400,
-          `sendrawtransaction RPC error: ${JSON.stringify({ code: err.details.rpcCode, message: err.details.nodeMessage ?? '' })}`,
-        );
-      throw nodeFailure(route.chain, err, 'sendrawtransaction');
+      throw relayFailure(route, err, 'sendrawtransaction');
     }
     sendEsploraText(res, String(txid));
+  });
+
+  router.post('/txs/package', anyText(MAX_PACKAGE_BODY), async (req, res, next) => {
+    mustRelay(deps);
+    const route = nodeRoute(deps, req);
+    const txs = packageTxs(req.body);
+    const params = [txs, packageParam(req, 'maxfeerate'), packageParam(req, 'maxburnamount')];
+    while (params.length > 1 && params.at(-1) === undefined) params.pop();
+    let result: unknown;
+    try {
+      result = await route.views.node.call<unknown>(
+        'submitpackage',
+        params.map((p) => p ?? null),
+      );
+    } catch (err) {
+      // A node without packages: the route is not there, which LDK reads as "relay them one by one".
+      if (err instanceof NodeError && err.details.rpcCode === RPC_METHOD_NOT_FOUND) return esploraUnmatched(req, res, next);
+      throw relayFailure(route, err, 'submitpackage');
+    }
+    sendEsploraJson(res, result);
+  });
+
+  router.get('/mempool', async (req, res) => {
+    const route = nodeRoute(deps, req);
+    sendEsploraJson(res, await backlogs(route.chain, async () => backlogValue(await readMempool(route))));
+  });
+
+  router.get('/mempool/recent', async (req, res) => {
+    const route = nodeRoute(deps, req);
+    const { index } = await answeringIndex(deps, route, res, true);
+    const recent = await recents(route.chain, async () => {
+      const shown = await Promise.all(
+        newestFirst(await readMempool(route)).map(async (f) => {
+          // Mined since the reading, it is still shown; gone from the node (replaced, evicted), not.
+          const found = await route.views.txs.find(index, fromDisplayHex(f.txid));
+          return found === null ? null : recentValue(found.tx, await route.views.txs.prevouts(index, found.tx));
+        }),
+      );
+      return shown.filter((v) => v !== null);
+    });
+    sendEsploraJson(res, recent);
   });
 
   router.get('/mempool/txids', async (req, res) => {
@@ -57,15 +178,11 @@ export function mountEsploraNode(router: Router, deps: AppDeps): void {
 
   router.get('/fee-estimates', async (req, res) => {
     const route = nodeRoute(deps, req);
-    let pending = fees.get(route.chain);
-    if (pending === undefined) {
-      pending = estimates(route.views.node.call.bind(route.views.node)).catch((err: unknown) => {
-        fees.delete(route.chain);
+    const load = () =>
+      estimates(route.views.node.call.bind(route.views.node)).catch((err: unknown) => {
         throw nodeFailure(route.chain, err, 'estimatesmartfee');
       });
-      fees.set(route.chain, pending);
-    }
-    sendEsploraJson(res, await pending);
+    sendEsploraJson(res, await fees(route.chain, load));
   });
 }
 

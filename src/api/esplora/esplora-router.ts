@@ -5,8 +5,9 @@
  * consent to anonymous use: a request without x-api-key is served at the `default` tier, limited per
  * client network; one with a key gets its key's tier (a wrong key is refused as on the native routes).
  *
- * Each request: chain → key → limits (one token) → its route. GET is served, and POST /tx; any other
- * method, and any path electrs does not serve (a trailing slash included), answers its 404 text.
+ * Each request: chain → key → limits (one token) → its route. GET is served, and POST /tx and
+ * /txs/package; any other method, and any path electrs does not serve (a trailing slash included),
+ * answers its 404 text.
  */
 import express, { type Router } from 'express';
 import { chainCheck } from '../chain-param.js';

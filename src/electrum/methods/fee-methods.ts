@@ -4,7 +4,8 @@
  * every wallet asks for these at each connection.
  */
 import type { NodeLink } from '../node/node-link.js';
-import { feeHistogram, mempoolFees } from '../node/fee-histogram.js';
+import { mempoolFees } from '../../serving/mempool-fees.js';
+import { feeHistogram } from '../node/fee-histogram.js';
 import { TtlCache } from '../node/ttl-cache.js';
 import { RpcError } from '../wire.js';
 import type { MethodSpec } from './registry.js';

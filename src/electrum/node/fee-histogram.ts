@@ -5,17 +5,12 @@
  * highest until a bin reaches its size (100,000 vB, each next bin 10% larger), a large lump at one rate
  * closing the bin before it, so wallets (Electrum's fee slider) read our histogram as ElectrumX's.
  */
-
-/** One mempool transaction as getrawmempool true gives it: its fee in satoshis and its virtual size. */
-export interface MempoolFee {
-  readonly feeSats: number;
-  readonly vsize: number;
-}
+import type { MempoolFee } from '../../serving/mempool-fees.js';
 
 /** ElectrumX's first bin size, in virtual bytes. */
 export const FIRST_BIN_VBYTES = 100_000;
 
-export function feeHistogram(txs: Iterable<MempoolFee>, firstBin = FIRST_BIN_VBYTES): [number, number][] {
+export function feeHistogram(txs: Iterable<Pick<MempoolFee, 'feeSats' | 'vsize'>>, firstBin = FIRST_BIN_VBYTES): [number, number][] {
   const byRate = new Map<number, number>();
   for (const tx of txs) {
     if (!(tx.vsize > 0)) continue;
@@ -46,17 +41,4 @@ export function feeHistogram(txs: Iterable<MempoolFee>, firstBin = FIRST_BIN_VBY
     prevRate = rate;
   }
   return compact;
-}
-
-/** getrawmempool true's entries: `fees.base` (coins) since Core 0.19, `fee` before; `vsize`. */
-export function mempoolFees(verbose: unknown): MempoolFee[] {
-  if (verbose === null || typeof verbose !== 'object') return [];
-  const out: MempoolFee[] = [];
-  for (const entry of Object.values(verbose as Record<string, unknown>)) {
-    const e = entry as { vsize?: unknown; fees?: { base?: unknown }; fee?: unknown };
-    const fee = typeof e.fees?.base === 'number' ? e.fees.base : e.fee;
-    if (typeof fee !== 'number' || typeof e.vsize !== 'number') continue;
-    out.push({ feeSats: Math.round(fee * 1e8), vsize: e.vsize });
-  }
-  return out;
 }
