@@ -6,7 +6,8 @@
  * transactions of every kind (coinbases, MWEB peg-ins, the HogEx, many inputs), their prevouts and fees,
  * outspends, merkle proofs (and merkle blocks, against `gettxoutproof`), blocks with their transactions
  * and raw form, and the tip; electrs's error texts and statuses; then a transaction relayed through
- * POST /tx (api.broadcast on), seen unconfirmed, in the mempool's txids and, mined, confirmed.
+ * POST /tx (api.broadcast on), seen unconfirmed, in the mempool's txids, figures and newest ten and,
+ * mined, confirmed; POST /txs/package, which litecoind cannot take, absent as electrs's would be.
  */
 import mempoolJS from '@mempool/mempool.js';
 import { createHash } from 'node:crypto';
@@ -17,75 +18,9 @@ import type { ApiProcess } from '../../harness/api-process.js';
 import type { Litecoind } from '../../harness/litecoind.js';
 import { fromDisplayHex, toDisplayHex } from '../../src/chain/hash.js';
 import { foldBranch } from '../../src/chain/merkle.js';
-import { walkChain, type NodeBlock, type NodeVout, type Walk, type Walked } from '../support/chain-walk.js';
+import { walkChain, type NodeBlock, type Walk } from '../support/chain-walk.js';
+import { addressOf, comparable, expectedTx, scriptsOf, type Json } from '../support/esplora-oracle.js';
 import { cachedHistoryChain } from '../support/history-chain.js';
-import { satsOf } from '../support/history-walk.js';
-
-/** Core's script type names as Esplora's (there is no multisig type; witness v2+ and MWEB are unknown). */
-const ESPLORA_TYPE: Record<string, string> = {
-  pubkeyhash: 'p2pkh',
-  scripthash: 'p2sh',
-  witness_v0_keyhash: 'v0_p2wpkh',
-  witness_v0_scripthash: 'v0_p2wsh',
-  witness_v1_taproot: 'v1_p2tr',
-  nulldata: 'op_return',
-  pubkey: 'p2pk',
-};
-
-function expectedOutput(v: NodeVout) {
-  const address =
-    v.scriptPubKey.type === 'pubkey' || v.scriptPubKey.type === 'multisig'
-      ? undefined
-      : (v.scriptPubKey.address ?? v.scriptPubKey.addresses?.[0]);
-  const mweb = v.scriptPubKey.type.startsWith('witness_mweb');
-  return {
-    scriptpubkey: v.scriptPubKey.hex,
-    scriptpubkey_type: ESPLORA_TYPE[v.scriptPubKey.type] ?? 'unknown',
-    ...(address !== undefined && !mweb && { scriptpubkey_address: address }),
-    value: Number(satsOf(v.value)),
-  };
-}
-
-/** What Esplora must say of `w`, from the node's walk alone (the assembly text is the unit suite's). */
-function expectedTx(w: Walked, { txs }: Walk) {
-  const { tx, block } = w;
-  const prevouts = tx.vin.map((i) => (i.coinbase !== undefined ? null : txs.get(i.txid!)!.tx.vout[i.vout!]!));
-  const coinbase = tx.vin[0]?.coinbase !== undefined;
-  const fee = coinbase ? 0n : prevouts.reduce((s, p) => s + satsOf(p!.value), 0n) - tx.vout.reduce((s, o) => s + satsOf(o.value), 0n);
-  return {
-    txid: tx.txid,
-    version: tx.version,
-    locktime: tx.locktime,
-    vin: tx.vin.map((i, n) => ({
-      txid: i.txid ?? '0'.repeat(64),
-      vout: i.vout ?? 0xffffffff,
-      prevout: prevouts[n] === null ? null : expectedOutput(prevouts[n]!),
-      scriptsig: i.coinbase ?? i.scriptSig?.hex ?? '',
-      ...(i.txinwitness !== undefined && i.txinwitness.length > 0 && { witness: i.txinwitness }),
-      is_coinbase: i.coinbase !== undefined,
-      sequence: i.sequence,
-    })),
-    vout: tx.vout.map(expectedOutput),
-    size: tx.size,
-    weight: tx.weight,
-    fee: Number(fee),
-    status: { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time },
-  };
-}
-
-type Json = Record<string, unknown>;
-/** The fields of an answer the walk checks: the assembly text left out. */
-function comparable(t: Json) {
-  const out = (o: Json) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'scriptpubkey_asm'));
-  return {
-    ...t,
-    vin: (t.vin as Json[]).map((i) => {
-      const { scriptsig_asm: _a, inner_redeemscript_asm: _r, inner_witnessscript_asm: _w, ...rest } = i;
-      return { ...rest, prevout: i.prevout === null ? null : out(i.prevout as Json) };
-    }),
-    vout: (t.vout as Json[]).map(out),
-  };
-}
 
 describe('the Esplora dialect, judged by mempool.js, against a real litecoind without -txindex', () => {
   let lw: LitecoindWorld;
@@ -304,51 +239,7 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
   }, 120_000);
 
   it('answers addresses as the node holds them: stats, pages replayed as BDK pages them, and UTXOs', async () => {
-    const addressOf = (v: NodeVout): string | undefined =>
-      v.scriptPubKey.type.startsWith('witness_mweb') || v.scriptPubKey.type === 'pubkey' || v.scriptPubKey.type === 'multisig'
-        ? undefined
-        : (v.scriptPubKey.address ?? v.scriptPubKey.addresses?.[0]);
-    interface Expected {
-      txs: Walked[];
-      funded: number;
-      fundedSum: bigint;
-      spent: number;
-      spentSum: bigint;
-      utxos: Map<string, number>;
-    }
-    const per = new Map<string, Expected>();
-    const of = (a: string): Expected => {
-      let e = per.get(a);
-      if (!e) per.set(a, (e = { txs: [], funded: 0, fundedSum: 0n, spent: 0, spentSum: 0n, utxos: new Map() }));
-      return e;
-    };
-    const ordered = [...walk.txs.values()]
-      .filter((w) => w.block.height > 0)
-      .sort((a, b) => a.block.height - b.block.height || a.position - b.position);
-    for (const w of ordered) {
-      const touched = new Set<string>();
-      for (const i of w.tx.vin) {
-        if (i.coinbase !== undefined) continue;
-        const prev = walk.txs.get(i.txid!)!.tx.vout[i.vout!]!;
-        const a = addressOf(prev);
-        if (a === undefined) continue;
-        const e = of(a);
-        e.spent++;
-        e.spentSum += satsOf(prev.value);
-        e.utxos.delete(`${i.txid}:${i.vout}`);
-        touched.add(a);
-      }
-      for (const v of w.tx.vout) {
-        const a = addressOf(v);
-        if (a === undefined || v.scriptPubKey.type === 'nulldata') continue;
-        const e = of(a);
-        e.funded++;
-        e.fundedSum += satsOf(v.value);
-        e.utxos.set(`${w.tx.txid}:${v.n}`, Number(satsOf(v.value)));
-        touched.add(a);
-      }
-      for (const a of touched) of(a).txs.push(w);
-    }
+    const per = scriptsOf(walk);
     const busiest = [...per.entries()].sort((x, y) => y[1].txs.length - x[1].txs.length);
     const sample = [...busiest.slice(0, 4), ...busiest.filter((_, i) => i % 25 === 7)];
     expect(busiest[0]![1].txs.length).toBeGreaterThan(60);
@@ -404,6 +295,50 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     }
   }, 300_000);
 
+  /**
+   * /mempool and /mempool/recent against the node's getrawmempool, once their few seconds of keeping
+   * have passed (waited for with a deadline): the count, vsizes as electrs's weight / 4, fees, one
+   * histogram bin (a small mempool) at its lowest f32 rate, and `txid` (or nothing) newest, its `value`
+   * what its inputs spend.
+   */
+  async function expectMempoolFigures(txid: string | null): Promise<void> {
+    type Entry = { weight: number; fees: { base: number } };
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const pool = await node.cli<Record<string, Entry>>('getrawmempool', true);
+      const entries = Object.values(pool);
+      const got = (await polite(() => client.mempool.getMempool())) as unknown as Json;
+      const recent = (await polite(() => client.mempool.getMempoolRecent())) as unknown as Json[];
+      const fresh = got.count === entries.length && (txid === null ? recent.length === 0 : recent[0]?.txid === txid);
+      if (!fresh && Date.now() < deadline) {
+        await sleep(500);
+        continue;
+      }
+      const vsizes = entries.map((e) => Math.floor(e.weight / 4));
+      const fees = entries.map((e) => Math.round(e.fees.base * 1e8));
+      const total = vsizes.reduce((a, b) => a + b, 0);
+      expect({ ...got, fee_histogram: undefined }).toEqual({
+        count: entries.length,
+        vsize: total,
+        total_fee: fees.reduce((a, b) => a + b, 0),
+        fee_histogram: undefined,
+      });
+      const lowest = Math.min(...fees.map((f, i) => Math.fround(f / vsizes[i]!)));
+      const histogram = got.fee_histogram as [number, number][];
+      expect(histogram.map(([rate, size]) => [Math.fround(rate), size])).toEqual(entries.length === 0 ? [] : [[lowest, total]]);
+      if (txid === null) return expect(recent).toEqual([]);
+      const decoded = await node.cli<{ vout: { value: number }[] }>('getrawtransaction', txid, true);
+      const fee = Math.round(pool[txid]!.fees.base * 1e8);
+      expect(recent[0]).toEqual({
+        txid,
+        fee,
+        vsize: Math.floor(pool[txid]!.weight / 4),
+        value: fee + decoded.vout.reduce((sum, o) => sum + Math.round(o.value * 1e8), 0),
+      });
+      return;
+    }
+  }
+
   // Last: it changes the chain the suite walked.
   it('relays a transaction through POST /tx, which then answers unconfirmed, then confirmed once mined', async () => {
     const to = await node.cli<string>('getnewaddress', '', 'bech32');
@@ -431,6 +366,24 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       spent_txo_sum: 0,
       tx_count: 1,
     });
+    await expectMempoolFigures(txid);
+    // litecoind has no submitpackage: the route answers as absent, which LDK reads as "one by one".
+    const post = (path: string, body: string) =>
+      polite(async () => {
+        const res = await fetch(`${api.url}/esplora/LTC/api${path}`, { method: 'POST', body });
+        return { status: res.status, text: await res.text() };
+      });
+    expect(await post('/txs/package', JSON.stringify([signed.hex]))).toEqual({
+      status: 404,
+      text: 'endpoint does not exist "/esplora/LTC/api/txs/package"',
+    });
+    for (const [path, body, text] of [
+      ['/txs/package', JSON.stringify(Array(26).fill(signed.hex)), 'Exceeded maximum of 25 transactions'],
+      ['/txs/package?maxfeerate=x', JSON.stringify([signed.hex]), 'Invalid maxfeerate'],
+      ['/txs/package', JSON.stringify([signed.hex, '00']), 'Invalid transaction size for item 1'],
+      ['/txs/package', JSON.stringify([`${'zz'}${signed.hex}`]), 'Invalid transaction hex for item 0'],
+    ] as const)
+      expect({ path, ...(await post(path, body)) }).toEqual({ path, status: 400, text });
     const bad = await polite(async () => {
       const res = await fetch(`${api.url}/esplora/LTC/api/tx`, { method: 'POST', body: '00' });
       return { status: res.status, text: await res.text() };
@@ -441,5 +394,6 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
     await lw.world.waitForTip('the relayed transaction mined', 60_000);
     const mined = (await polite(() => client.transactions.getTxStatus({ txid }))) as unknown as Json;
     expect(mined).toMatchObject({ confirmed: true, block_hash: hash });
+    await expectMempoolFigures(null);
   }, 120_000);
 });

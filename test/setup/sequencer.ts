@@ -18,6 +18,7 @@ export const HEAVY_SUITES: readonly (readonly [string, number])[] = [
   ['test/integration/electrum-postgres-ltc.test.ts', 48],
   ['test/integration/indexer-ltc.test.ts', 42],
   ['test/integration/tx-block-ltc.test.ts', 40],
+  ['test/integration/esplora-sync-ltc.test.ts', 40],
   ['test/integration/electrum-wire-ltc.test.ts', 38],
   ['test/integration/electrum-client-ltc.test.ts', 37],
   ['test/integration/demo.test.ts', 35],
