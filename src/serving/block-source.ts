@@ -11,6 +11,7 @@ import { fromDisplayHex, sha256d, toDisplayHex } from '../chain/hash.js';
 import { computeMerkle } from '../chain/merkle.js';
 import type { ChainCode } from '../chain/params.js';
 import type { IndexReader } from '../store/ports.js';
+import type { TxBlock } from '../store/tx-block.js';
 import type { ChainNode } from './chain-node.js';
 import { ServingError } from './errors.js';
 import { askNode } from './node-answers.js';
@@ -38,6 +39,17 @@ export interface BlockBody {
   /** Internal byte order, in block order. */
   readonly txids: readonly Buffer[];
 }
+
+/**
+ * Where a transaction the index places in a block stands, for a merkle proof: its block with the
+ * block's txids; in the mempool (no block); its block no longer the indexed one at that height (a reorg
+ * since the lookup); or the node's block holding another transaction at its position.
+ */
+export type TxPlacement =
+  | { readonly kind: 'placed'; readonly block: IndexedBlock; readonly txids: readonly Buffer[]; readonly position: number }
+  | { readonly kind: 'unconfirmed' }
+  | { readonly kind: 'left' }
+  | { readonly kind: 'elsewhere'; readonly block: IndexedBlock; readonly position: number };
 
 interface NodeBlock {
   size?: unknown;
@@ -103,6 +115,16 @@ export class BlockSource {
     if (bytes === null || bytes.length < 80 || toDisplayHex(sha256d(bytes.subarray(0, 80))) !== block.hash)
       throw new ServingError('NODE_UNAVAILABLE', `the ${this.chain} node's getblock ${block.hash} gave no such block; retry shortly`);
     return bytes;
+  }
+
+  /** Where transaction `txid` (internal byte order), which the index places at `at`, stands (TxPlacement). */
+  async placement(index: BlockIndex, txid: Buffer, at: TxBlock | null): Promise<TxPlacement> {
+    if (at === null) return { kind: 'unconfirmed' };
+    const block = await this.atHeight(index, at.height);
+    if (block === null || block.hash !== toDisplayHex(at.hash)) return { kind: 'left' };
+    const { txids } = await this.body(block);
+    if (!txids[at.position]?.equals(txid)) return { kind: 'elsewhere', block, position: at.position };
+    return { kind: 'placed', block, txids, position: at.position };
   }
 
   async body(block: IndexedBlock): Promise<BlockBody> {

@@ -172,6 +172,7 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       const block = await raw(`/block/${b.hash}`);
       expect(block.type).toBe('application/json');
       const parsed = JSON.parse(block.text) as Json;
+      expect(await polite(() => client.blocks.getBlock({ hash: b.hash }))).toEqual(parsed);
       // Esplora's difficulty is ryu's float: the same number, `.0` on an integral one.
       expect({ ...parsed, difficulty: Number(parsed.difficulty) }).toEqual({ ...expectedBlock(b), difficulty: parsed.difficulty });
       expect(Number(parsed.difficulty)).toBeCloseTo(Number(b.difficulty), 20);
@@ -217,6 +218,10 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
       [`/block/${walk.blocks[1]!.hash}/txid/99`, 404, 'tx index out of range'],
       ['/block-height/99999', 404, 'Block not found'],
       ['/block-height/-1', 400, 'Invalid number'],
+      // Rust's usize parse: a `+` and leading zeros are fine, past 2^64 is not a number.
+      ['/block-height/+00000000001', 200, walk.blocks[1]!.hash],
+      ['/block-height/18446744073709551615', 404, 'Block not found'],
+      ['/block-height/18446744073709551616', 400, 'Invalid number'],
       [`/block/${walk.blocks[1]!.hash}/txs/1`, 400, 'start index must be a multiple of 25'],
       [`/block/${walk.blocks[1]!.hash}/txs/25`, 400, 'start index out of range'],
       [`/block/${absent}/txs`, 404, 'Block not found'],
@@ -265,6 +270,8 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
         address,
       ).toEqual([...e.txs].reverse().map((w) => w.tx.txid));
       expect(comparable(got[0]!)).toEqual(expectedTx(e.txs.at(-1)!, walk));
+      const chainPage = (await polite(() => client.addresses.getAddressTxsChain({ address }))) as unknown as Json[];
+      expect(chainPage.map((t) => t.txid)).toEqual(got.slice(0, 25).map((t) => t.txid));
       const utxos = (await polite(() => client.addresses.getAddressTxsUtxo({ address }))) as unknown as Json[];
       expect(new Map(utxos.map((u) => [`${u.txid as string}:${u.vout as number}`, u.value]))).toEqual(e.utxos);
       for (const u of utxos) expect(u.status, address).toEqual(expectedTx(walk.txs.get(u.txid as string)!, walk).status);

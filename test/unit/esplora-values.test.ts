@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { lastPush, scriptAsm } from '../../src/chain/script-asm.js';
 import { backlogValue, newestFirst } from '../../src/api/esplora/esplora-backlog.js';
 import type { MempoolFee } from '../../src/serving/mempool-fees.js';
+import { rustF64, rustUint } from '../../src/api/esplora/esplora-parse.js';
 import { f32Text, f64Text, F64, stringifyEsplora } from '../../src/api/esplora/esplora-json.js';
 import { esploraScriptType } from '../../src/api/esplora/esplora-script.js';
 import { esploraDifficulty } from '../../src/api/esplora/esplora-values.js';
@@ -176,5 +177,45 @@ describe('the mempool backlog (electrs util/fees.rs)', () => {
       ...Array.from({ length: 10 }, (_, i) => entry(`t${i}`, 1, 400, 8)),
     ];
     expect(newestFirst(txs).map((t) => t.txid)).toEqual(['child', 'parent', 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+  });
+});
+
+describe("Rust's number parsing, as electrs's answers to odd input depend on it", () => {
+  it.each<[string, 32 | 64, bigint | null]>([
+    ['7', 32, 7n],
+    ['+7', 32, 7n],
+    ['007', 32, 7n],
+    ['00000000000000000000001', 32, 1n],
+    ['4294967295', 32, 4294967295n],
+    ['4294967296', 32, null],
+    ['18446744073709551615', 64, 18446744073709551615n],
+    ['18446744073709551616', 64, null],
+    ['', 64, null],
+    ['+', 64, null],
+    ['-1', 64, null],
+    [' 1', 64, null],
+    ['1e3', 64, null],
+    ['0x10', 64, null],
+  ])('u%s: %s', (text, bits, want) => {
+    expect(rustUint(text, bits)).toBe(want);
+  });
+
+  it.each<[string, number | null]>([
+    ['0.1', 0.1],
+    ['+1e-3', 0.001],
+    ['.5', 0.5],
+    ['5.', 5],
+    ['inf', Infinity],
+    ['-Infinity', -Infinity],
+    ['x', null],
+    ['', null],
+    ['0x10', null],
+    [' 1', null],
+  ])('f64: %s', (text, want) => {
+    expect(rustF64(text)).toBe(want);
+  });
+
+  it('reads NaN as Rust does', () => {
+    expect(rustF64('NaN')).toBeNaN();
   });
 });

@@ -35,20 +35,15 @@ function send(res: Response, status: number, type: string, body: string | Buffer
   res.end(body);
 }
 
-export function sendEsploraJson(res: Response, value: unknown): void {
+/** An answer; never kept by a cache on the way, since it changes with each block and the mempool. */
+function sendOk(res: Response, type: string, body: string | Buffer): void {
   res.setHeader('Cache-Control', 'no-store');
-  send(res, 200, 'application/json', stringifyEsplora(value));
+  send(res, 200, type, body);
 }
 
-export function sendEsploraText(res: Response, text: string): void {
-  res.setHeader('Cache-Control', 'no-store');
-  send(res, 200, 'text/plain', text);
-}
-
-export function sendEsploraBytes(res: Response, bytes: Buffer): void {
-  res.setHeader('Cache-Control', 'no-store');
-  send(res, 200, 'application/octet-stream', bytes);
-}
+export const sendEsploraJson = (res: Response, value: unknown): void => sendOk(res, 'application/json', stringifyEsplora(value));
+export const sendEsploraText = (res: Response, text: string): void => sendOk(res, 'text/plain', text);
+export const sendEsploraBytes = (res: Response, bytes: Buffer): void => sendOk(res, 'application/octet-stream', bytes);
 
 /** Rust's `{:?}` of the path: in double quotes, with `"` and `\` escaped. */
 const debugQuoted = (path: string): string => `"${path.replace(/["\\]/g, (c) => `\\${c}`)}"`;

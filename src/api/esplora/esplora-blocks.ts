@@ -15,6 +15,7 @@ import type { AppDeps } from '../deps.js';
 import type { ApiMetrics } from '../metrics.js';
 import { answeringIndex, nodeRoute, type NodeRoute, type ViewIndex } from '../node-read.js';
 import { extraCharge, txExtraTokens } from '../routes/tx.js';
+import { rustUint } from './esplora-parse.js';
 import { EsploraError, sendEsploraBytes, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
 import { blockValue, txValue } from './esplora-values.js';
 
@@ -41,10 +42,19 @@ function parseHash(text: string): string {
   return text.toLowerCase();
 }
 
-/** Rust's usize parse: decimal digits, an optional leading `+`. */
+/**
+ * A height or index as electrs parses it (a usize): null where Rust errs. Past 2^53 the number is
+ * rounded, which no comparison with a height or a block's transaction count can tell (a page's start,
+ * taken modulo its size, stays a bigint).
+ */
+function usize(text: string | undefined): number | null {
+  const n = text === undefined ? null : rustUint(text, 64);
+  return n === null ? null : Number(n);
+}
+
 function parseIndex(text: string): number {
-  const n = /^\+?\d{1,15}$/.test(text) ? Number(text.replace('+', '')) : NaN;
-  if (!Number.isSafeInteger(n)) throw new EsploraError(400, 'Invalid number');
+  const n = usize(text);
+  if (n === null) throw new EsploraError(400, 'Invalid number');
   return n;
 }
 
@@ -70,16 +80,17 @@ async function valueOf(at: Indexed, block: IndexedBlock): Promise<Record<string,
 }
 
 /**
- * A page of the block's transactions, each with its prevouts. Priced as that many transaction views (a
- * token each, and what their inputs and outputs cost) before any is read.
+ * A page of the block's transactions, each with its prevouts. Priced as that many transaction views: a
+ * token each before any is read, then what their inputs and outputs cost once they are.
  */
-async function blockTxs(at: Indexed, block: IndexedBlock, start: number, charge: (extra: number) => Promise<void>): Promise<unknown[]> {
+async function blockTxs(at: Indexed, block: IndexedBlock, start: bigint, charge: (extra: number) => Promise<void>): Promise<unknown[]> {
   const { txids } = await at.route.views.blocks.body(block);
-  if (start % BLOCK_TXS_PER_PAGE !== 0) throw new EsploraError(400, `start index must be a multiple of ${BLOCK_TXS_PER_PAGE}`);
-  if (start >= txids.length) throw new EsploraError(400, 'start index out of range');
-  const page = txids.slice(start, start + BLOCK_TXS_PER_PAGE);
+  if (start % BigInt(BLOCK_TXS_PER_PAGE) !== 0n) throw new EsploraError(400, `start index must be a multiple of ${BLOCK_TXS_PER_PAGE}`);
+  if (start >= BigInt(txids.length)) throw new EsploraError(400, 'start index out of range');
+  const page = txids.slice(Number(start), Number(start) + BLOCK_TXS_PER_PAGE);
+  await charge(page.length - 1);
   const found = await Promise.all(page.map((txid) => at.route.views.txs.find(at.index, txid)));
-  await charge(page.length - 1 + found.reduce((sum, f) => sum + (f === null ? 0 : txExtraTokens(f.tx, true)), 0));
+  await charge(found.reduce((sum, f) => sum + (f === null ? 0 : txExtraTokens(f.tx, true)), 0));
   const place = { height: block.height, blockHash: block.hash, blockTime: block.header.time };
   return Promise.all(
     found.map(async (f, i) => {
@@ -107,7 +118,7 @@ export function mountEsploraBlocks(router: Router, deps: AppDeps, limiter: RateL
   const page = async (req: Request, res: Response, startText: string | undefined): Promise<void> => {
     const at = await indexed(deps, req, res);
     // electrs ignores a start height it cannot parse: the page starts at the tip.
-    const parsed = startText !== undefined && /^\+?\d{1,10}$/.test(startText) ? Number(startText.replace('+', '')) : at.tipHeight;
+    const parsed = usize(startText) ?? at.tipHeight;
     if (parsed > at.tipHeight) throw notFound();
     const heights = Array.from({ length: Math.min(BLOCKS_PER_PAGE, parsed + 1) }, (_, i) => parsed - i);
     const blocks = await Promise.all(heights.map((h) => at.route.views.blocks.atHeight(at.index, h)));
@@ -165,7 +176,7 @@ export function mountEsploraBlocks(router: Router, deps: AppDeps, limiter: RateL
     const at = await indexed(deps, req, res);
     const block = await byHash(at, String(req.params.hash));
     // electrs reads a start index it cannot parse as 0.
-    const start = startText !== undefined && /^\+?\d{1,10}$/.test(startText) ? Number(startText.replace('+', '')) : 0;
+    const start = (startText === undefined ? null : rustUint(startText, 64)) ?? 0n;
     sendEsploraJson(res, await blockTxs(at, block, start, (extra) => charge(req, res, extra)));
   };
   router.get('/block/:hash/txs', (req, res) => txsPage(req, res, undefined));

@@ -19,6 +19,7 @@ import { queryOf } from '../page-query.js';
 import { EsploraError, esploraUnmatched, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
 import { backlogValue, newestFirst, recentValue } from './esplora-backlog.js';
 import { F64 } from './esplora-json.js';
+import { rustF64 } from './esplora-parse.js';
 
 /** The confirmation targets electrs asks estimatesmartfee for. */
 export const FEE_TARGETS: readonly number[] = [...Array.from({ length: 25 }, (_, i) => i + 1), 144, 504, 1008];
@@ -77,15 +78,13 @@ function mustRelay(deps: AppDeps): void {
     );
 }
 
-/** Rust's f64 parse: a decimal with an optional sign and exponent, or inf, infinity, nan. */
-const RUST_F64 = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
-
 function packageParam(req: express.Request, name: string): number | undefined {
   // electrs reads the query into a map: the last of a repeated parameter counts.
   const text = queryOf(req).getAll(name).at(-1);
   if (text === undefined) return undefined;
-  if (!RUST_F64.test(text)) throw new EsploraError(400, `Invalid ${name}`);
-  return Number(text.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity'));
+  const value = rustF64(text);
+  if (value === null) throw new EsploraError(400, `Invalid ${name}`);
+  return value;
 }
 
 /** The package's transactions, checked as electrs checks them before asking the node. */

@@ -1,6 +1,7 @@
 /**
  * The index reads the Esplora routes share: a block's place (hash and time) at a height, from the
- * index's stored headers, so a status names the block the index holds there.
+ * index's stored headers, so a status names the block the index holds there; and a request's memo of
+ * them, so a page of many transactions of one block reads its header once.
  */
 import { readHeader } from '../../chain/block-header.js';
 import { toDisplayHex } from '../../chain/hash.js';
@@ -18,4 +19,15 @@ export async function placeAt(index: ViewIndex, height: number, expected?: Buffe
   const header = readHeader(raw);
   if (expected !== undefined && !header.hash.equals(expected)) return { height, blockHash: toDisplayHex(expected), blockTime: null };
   return { height, blockHash: toDisplayHex(header.hash), blockTime: header.time };
+}
+
+/** placeAt for one request, each height (and expected hash) read once. */
+export function placesOf(index: ViewIndex): (height: number, expected?: Buffer) => Promise<EsploraPlace | null> {
+  const read = new Map<string, Promise<EsploraPlace | null>>();
+  return (height, expected) => {
+    const id = `${height}:${expected?.toString('hex') ?? ''}`;
+    let place = read.get(id);
+    if (place === undefined) read.set(id, (place = placeAt(index, height, expected)));
+    return place;
+  };
 }

@@ -24,8 +24,8 @@ import { extraCharge, txExtraTokens } from '../routes/tx.js';
 import { listingOff, UTXOS_PER_TOKEN } from '../routes/utxos.js';
 import { EsploraError, sendEsploraJson } from './esplora-answers.js';
 import { U64 } from './esplora-json.js';
-import { placeAt } from './esplora-place.js';
-import { statusValue, txValue, type EsploraPlace } from './esplora-values.js';
+import { placesOf } from './esplora-place.js';
+import { statusValue, txValue } from './esplora-values.js';
 
 /** electrs's page sizes (CHAIN_TXS_PER_PAGE, MAX_MEMPOOL_TXS) and its default --utxos-limit. */
 const CHAIN_TXS_PER_PAGE = 25;
@@ -107,16 +107,15 @@ async function txsValue(
   txids: readonly Buffer[],
   charge: (req: Request, res: Response, extra: number) => Promise<void>,
 ): Promise<unknown[]> {
+  // The page's size is paid before the node is asked for it; what each transaction holds, once read.
+  await charge(req, res, Math.max(0, Math.ceil(txids.length / CHAIN_TXS_PER_PAGE) - 1));
   const found = (await Promise.all(txids.map((t) => route.views.txs.find(index, t)))).filter((f) => f !== null);
-  const perTx = found.reduce((sum, f) => sum + txExtraTokens(f.tx, true), 0);
-  await charge(req, res, Math.max(0, Math.ceil(found.length / CHAIN_TXS_PER_PAGE) - 1) + perTx);
-  const places = new Map<string, Promise<EsploraPlace | null>>();
-  const placeOf = (height: number, hash: Buffer): Promise<EsploraPlace | null> => {
-    const id = `${height}:${hash.toString('hex')}`;
-    let p = places.get(id);
-    if (p === undefined) places.set(id, (p = placeAt(index, height, hash)));
-    return p;
-  };
+  await charge(
+    req,
+    res,
+    found.reduce((sum, f) => sum + txExtraTokens(f.tx, true), 0),
+  );
+  const placeOf = placesOf(index);
   return Promise.all(
     found.map(async (f) => {
       const [prevouts, place] = await Promise.all([
@@ -205,17 +204,13 @@ export function mountEsploraScripts(router: Router, deps: AppDeps, limiter: Rate
       if (listing === undefined || listing.kind === 'off') throw listingOff(chain);
       if (listing.kind === 'empty') return sendEsploraJson(res, []);
       if (listing.next !== null) throw new EsploraError(400, 'Too many history entries');
-      const places = new Map<number, Promise<EsploraPlace | null>>();
+      const placeOf = placesOf(index);
       const rows = listing.rows.filter((r) => r.spentInMempool !== true);
       const values = await Promise.all(
         rows.map(async (r) => {
           const { txid, vout } = decodeOutpoint(r.outpoint);
-          let place: Promise<EsploraPlace | null> | null = null;
-          if (r.height !== null) {
-            place = places.get(r.height) ?? placeAt(index, r.height);
-            places.set(r.height, place);
-          }
-          return { txid: toDisplayHex(txid), vout, status: statusValue(place === null ? null : await place), value: Number(r.valueSats) };
+          const place = r.height === null ? null : await placeOf(r.height);
+          return { txid: toDisplayHex(txid), vout, status: statusValue(place), value: Number(r.valueSats) };
         }),
       );
       sendEsploraJson(res, values);

@@ -16,7 +16,8 @@ import { answeringIndex, nodeRoute, parseTxid, type NodeRoute, type ViewIndex } 
 import { historyOff } from '../routes/transactions.js';
 import { extraCharge, txExtraTokens } from '../routes/tx.js';
 import { EsploraError, sendEsploraBytes, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
-import { placeAt } from './esplora-place.js';
+import { rustUint } from './esplora-parse.js';
+import { placeAt, placesOf } from './esplora-place.js';
 import { outspendValue, statusValue, txValue, type EsploraPlace } from './esplora-values.js';
 
 interface Looked {
@@ -45,12 +46,7 @@ const placeOf = (index: ViewIndex, found: FoundTx): Promise<EsploraPlace | null>
 async function spendersOf(route: NodeRoute, index: ViewIndex, found: FoundTx): Promise<Record<string, unknown>[]> {
   const outspends = await route.views.txs.outspends(index, found);
   if (outspends === null) throw historyOff(route.chain);
-  const places = new Map<number, Promise<EsploraPlace | null>>();
-  const place = (height: number): Promise<EsploraPlace | null> => {
-    let p = places.get(height);
-    if (p === undefined) places.set(height, (p = placeAt(index, height)));
-    return p;
-  };
+  const place = placesOf(index);
   return Promise.all(
     outspends.map(async (o: Outspend | null) =>
       outspendValue(o === null ? null : { txid: o.txid, vin: o.vin, place: o.height === null ? null : await place(o.height) }),
@@ -67,19 +63,17 @@ async function confirmedIn(
   res: Response,
 ): Promise<{ index: ViewIndex; block: IndexedBlock; txids: readonly Buffer[]; pos: number }> {
   const { route, index, found } = await lookUp(deps, req, res);
-  if (found?.block == null) throw unconfirmed();
-  const block = await route.views.blocks.atHeight(index, found.block.height);
-  if (block === null || block.hash !== toDisplayHex(found.block.hash)) throw unconfirmed();
-  const { txids } = await route.views.blocks.body(block);
-  const pos = found.block.position;
-  if (!txids[pos]?.equals(found.tx.txid)) throw unconfirmed();
-  return { index, block, txids, pos };
+  if (found === null) throw unconfirmed();
+  const placed = await route.views.blocks.placement(index, found.tx.txid, found.block);
+  if (placed.kind !== 'placed') throw unconfirmed();
+  return { index, block: placed.block, txids: placed.txids, pos: placed.position };
 }
 
-/** Rust's u32 parse: decimal digits, an optional leading `+`. */
-function parseU32(text: string): number {
-  if (!/^\+?\d{1,10}$/.test(text) || Number(text.replace('+', '')) > 0xffffffff) throw new EsploraError(400, 'Invalid number');
-  return Number(text.replace('+', ''));
+/** An output index as electrs parses it (a u32). */
+function parseVout(text: string): number {
+  const n = rustUint(text, 32);
+  if (n === null) throw new EsploraError(400, 'Invalid number');
+  return Number(n);
 }
 
 export function mountEsploraTxs(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
@@ -119,7 +113,7 @@ export function mountEsploraTxs(router: Router, deps: AppDeps, limiter: RateLimi
 
   router.get('/tx/:txid/outspend/:vout', async (req, res) => {
     const { route, index, found } = await lookUp(deps, req, res);
-    const vout = parseU32(String(req.params.vout));
+    const vout = parseVout(String(req.params.vout));
     if (found === null || vout >= found.tx.outputs.length) return sendEsploraJson(res, outspendValue(null));
     await charge(req, res, txExtraTokens(found.tx, false));
     const spenders = await spendersOf(route, index, found);

@@ -148,18 +148,17 @@ export function mountTxRoutes(app: Express, deps: AppDeps, limiter: RateLimiter,
     const at = await foundTx(deps, req, res);
     const { route, index, found } = at;
     const txid = toDisplayHex(found.tx.txid);
-    if (found.block === null)
+    const placed = await route.views.blocks.placement(index, found.tx.txid, found.block);
+    if (placed.kind === 'unconfirmed')
       throw new ServingError('TX_NOT_FOUND', `transaction ${txid} is in the mempool, not in a block yet: it has no merkle proof`);
-    const block = await route.views.blocks.atHeight(index, found.block.height);
-    if (block === null || block.hash !== toDisplayHex(found.block.hash))
+    if (placed.kind === 'left')
       throw new ServingError('TX_NOT_FOUND', `transaction ${txid} left the indexed ${route.chain} chain; ask again`);
-    const { txids } = await route.views.blocks.body(block);
-    const position = found.block.position;
-    if (!txids[position]?.equals(found.tx.txid))
+    if (placed.kind === 'elsewhere')
       throw new ServingError(
         'NODE_UNAVAILABLE',
-        `the ${route.chain} node's block ${block.hash} does not hold ${txid} at position ${position}`,
+        `the ${route.chain} node's block ${placed.block.hash} does not hold ${txid} at position ${placed.position}`,
       );
+    const { block, txids, position } = placed;
     sendJson(res, 200, {
       status: 'success',
       data: {
