@@ -10,6 +10,7 @@ import { runBatchBench } from './batch.js';
 import { runDiskBench } from './disk.js';
 import { runElectrumBench } from './electrum.js';
 import { runEnginePortsBench } from './engine-ports.js';
+import { runEsploraBench } from './esplora.js';
 import { runHeavyBench } from './heavy.js';
 import { runHistoryBench } from './history.js';
 import { runHistoryBuildBench, runHistoryPagesBench } from './history-build.js';
@@ -53,6 +54,7 @@ const BENCHES: Record<string, () => Outcome | Promise<Outcome>> = {
   'scale-out': () => runScaleOutBench(),
   electrum: () => runElectrumBench(),
   'tx-views': () => runTxViewsBench(),
+  esplora: () => runEsploraBench(),
 };
 
 async function main(): Promise<void> {
