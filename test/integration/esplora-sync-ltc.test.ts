@@ -5,7 +5,8 @@
  *   equal to what the node's walk says Esplora must answer (esplora-oracle.ts);
  * - a BDK wallet's full scan, anonymous on the default tier, retrying a 429 as rust-esplora-client does:
  *   its balance, transactions and their anchors equal to the node's, at first, with a mempool
- *   transaction, after a block, and after a reorg;
+ *   transaction, after a block, with a coin spent in the mempool, and after a reorg; and its sync of
+ *   the coins it held (`/tx/:txid`, `…/outspend/:vout`), each spender as the node has it;
  * - LDK's chain calls (tip hash, header, block status, merkleblock proof, raw transaction, outspend), a
  *   404 for an unknown transaction, and an orphaned block's status after the reorg.
  */
@@ -28,6 +29,8 @@ const BASE_BACKOFF_MS = 256;
 const PAGE = 25;
 const PARALLEL = 5;
 const STOP_GAP = 3;
+/** Coins of the wallet's last scan its next sync asks about. */
+const SYNCED_COINS = 6;
 
 interface Answer {
   status: number;
@@ -40,6 +43,8 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
   let node: Litecoind;
   let api: ApiProcess;
   let key: string;
+  /** Synced coins the node had seen spent: the replay's outspend check met both answers. */
+  let spentSynced = 0;
 
   beforeAll(async () => {
     lw = await LitecoindWorld.start({ litecoind: { from: (await cachedHistoryChain({ seed: 23 })).template } });
@@ -115,20 +120,21 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
     return { txs, chain };
   }
 
-  /** The wallet BDK computes from a scan: outputs to its scripts that no transaction of the scan spends. */
-  function balanceOf(scan: Scan, scripts: ReadonlySet<string>): bigint {
+  /** The coins BDK finds in a scan: outputs to its scripts that no transaction of the scan spends, by `txid:vout`. */
+  function coinsOf(scan: Scan, scripts: ReadonlySet<string>): Map<string, bigint> {
     const spent = new Set<string>();
     for (const t of scan.txs.values()) for (const i of t.vin as Json[]) spent.add(`${i.txid as string}:${i.vout as number}`);
-    let sum = 0n;
+    const coins = new Map<string, bigint>();
     for (const t of scan.txs.values())
       (t.vout as Json[]).forEach((o, n) => {
-        if (scripts.has(o.scriptpubkey as string) && !spent.has(`${t.txid as string}:${n}`)) sum += BigInt(o.value as number);
+        const at = `${t.txid as string}:${n}`;
+        if (scripts.has(o.scriptpubkey as string) && !spent.has(at)) coins.set(at, BigInt(o.value as number));
       });
-    return sum;
+    return coins;
   }
 
   /** What the node says of the wallet: its transactions with their statuses, and its balance, the mempool's included. */
-  async function nodeWallet(scripts: ReadonlySet<string>): Promise<{ statuses: Map<string, Json>; balance: bigint }> {
+  async function nodeWallet(scripts: ReadonlySet<string>): Promise<{ statuses: Map<string, Json>; balance: bigint; walk: Walk }> {
     const walk = await walkChain(node);
     const statuses = new Map<string, Json>();
     const unspent = new Map<string, bigint>();
@@ -157,11 +163,20 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
     const pool = await node.cli<Record<string, { ancestorcount: number }>>('getrawmempool', true);
     const txids = Object.keys(pool).sort((a, b) => pool[a]!.ancestorcount - pool[b]!.ancestorcount);
     for (const txid of txids) apply(await node.cliExact<NodeTx>('getrawtransaction', txid, true), { confirmed: false });
-    return { statuses, balance: [...unspent.values()].reduce((a, b) => a + b, 0n) };
+    return { statuses, balance: [...unspent.values()].reduce((a, b) => a + b, 0n), walk };
   }
 
-  /** Scans the wallet as BDK does and compares it with the node: transactions, their anchors on BDK's chain, balance. */
-  async function expectWalletEqualsNode(scripts: readonly string[], phase: string): Promise<void> {
+  /**
+   * Scans the wallet as BDK does and compares it with the node: transactions, their anchors on BDK's
+   * chain, balance; then syncs the coins it held before as BDK's sync does (`/tx/:txid`, then
+   * `…/outspend/:vout`), each spender as the node has it. Returns the coins it holds now.
+   */
+  async function expectWalletEqualsNode(
+    scripts: readonly string[],
+    phase: string,
+    held: readonly string[],
+    first?: string,
+  ): Promise<string[]> {
     const mine = new Set(scripts);
     const scan = await fullScan(scripts);
     const want = await nodeWallet(mine);
@@ -169,7 +184,35 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
     expect(got, phase).toEqual(want.statuses);
     for (const status of got.values())
       if (status.confirmed === true) expect(scan.chain.get(status.block_height as number), phase).toBe(status.block_hash);
-    expect(balanceOf(scan, mine), phase).toBe(want.balance);
+    const coins = coinsOf(scan, mine);
+    expect(
+      [...coins.values()].reduce((a, b) => a + b, 0n),
+      phase,
+    ).toBe(want.balance);
+    for (const at of held) {
+      const [txid, vout] = at.split(':') as [string, string];
+      expect((await json(`/tx/${txid}`)).status, `${phase}: ${at}`).toEqual(want.statuses.get(txid));
+      const by = want.walk.spentBy.get(at);
+      if (by !== undefined) spentSynced++;
+      const block = by?.height == null ? null : want.walk.blocks[by.height]!;
+      expect(await json(`/tx/${txid}/outspend/${vout}`), `${phase}: ${at}`).toEqual(
+        by === undefined
+          ? { spent: false }
+          : {
+              spent: true,
+              txid: by.txid,
+              vin: by.vin,
+              status:
+                block === null
+                  ? { confirmed: false }
+                  : { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time },
+            },
+      );
+    }
+    // BDK holds them all; the replay syncs a few (`first`'s coins among them), so the default tier's
+    // pace bounds the suite.
+    const ranked = (at: string): number => (at.startsWith(`${first}:`) ? 0 : 1);
+    return [...coins.keys()].sort((a, b) => ranked(a) - ranked(b) || (a < b ? -1 : 1)).slice(0, SYNCED_COINS);
   }
 
   /** Waits, with a deadline, until the API's tip and a script's mempool transactions are what the node has. */
@@ -186,7 +229,7 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
     }
   }
 
-  it('answers every address of the chain as the node holds it: stats, BDK-paged transactions and UTXOs', async () => {
+  it('answers every address of the chain as the node holds it: stats, BDK-paged transactions, UTXOs and their status', async () => {
     const walk: Walk = await walkChain(node);
     const per = scriptsOf(walk);
     expect(per.size).toBeGreaterThan(150);
@@ -221,8 +264,13 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
         if (utxo.status !== 400 || utxo.text !== 'Too many history entries') wrong.push({ address, utxo });
         return;
       }
-      const got = new Map((JSON.parse(utxo.text) as Json[]).map((u) => [`${u.txid as string}:${u.vout as number}`, u.value]));
+      const listed = JSON.parse(utxo.text) as Json[];
+      const got = new Map(listed.map((u) => [`${u.txid as string}:${u.vout as number}`, u.value]));
       if (JSON.stringify([...got].sort()) !== JSON.stringify([...e.utxos].sort())) wrong.push({ address, utxos: [...got] });
+      for (const u of listed) {
+        const status = expectedTx(walk.txs.get(u.txid as string)!, walk).status;
+        if (JSON.stringify(u.status) !== JSON.stringify(status)) wrong.push({ address, utxo: u, status });
+      }
     };
     const addresses = [...per.keys()];
     for (let i = 0; i < addresses.length; i += 8) await Promise.all(addresses.slice(i, i + 8).map(check));
@@ -254,26 +302,40 @@ describe("BDK's and LDK's Esplora calls, replayed against a real litecoind", () 
     const scripts = await scriptsOfAll([...used, ...fresh]);
     expect(used.length).toBe(8);
 
-    await expectWalletEqualsNode(scripts, 'at first');
+    let held = await expectWalletEqualsNode(scripts, 'at first', []);
 
     // A payment to the first unused address, which BDK finds before its stop gap, while in the mempool.
     const paid = await node.cli<string>('sendtoaddress', payee, '0.25');
     await waitForApi(scripts[used.length]!, [paid]);
-    await expectWalletEqualsNode(scripts, 'with a mempool payment');
+    held = await expectWalletEqualsNode(scripts, 'with a mempool payment', held);
 
     // Mined.
     const [mined] = await node.cli<string[]>('generatetoaddress', 1, await node.cli<string>('getnewaddress'));
     await lw.world.waitForTip('the payment mined', 60_000);
     await waitForApi(scripts[used.length]!, []);
-    await expectWalletEqualsNode(scripts, 'after a block');
+    held = await expectWalletEqualsNode(scripts, 'after a block', held, paid);
     await expectLdkCalls(paid, mined!);
 
-    // A reorg: the payment's block is replaced by a branch of two, which mines the payment again.
+    // The payment's coin spent to an address outside the wallet, in the mempool: BDK's sync of the
+    // coin it holds finds the spender.
+    const payTx = await node.cli<{ vout: { n: number; scriptPubKey: { hex: string } }[] }>('getrawtransaction', paid, true, mined);
+    const coin = payTx.vout.find((v) => v.scriptPubKey.hex === scripts[used.length])!;
+    const elsewhere = await node.cli<string>('getnewaddress', '', 'bech32');
+    const unsigned = await node.cli<string>('createrawtransaction', [{ txid: paid, vout: coin.n }], { [elsewhere]: '0.2499' });
+    const spend = await node.cli<string>(
+      'sendrawtransaction',
+      (await node.cli<{ hex: string }>('signrawtransactionwithwallet', unsigned)).hex,
+    );
+    await waitForApi(scripts[used.length]!, [spend]);
+    held = await expectWalletEqualsNode(scripts, 'with the payment spent in the mempool', held);
+    expect(spentSynced).toBeGreaterThan(0);
+
+    // A reorg: the payment's block is replaced by a branch of two, which mines the payment and its spend again.
     await node.cli('invalidateblock', mined);
     const branch = await node.cli<string[]>('generatetoaddress', 2, await node.cli<string>('getnewaddress'));
     await lw.world.waitForTip('the reorg', 60_000);
     await waitForApi(scripts[used.length]!, []);
-    await expectWalletEqualsNode(scripts, 'after a reorg');
+    await expectWalletEqualsNode(scripts, 'after a reorg', held);
     const status = await json(`/tx/${paid}/status`);
     expect(status).toMatchObject({ confirmed: true, block_hash: branch[0] });
     expect(await json(`/block/${mined}/status`)).toEqual({ in_best_chain: false, height: null, next_best: null });
