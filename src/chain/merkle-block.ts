@@ -4,6 +4,7 @@
  * one transaction, its hashes and its flag bits packed least significant first. Esplora's
  * /tx/:txid/merkleblock-proof answers it in hex. Pure.
  */
+import { compactSize } from './compact-size.js';
 import { sha256d } from './hash.js';
 
 /** `header`: the block's 80 bytes; `txids` in internal byte order; `index`: the proven transaction's position. */
@@ -37,8 +38,7 @@ export function merkleBlockProof(header: Buffer, txids: readonly Buffer[], index
   bits.forEach((bit, i) => {
     if (bit) flags[i >> 3]! |= 1 << (i & 7);
   });
-  // One match keeps both counts far below 0xfd (a tree of 2^32 leaves has 33 levels): one-byte CompactSizes.
   const count = Buffer.alloc(4);
   count.writeUInt32LE(n);
-  return Buffer.concat([header, count, Buffer.from([hashes.length]), ...hashes, Buffer.from([flags.length]), flags]);
+  return Buffer.concat([header, count, compactSize(hashes.length), ...hashes, compactSize(flags.length), flags]);
 }

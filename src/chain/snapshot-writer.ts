@@ -5,6 +5,7 @@
  */
 import { CORE_MAGIC, CORE_VERSION } from './snapshot-format.js';
 import { writeCoin, type SnapshotCoin } from './snapshot-coin.js';
+import { compactSize } from './compact-size.js';
 
 export interface SnapshotOutputIn {
   vout: number;
@@ -28,20 +29,6 @@ export function ltcHeader(baseHash: Buffer, coinCount: number, nChainTx: number)
   baseHash.copy(b, 0);
   b.writeBigUInt64LE(BigInt(coinCount), 32);
   b.writeUInt32LE(nChainTx, 40);
-  return b;
-}
-
-function compactSize(n: number): Buffer {
-  if (n < 253) return Buffer.from([n]);
-  if (n <= 0xffff) {
-    const b = Buffer.alloc(3);
-    b[0] = 253;
-    b.writeUInt16LE(n, 1);
-    return b;
-  }
-  const b = Buffer.alloc(5);
-  b[0] = 254;
-  b.writeUInt32LE(n, 1);
   return b;
 }
 
