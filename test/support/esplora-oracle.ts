@@ -3,7 +3,7 @@
  * transaction as /tx/:txid shows it, and each address's stats, transactions (oldest first) and unspent
  * outputs. It imports nothing from src/, so a bug in the dialect cannot hide in the expectations.
  */
-import type { NodeVout, Walk, Walked } from './chain-walk.js';
+import type { NodeBlock, NodeVout, Walk, Walked } from './chain-walk.js';
 import { satsOf } from './history-walk.js';
 
 /** Core's script type names as Esplora's (there is no multisig type; witness v2+ and MWEB are unknown). */
@@ -54,7 +54,7 @@ export function expectedTx(w: Walked, { txs }: Walk) {
     size: tx.size,
     weight: tx.weight,
     fee: Number(fee),
-    status: { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time },
+    status: blockStatus(block),
   };
 }
 
@@ -125,4 +125,33 @@ export function scriptsOf(walk: Walk): Map<string, AddressExpected> {
     for (const a of touched) of(a).txs.push(w);
   }
   return per;
+}
+
+/** A transaction's status in `block`, or unconfirmed (null). */
+export function blockStatus(block: NodeBlock | null): Json {
+  return block === null
+    ? { confirmed: false }
+    : { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time };
+}
+
+/** What /tx/:txid/outspend/:vout must answer for `txid:vout`, from the walk's spends (the mempool's included). */
+export function expectedOutspend(walk: Walk, outpoint: string): Json {
+  const by = walk.spentBy.get(outpoint);
+  if (by === undefined) return { spent: false };
+  return { spent: true, txid: by.txid, vin: by.vin, status: blockStatus(by.height === null ? null : walk.blocks[by.height]!) };
+}
+
+/** What /address/:a must answer for an address with no mempool activity. */
+export function expectedAddress(address: string, e: AddressExpected): Json {
+  return {
+    address,
+    chain_stats: {
+      funded_txo_count: e.funded,
+      funded_txo_sum: Number(e.fundedSum),
+      spent_txo_count: e.spent,
+      spent_txo_sum: Number(e.spentSum),
+      tx_count: e.txs.length,
+    },
+    mempool_stats: { funded_txo_count: 0, funded_txo_sum: 0, spent_txo_count: 0, spent_txo_sum: 0, tx_count: 0 },
+  };
 }
