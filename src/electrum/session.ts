@@ -19,7 +19,8 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CloseReason } from './close-reasons.js';
 import type { Meter } from './cost-meter.js';
-import type { ElectrumSession, MethodRegistry, MethodSpec } from './methods/registry.js';
+import { inProtocol, type ElectrumSession, type MethodRegistry, type MethodSpec } from './methods/registry.js';
+import { PROTOCOL_MIN } from './version.js';
 import {
   errorAnswer,
   frameBytes,
@@ -332,6 +333,11 @@ export class Session implements ElectrumSession {
       this.opts.events.request(UNKNOWN_METHOD, 'not_found');
       return reply(errorAnswer(id ?? null, new RpcError('METHOD_NOT_FOUND', `unknown method ${JSON.stringify(method.slice(0, 100))}`)));
     }
+    if (!inProtocol(spec, this.protocol)) {
+      this.opts.events.request(method, 'not_found');
+      const at = this.protocol ?? PROTOCOL_MIN;
+      return reply(errorAnswer(id ?? null, new RpcError('METHOD_NOT_FOUND', `method ${method} is not part of protocol ${at}`)));
+    }
     try {
       const result = await spec.handler(positional(item.request.params, spec), this);
       this.opts.events.request(method, 'ok');
@@ -378,12 +384,15 @@ const overLimits = (why: string): RpcError => new RpcError('EXCESSIVE_RESOURCE_U
 
 /** Params as the handler takes them: positional, named ones put in the order the method lists. */
 function positional(params: readonly unknown[] | Readonly<Record<string, unknown>>, spec: MethodSpec): readonly unknown[] {
+  const ignored = spec.extraParams === 'ignored';
   if (Array.isArray(params)) {
-    if (params.length > spec.params.length) throw new RpcError('INVALID_PARAMS', `at most ${spec.params.length} parameters`);
-    return params;
+    if (params.length <= spec.params.length) return params;
+    if (ignored) return params.slice(0, spec.params.length);
+    throw new RpcError('INVALID_PARAMS', `at most ${spec.params.length} parameters`);
   }
   const named = params as Readonly<Record<string, unknown>>;
   const unknown = Object.keys(named).filter((k) => !spec.params.includes(k));
-  if (unknown.length > 0) throw new RpcError('INVALID_PARAMS', `unknown parameter ${JSON.stringify(unknown[0]!.slice(0, 100))}`);
+  if (unknown.length > 0 && !ignored)
+    throw new RpcError('INVALID_PARAMS', `unknown parameter ${JSON.stringify(unknown[0]!.slice(0, 100))}`);
   return spec.params.map((name) => named[name]);
 }

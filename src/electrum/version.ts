@@ -1,12 +1,17 @@
 /**
- * server.version's negotiation, pure. A client names one version or a [min, max] range; we speak exactly
- * PROTOCOL_MIN..PROTOCOL_MAX (1.4 for now) and settle on the highest version both speak. No common
- * version is a refusal (the session then closes, as ElectrumX does).
+ * server.version's negotiation, pure. A client names one version or a [min, max] range; we speak the
+ * versions of SPOKEN (1.5 was skipped by the protocol) and settle on the highest of them in the client's
+ * range. No common version is a refusal (the session then closes, as ElectrumX does).
  */
 import { RpcError } from './wire.js';
 
-export const PROTOCOL_MIN = '1.4';
-export const PROTOCOL_MAX = '1.4';
+/** Oldest first. */
+const SPOKEN = ['1.4', '1.6'] as const;
+
+export type Protocol = (typeof SPOKEN)[number];
+
+export const PROTOCOL_MIN: Protocol = SPOKEN[0];
+export const PROTOCOL_MAX: Protocol = SPOKEN[SPOKEN.length - 1]!;
 
 type Version = readonly number[];
 
@@ -23,21 +28,28 @@ function compare(a: Version, b: Version): number {
   return 0;
 }
 
+/** A session's protocol is `version` or later (a session that has not negotiated speaks PROTOCOL_MIN). */
+export function speaksAtLeast(protocol: string | undefined, version: Protocol): boolean {
+  return compare(parseVersion(protocol ?? PROTOCOL_MIN)!, parseVersion(version)!) >= 0;
+}
+
 /** The version to speak with a client asking for `requested` (absent: our minimum); throws RpcError otherwise. */
-export function negotiate(requested: unknown): string {
+export function negotiate(requested: unknown): Protocol {
   const range = requested === undefined ? [PROTOCOL_MIN, PROTOCOL_MIN] : Array.isArray(requested) ? requested : [requested, requested];
   const [min, max] = range.length === 2 ? range.map(parseVersion) : [undefined, undefined];
   if (min === undefined || max === undefined || compare(min, max) > 0) {
-    throw new RpcError('INVALID_PARAMS', `invalid protocol version ${JSON.stringify(requested)}: expected "1.4" or ["1.4", "1.4"]`);
-  }
-  const ours = { min: parseVersion(PROTOCOL_MIN)!, max: parseVersion(PROTOCOL_MAX)! };
-  const low = compare(min, ours.min) > 0 ? min : ours.min;
-  const high = compare(max, ours.max) < 0 ? max : ours.max;
-  if (compare(low, high) > 0) {
     throw new RpcError(
-      'BAD_REQUEST',
-      `unsupported protocol version ${JSON.stringify(requested)}: this server speaks ${PROTOCOL_MIN} to ${PROTOCOL_MAX}`,
+      'INVALID_PARAMS',
+      `invalid protocol version ${JSON.stringify(requested)}: expected a version such as "1.4" or a range such as ["1.4", "${PROTOCOL_MAX}"]`,
     );
   }
-  return high.join('.');
+  const common = SPOKEN.filter((v) => compare(parseVersion(v)!, min) >= 0 && compare(parseVersion(v)!, max) <= 0);
+  const chosen = common[common.length - 1];
+  if (chosen === undefined) {
+    throw new RpcError(
+      'BAD_REQUEST',
+      `unsupported protocol version ${JSON.stringify(requested)}: this server speaks ${SPOKEN.join(' and ')}`,
+    );
+  }
+  return chosen;
 }

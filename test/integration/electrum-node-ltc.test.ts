@@ -32,6 +32,7 @@ describe('Electrum node-backed methods against a real litecoind', () => {
   let relaying: ApiProcess;
   let client: ElectrumClient;
   let relayClient: ElectrumClient;
+  let relayPort: number;
   let activation: VerboseBlock;
   let pegOutBlock: VerboseBlock;
   let sends: string[];
@@ -45,7 +46,7 @@ describe('Electrum node-backed methods against a real litecoind', () => {
   const blockAt = async (height: number): Promise<VerboseBlock> =>
     lw.node.cli<VerboseBlock>('getblock', await lw.node.cli<string>('getblockhash', height), 1);
 
-  const startApi = async (env: Record<string, string>): Promise<{ api: ApiProcess; client: ElectrumClient }> => {
+  const startApi = async (env: Record<string, string>): Promise<{ api: ApiProcess; client: ElectrumClient; port: number }> => {
     const port = await freePort();
     const started = await lw.world.startApi('', {
       ADDRSUM_HISTORY: 'true',
@@ -56,7 +57,7 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     const c = await ElectrumClient.connect(port);
     opened.push(c);
     result(await c.call('server.version', ['test', '1.4']));
-    return { api: started, client: c };
+    return { api: started, client: c, port };
   };
 
   beforeAll(async () => {
@@ -80,13 +81,68 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     await lw.world.startIndexer({ env: { ADDRSUM_HISTORY: 'true', ADDRSUM_UTXO_LIST: 'true' } });
     await lw.world.waitForTip('the MWEB chain with history', 120_000);
     ({ client } = await startApi({}));
-    ({ api: relaying, client: relayClient } = await startApi({ ADDRSUM_ELECTRUM_BROADCAST: 'true' }));
+    ({ api: relaying, client: relayClient, port: relayPort } = await startApi({ ADDRSUM_ELECTRUM_BROADCAST: 'true' }));
   }, 300_000);
 
   afterAll(async () => {
     for (const c of opened) c.close();
     await relaying?.stop();
     await lw?.close();
+  });
+
+  it("protocol 1.6: negotiated from Electrum 4.7's range, with the changed and new methods as the spec has them", async () => {
+    const v16 = await ElectrumClient.connect(relayPort);
+    opened.push(v16);
+    // Extra arguments to server.version are ignored from 1.6 on.
+    expect(result(await v16.call('server.version', ['electrum/4.7.0', ['1.4', '1.6'], 'trailing', 9999.9]))).toEqual([
+      expect.stringMatching(/^addrsum /),
+      '1.6',
+    ]);
+    const features = result(await v16.call('server.features')) as Record<string, unknown>;
+    expect(features).toMatchObject({ protocol_min: '1.4', protocol_max: '1.6', method_flavours: expect.any(Object) });
+    expect((result(await client.call('server.features')) as Record<string, unknown>).method_flavours).toBeUndefined();
+
+    // block.headers: a list of headers from 1.6, the same bytes as 1.4's one string.
+    const listed = result(await v16.call('blockchain.block.headers', [1, 5])) as { count: number; headers: string[]; max: number };
+    const joined = result(await client.call('blockchain.block.headers', [1, 5])) as { count: number; hex: string };
+    expect(listed.count).toBe(5);
+    expect(listed.headers).toHaveLength(5);
+    expect(listed.headers.join('')).toBe(joined.hex);
+    expect(listed.headers[0]).toBe(await lw.node.cli<string>('getblockheader', await lw.node.cli<string>('getblockhash', 1), false));
+    expect('hex' in listed).toBe(false);
+
+    // relayfee is gone in 1.6; mempool.get_info replaces it, as the node says.
+    expect((await v16.call('blockchain.relayfee')).error?.code).toBe(-32601);
+    expect(typeof result(await client.call('blockchain.relayfee'))).toBe('number');
+    expect((await client.call('mempool.get_info')).error?.code).toBe(-32601);
+    const info = await lw.node.cli<{ mempoolminfee: number; minrelaytxfee: number }>('getmempoolinfo');
+    const net = await lw.node.cli<{ incrementalfee: number }>('getnetworkinfo');
+    expect(result(await v16.call('mempool.get_info'))).toEqual({
+      mempoolminfee: info.mempoolminfee,
+      minrelaytxfee: info.minrelaytxfee,
+      incrementalrelayfee: net.incrementalfee,
+    });
+
+    // estimatefee takes a mode; regtest has no estimate: -1 either way.
+    expect(result(await v16.call('blockchain.estimatefee', [2, 'ECONOMICAL']))).toBe(-1);
+    expect((await v16.call('blockchain.estimatefee', [2, 'SOON'])).error?.code).toBe(-32602);
+
+    // get_merkle: the height may be left out, and the block's hash comes with the branch.
+    const pos = 2;
+    const merkle = result(await v16.call('blockchain.transaction.get_merkle', [pegOutBlock.tx[pos]!])) as Record<string, unknown>;
+    expect(merkle).toMatchObject({ block_height: pegOutBlock.height, pos, block_hash: pegOutBlock.hash });
+    expect(toDisplayHex(foldBranch(fromDisplayHex(pegOutBlock.tx[pos]!), pos, (merkle.merkle as string[]).map(fromDisplayHex)))).toBe(
+      pegOutBlock.merkleroot,
+    );
+    const withHeight = result(await v16.call('blockchain.transaction.get_merkle', [pegOutBlock.tx[pos]!, pegOutBlock.height]));
+    expect(withHeight).toEqual(merkle);
+    expect((await client.call('blockchain.transaction.get_merkle', [pegOutBlock.tx[pos]!])).error?.code).toBe(-32602);
+
+    // broadcast_package: litecoind has no submitpackage, which the answer says; 1.4 has no such method.
+    const raw = await lw.node.cli<string>('getrawtransaction', sends[1]!, false, pegOutBlock.hash);
+    const pkg = await v16.call('blockchain.transaction.broadcast_package', [[raw]]);
+    expect(pkg.error?.message).toMatch(/cannot relay packages/);
+    expect((await relayClient.call('blockchain.transaction.broadcast_package', [[raw]])).error?.code).toBe(-32601);
   });
 
   /** What Electrum does with a served transaction: parse it and take its txid. */

@@ -101,7 +101,7 @@ describe('Electrum server.* methods, TCP and TLS', () => {
       genesis_hash: chainParams('LTC', 'regtest').genesisHash,
       hosts: {},
       protocol_min: '1.4',
-      protocol_max: '1.4',
+      protocol_max: '1.6',
       hash_function: 'sha256',
       pruning: null,
     });
@@ -114,9 +114,9 @@ describe('Electrum server.* methods, TCP and TLS', () => {
     client.close();
   });
 
-  it('refuses a version range without 1.4, then closes', async () => {
+  it('refuses a version range without 1.4 or 1.6, then closes', async () => {
     const client = await connect();
-    const answer = await client.call('server.version', ['Electrum 9', ['1.5', '1.6']]);
+    const answer = await client.call('server.version', ['Electrum 9', ['1.7', '1.8']]);
     expect(answer.error).toMatchObject({ code: 1, message: expect.stringContaining('unsupported protocol version') });
     await client.closedWithin();
   });

@@ -140,13 +140,25 @@ describe('headers', () => {
     expect(await headerAt(index, 12)).toBe(Buffer.alloc(80, 12).toString('hex'));
     await expect(headerAt(index, 9)).rejects.toThrow(/below 10 are still being backfilled/);
     await expect(headerAt(index, 21)).rejects.toThrow(/above the tip/);
-    expect(await headerRun(index, 19, 5)).toEqual({
+    expect(await headerRun(index, 19, 5, false)).toEqual({
       count: 2,
       hex: Buffer.concat([Buffer.alloc(80, 19), Buffer.alloc(80, 20)]).toString('hex'),
       max: 2016,
     });
-    expect(await headerRun(index, 25, 5)).toEqual({ count: 0, hex: '', max: 2016 });
-    await expect(headerRun(index, 3, 5)).rejects.toThrow(/backfilled/);
+    expect(await headerRun(index, 25, 5, false)).toEqual({ count: 0, hex: '', max: 2016 });
+    await expect(headerRun(index, 3, 5, false)).rejects.toThrow(/backfilled/);
+  });
+
+  it('lists a run one header a string from protocol 1.6', async () => {
+    const index = headerIndex(20, 10);
+    expect(await headerRun(index, 19, 5, true)).toEqual({
+      count: 2,
+      headers: [Buffer.alloc(80, 19).toString('hex'), Buffer.alloc(80, 20).toString('hex')],
+      max: 2016,
+    });
+    expect(await headerRun(index, 25, 5, true)).toEqual({ count: 0, headers: [], max: 2016 });
+    expect(await headerRun(index, 19, 0, true)).toEqual({ count: 0, headers: [], max: 2016 });
+    await expect(headerRun(index, 3, 5, true)).rejects.toThrow(/backfilled/);
   });
 });
 

@@ -88,6 +88,31 @@ describe('Electrum session', () => {
     expect((await w.client.call('test.echo', [1, 2, 3])).error?.code).toBe(-32602);
   });
 
+  it('ignores extra params of a method that says so, as 1.6 asks of server.version', async () => {
+    const w = await world({ 'test.lenient': { ...method(async (params) => params, ['a', 'b']), extraParams: 'ignored' } });
+    expect((await w.client.call('test.lenient', [1, 2, 'trailing', 9999.9, {}])).result).toEqual([1, 2]);
+    w.client.send(JSON.stringify({ jsonrpc: '2.0', id: 'n', method: 'test.lenient', params: { a: 1, dd: {} } }));
+    expect((await w.client.answer('n')).result).toEqual([1, null]);
+  });
+
+  it('serves a method only in the protocol versions that have it', async () => {
+    const w = await world({
+      'test.version': method(async (_params, session) => {
+        session.negotiated('t', '1.6');
+        return 'ok';
+      }),
+      'test.new': { ...method(async () => 'new'), since: '1.6' },
+      'test.old': { ...method(async () => 'old'), until: '1.6' },
+    });
+    // Before any negotiation a session speaks 1.4.
+    expect((await w.client.call('test.old')).result).toBe('old');
+    expect((await w.client.call('test.new')).error).toEqual({ code: -32601, message: 'method test.new is not part of protocol 1.4' });
+    await w.client.call('test.version');
+    expect((await w.client.call('test.new')).result).toBe('new');
+    expect((await w.client.call('test.old')).error).toEqual({ code: -32601, message: 'method test.old is not part of protocol 1.6' });
+    expect(w.outcomes).toContain('test.new not_found');
+  });
+
   it('sends what a handler notifies, named after its method', async () => {
     const w = await world({
       'test.subscribe': method(async (_params, session) => {

@@ -186,8 +186,17 @@ describe('server.version negotiation', () => {
   it('settles on 1.4 for a client asking for it alone, in a range, or for nothing', () => {
     expect(negotiate('1.4')).toBe('1.4');
     expect(negotiate(['1.4', '1.4'])).toBe('1.4');
+    // 1.5 was skipped by the protocol: a range up to it has 1.4 as its highest spoken version.
     expect(negotiate(['1.2', '1.5'])).toBe('1.4');
     expect(negotiate(undefined)).toBe('1.4');
+  });
+
+  it('settles on 1.6 for a range that reaches it, as Electrum 4.7 asks', () => {
+    expect(negotiate(['1.4', '1.6'])).toBe('1.6');
+    expect(negotiate('1.6')).toBe('1.6');
+    expect(negotiate(['1.6', '1.7'])).toBe('1.6');
+    expect(negotiate(['1.4.2', '1.6'])).toBe('1.6');
+    expect(negotiate(['1.4', '1.5.9'])).toBe('1.4');
   });
 
   it('refuses a range without 1.4 (BAD_REQUEST) and a malformed version (INVALID_PARAMS)', () => {
@@ -200,7 +209,8 @@ describe('server.version negotiation', () => {
       return 'ok';
     };
     expect(code('1.2')).toBe('BAD_REQUEST');
-    expect(code(['1.5', '1.6'])).toBe('BAD_REQUEST');
+    expect(code(['1.5', '1.5'])).toBe('BAD_REQUEST');
+    expect(code(['1.7', '1.8'])).toBe('BAD_REQUEST');
     expect(code(['1.0', '1.3'])).toBe('BAD_REQUEST');
     expect(code('one')).toBe('INVALID_PARAMS');
     expect(code(['1.4'])).toBe('INVALID_PARAMS');

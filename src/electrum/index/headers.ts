@@ -48,12 +48,16 @@ export async function headerAt(index: ElectrumIndex, height: number): Promise<st
   return range.headers[0]!.toString('hex');
 }
 
+/** A run of headers as the session's protocol lists them: one hex string before 1.6, a list from 1.6. */
+export type HeaderRun = { count: number; max: number } & ({ hex: string } | { headers: string[] });
+
 /** Up to `count` (at most MAX_HEADERS) headers from `start`: none past the tip; empty from above it. */
-export async function headerRun(index: ElectrumIndex, start: number, count: number): Promise<{ count: number; hex: string; max: number }> {
+export async function headerRun(index: ElectrumIndex, start: number, count: number, asList: boolean): Promise<HeaderRun> {
   const want = Math.min(count, MAX_HEADERS);
-  if (want === 0) return { count: 0, hex: '', max: MAX_HEADERS };
-  const range = await index.headers(start, want);
-  if (range === null) throw notIndexed();
-  if (start <= range.tipHeight && start < range.headersFrom) throw belowStored(start, range);
-  return { count: range.headers.length, hex: Buffer.concat(range.headers).toString('hex'), max: MAX_HEADERS };
+  const range = want === 0 ? null : await index.headers(start, want);
+  if (want > 0 && range === null) throw notIndexed();
+  if (range !== null && start <= range.tipHeight && start < range.headersFrom) throw belowStored(start, range);
+  const headers = range?.headers ?? [];
+  const listed = asList ? { headers: headers.map((h) => h.toString('hex')) } : { hex: Buffer.concat(headers).toString('hex') };
+  return { count: headers.length, ...listed, max: MAX_HEADERS };
 }

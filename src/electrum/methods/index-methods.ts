@@ -17,6 +17,7 @@ import type { ScriptHistories } from '../index/script-histories.js';
 import type { TipSubscriptions } from '../index/tip-subscriptions.js';
 import { readUnspent } from '../index/unspent.js';
 import type PQueue from 'p-queue';
+import { speaksAtLeast } from '../version.js';
 import { JsonText, RpcError } from '../wire.js';
 import type { ElectrumSession, MethodSpec } from './registry.js';
 
@@ -78,7 +79,7 @@ export function indexMethods(deps: IndexMethodDeps): Record<string, MethodSpec> 
       if (cp > 0 && n > 0 && from + Math.min(n, MAX_HEADERS) - 1 > cp) {
         throw new RpcError('BAD_REQUEST', `start_height + count - 1 must not pass cp_height ${cp}`);
       }
-      const run = await headerRun(at, from, Math.min(n, MAX_HEADERS));
+      const run = await headerRun(at, from, Math.min(n, MAX_HEADERS), speaksAtLeast(session.protocol, '1.6'));
       if (cp === 0 || run.count === 0) return run;
       const proof = await deps.checkpoints.prove(at, from + run.count - 1, cp);
       await session.charge(PROOF_TOKENS);

@@ -4,6 +4,7 @@
  * methods (headers, scripthashes, transactions, fees) plug in as more entries of the same registry.
  */
 import type { CloseReason } from '../close-reasons.js';
+import { speaksAtLeast, type Protocol } from '../version.js';
 
 /** What a handler sees of its connection. */
 export interface ElectrumSession {
@@ -39,9 +40,23 @@ export interface MethodSpec {
    * Cost metered before the handler runs (cost-meter.ts): 1 is one script's read; price by work.
    */
   readonly cost: number;
-  /** Parameter names in order, for requests that name them; more params than names is INVALID_PARAMS. */
+  /**
+   * Parameter names in order, for requests that name them; more params than names is INVALID_PARAMS,
+   * unless `extraParams` is 'ignored' (server.version from 1.6 on, so that later versions can extend it).
+   */
   readonly params: readonly string[];
+  readonly extraParams?: 'ignored';
   readonly handler: MethodHandler;
+  /** The protocol versions that have it (version.ts): from `since`, and before `until`; absent: all. */
+  readonly since?: Protocol;
+  readonly until?: Protocol;
+}
+
+/** The method is part of the session's protocol (an unnegotiated session speaks the oldest). */
+export function inProtocol(spec: MethodSpec, protocol: string | undefined): boolean {
+  return (
+    (spec.since === undefined || speaksAtLeast(protocol, spec.since)) && (spec.until === undefined || !speaksAtLeast(protocol, spec.until))
+  );
 }
 
 export type MethodRegistry = ReadonlyMap<string, MethodSpec>;

@@ -13,6 +13,7 @@ import { settingWithVariables } from '../../setting-variables.js';
 import type { IndexAccess } from '../index/access.js';
 import type { BlockTxids } from '../node/block-txids.js';
 import { nodeRpcCode, type NodeLink } from '../node/node-link.js';
+import { speaksAtLeast } from '../version.js';
 import { RpcError } from '../wire.js';
 import type { MethodSpec } from './registry.js';
 
@@ -23,6 +24,8 @@ const NODE_RELAY = 5;
 
 /** Bitcoin Core's RPC_INVALID_ADDRESS_OR_KEY: "No such mempool or blockchain transaction". */
 const RPC_NOT_FOUND = -5;
+/** Bitcoin Core's RPC_METHOD_NOT_FOUND: a node without submitpackage (before Core 28, litecoind). */
+const RPC_METHOD_NOT_FOUND = -32601;
 
 export interface TransactionDeps {
   readonly index: IndexAccess;
@@ -105,14 +108,22 @@ export function transactionMethods(deps: TransactionDeps): Record<string, Method
       if (flag(verbose, 'verbose')) throw new RpcError('BAD_REQUEST', 'verbose transactions are not served');
       return served(await rawHex(h));
     }),
-    'blockchain.transaction.get_merkle': method(NODE_LOOKUP, ['tx_hash', 'height'], async ([hash, heightParam]) => {
+    'blockchain.transaction.get_merkle': method(NODE_LOOKUP, ['tx_hash', 'height'], async ([hash, heightParam], session) => {
       const h = txHash(hash);
-      const height = nonNegative(heightParam, 'height');
-      const { txids } = await deps.blockTxids(height);
       const leaf = fromDisplayHex(h);
-      const pos = txids.findIndex((t) => t.equals(leaf));
+      // From 1.6 the height may be left out: the index knows the block of every transaction it numbers.
+      const v16 = speaksAtLeast(session.protocol, '1.6');
+      let height: number;
+      if (v16 && (heightParam === undefined || heightParam === null)) {
+        const at = await deps.index().txBlock(leaf);
+        if (at === null) throw new RpcError('BAD_REQUEST', `tx ${h} is not in a block of the index`);
+        height = at.height;
+      } else height = nonNegative(heightParam, 'height');
+      const block = await deps.blockTxids(height);
+      const pos = block.txids.findIndex((t) => t.equals(leaf));
       if (pos < 0) throw new RpcError('BAD_REQUEST', `tx ${h} is not in the block at height ${height}`);
-      return { block_height: height, merkle: merkleBranch(txids, pos).map(toDisplayHex), pos };
+      const answer = { block_height: height, merkle: merkleBranch(block.txids, pos).map(toDisplayHex), pos };
+      return v16 ? { ...answer, block_hash: block.hash } : answer;
     }),
     'blockchain.transaction.id_from_pos': method(NODE_LOOKUP, ['height', 'tx_pos', 'merkle'], async ([height, txPos, merkle]) => {
       const withMerkle = flag(merkle, 'merkle');
@@ -121,24 +132,68 @@ export function transactionMethods(deps: TransactionDeps): Record<string, Method
       return withMerkle ? { tx_hash: txHashHex, merkle: merkleBranch(txids, pos).map(toDisplayHex) } : txHashHex;
     }),
     'blockchain.transaction.broadcast': method(NODE_RELAY, ['raw_tx'], async ([rawTx]) => {
-      if (!deps.broadcast)
-        throw new RpcError(
-          'BAD_REQUEST',
-          `this server does not relay transactions: its operator turns it on with ${settingWithVariables('electrum.broadcast')}`,
-        );
+      mustRelay(deps);
       if (typeof rawTx !== 'string' || !HEX.test(rawTx)) throw new RpcError('INVALID_PARAMS', 'raw_tx must be a transaction in hex');
-      try {
-        return await deps.node.call<string>('sendrawtransaction', [rawTx]);
-      } catch (err) {
-        const code = nodeRpcCode(err);
-        // The node judged the transaction (RPC_VERIFY_* -25/-26/-27, RPC_DESERIALIZATION_ERROR -22): its words.
-        if (code !== undefined && err instanceof RpcError)
-          throw new RpcError(
-            'BAD_REQUEST',
-            `the transaction was rejected by network rules: ${err.message.replace(/^daemon error: sendrawtransaction: /, '')}`,
-          );
-        throw err;
-      }
+      return relayed(deps, 'sendrawtransaction', [rawTx], 'the transaction');
     }),
+    'blockchain.transaction.broadcast_package': {
+      ...method(NODE_RELAY, ['raw_txs', 'verbose'], async ([rawTxs, verbose], session) => {
+        mustRelay(deps);
+        const txs = packageParam(rawTxs);
+        const verbatim = flag(verbose, 'verbose');
+        await session.charge((txs.length - 1) * NODE_RELAY);
+        const result = await relayed(deps, 'submitpackage', [txs], 'the tx package');
+        return verbatim ? result : packageOutcome(result);
+      }),
+      since: '1.6',
+    },
   };
+}
+
+function mustRelay(deps: TransactionDeps): void {
+  if (!deps.broadcast)
+    throw new RpcError(
+      'BAD_REQUEST',
+      `this server does not relay transactions: its operator turns it on with ${settingWithVariables('electrum.broadcast')}`,
+    );
+}
+
+/** The node's answer to a relaying call; what the node judged (RPC_VERIFY_*, RPC_DESERIALIZATION_ERROR) in its words. */
+async function relayed(deps: TransactionDeps, call: string, params: readonly unknown[], what: string): Promise<unknown> {
+  try {
+    return await deps.node.call<unknown>(call, params);
+  } catch (err) {
+    const code = nodeRpcCode(err);
+    if (code === RPC_METHOD_NOT_FOUND)
+      throw new RpcError(
+        'BAD_REQUEST',
+        `this server's node cannot relay packages (${call} needs Bitcoin Core 28 or later): broadcast the transactions one by one`,
+      );
+    if (code !== undefined && err instanceof RpcError)
+      throw new RpcError('BAD_REQUEST', `${what} was rejected by network rules: ${err.message.replace(`daemon error: ${call}: `, '')}`);
+    throw err;
+  }
+}
+
+/** submitpackage's limit (Core's MAX_PACKAGE_COUNT). */
+const MAX_PACKAGE_TXS = 25;
+
+function packageParam(v: unknown): string[] {
+  if (!Array.isArray(v) || v.length === 0 || v.length > MAX_PACKAGE_TXS)
+    throw new RpcError('INVALID_PARAMS', `raw_txs must be a list of 1 to ${MAX_PACKAGE_TXS} transactions in hex`);
+  v.forEach((tx, i) => {
+    if (typeof tx !== 'string' || !HEX.test(tx)) throw new RpcError('INVALID_PARAMS', `raw_txs[${i}] must be a transaction in hex`);
+  });
+  return v as string[];
+}
+
+/** submitpackage's answer as 1.6's non-verbose result: success, and each refused transaction's txid and error. */
+export function packageOutcome(result: unknown): { success: boolean; errors?: { txid: string; error: string }[] } {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { package_msg?: unknown; 'tx-results'?: unknown };
+  const txResults = typeof r['tx-results'] === 'object' && r['tx-results'] !== null ? Object.values(r['tx-results']) : [];
+  const errors = (txResults as { txid?: unknown; error?: unknown }[])
+    .filter((t) => typeof t?.txid === 'string' && typeof t.error === 'string')
+    .map((t) => ({ txid: t.txid as string, error: t.error as string }));
+  if (r.package_msg === 'success' && errors.length === 0) return { success: true };
+  return { success: false, errors };
 }

@@ -11,9 +11,10 @@ import type { IndexAccess } from '../index/access.js';
 import { RpcError } from '../wire.js';
 import { noNode } from './node-link.js';
 
-/** A block's txids in order, internal byte order, with its height. */
+/** A block's txids in order, internal byte order, with its height and hash (display hex). */
 export interface BlockTxids {
   readonly height: number;
+  readonly hash: string;
   readonly txids: readonly Buffer[];
 }
 
@@ -23,7 +24,7 @@ export function blockTxids(chain: ChainCode, index: IndexAccess, blocks: BlockSo
     try {
       const block = await blocks.atHeight(index(), height);
       if (block === null) throw new RpcError('BAD_REQUEST', `no block at height ${height} in the index`);
-      return { height, txids: (await blocks.body(block)).txids };
+      return { height, hash: block.hash, txids: (await blocks.body(block)).txids };
     } catch (err) {
       if (err instanceof ServingError) throw new RpcError('DAEMON_ERROR', `daemon error: ${err.message}`);
       throw err;
