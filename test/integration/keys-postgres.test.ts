@@ -126,7 +126,8 @@ describe('API keys in PostgreSQL', () => {
     await own.restart();
     await waitFor('the key to be accepted again', async () => (await lookup(api, key)).status === 200, 30_000);
     expect(api.child.exitCode).toBeNull();
-    expect(api.output()).toMatch(/"why":"recovered"/);
+    // The log line and the first answer after it race on the child's stdout: wait for the line.
+    await waitFor('the keys to be logged recovered', async () => /"why":"recovered"/.test(api.output()), 30_000);
     expect(api.output()).not.toContain(own.url.replace('postgres://', ''));
   });
 
