@@ -90,7 +90,7 @@ export function electrumService(
   const servers = chains.map((chain) => {
     const log = deps.logger.child({ component: 'electrum', chain });
     startSeries(metrics, chain);
-    const node = nodeMethods(config, chain, deps.chains.get(chain), deps.nodeViews?.get(chain));
+    const node = nodeMethods(config, chain, deps.chains.get(chain), { feed: deps.feed, log }, deps.nodeViews?.get(chain));
     links.push(node);
     return new ElectrumServer({
       chain,

@@ -8,6 +8,10 @@ import { RpcError, type RpcErrorCode } from './wire.js';
 
 const RPC_CODES: Partial<Record<ErrorCode, RpcErrorCode>> = {
   INVALID_SCRIPTHASH: 'INVALID_PARAMS',
+  // The node behind the serving layer's transaction reads (tx-source.ts), as a node link's failure answers.
+  NODE_UNAVAILABLE: 'DAEMON_ERROR',
+  NODE_NOT_CONFIGURED: 'DAEMON_ERROR',
+  BLOCK_PRUNED: 'DAEMON_ERROR',
 };
 
 /** The RpcError `err` answers as, its message after `prefix`; null when it is no serving error Electrum names. */

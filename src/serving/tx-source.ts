@@ -17,6 +17,7 @@ import { toDisplayHex } from '../chain/hash.js';
 import { decodeTransaction, type DecodedOutput, type DecodedTx } from '../chain/tx-decode.js';
 import { isUnspendable } from '../chain/script.js';
 import type { IndexReader } from '../store/ports.js';
+import type { OutspendsRead } from '../store/spend-key.js';
 import type { TxBlock } from '../store/tx-block.js';
 import type { ChainNode } from './chain-node.js';
 import { ServingError } from './errors.js';
@@ -125,28 +126,39 @@ export class TxSource {
    * mempool spender.
    */
   async outspends(index: TxIndex, found: FoundTx): Promise<readonly (Outspend | null)[] | null> {
-    const { tx } = found;
-    const read = await index.outspends(tx.txid, tx.outputs.length);
+    const read = await index.outspends(found.tx.txid, found.tx.outputs.length);
     if (read === null || read.spendsFrom === null) return null;
+    return Promise.all(found.tx.outputs.map((_, vout) => this.spendOf(index, found, read, vout)));
+  }
+
+  /**
+   * What spent output `vout` of `found` (as outspends, but the spending transactions of its other outputs
+   * are not read): `spend` null while unspent; null while the index keeps no history.
+   */
+  async outspend(index: TxIndex, found: FoundTx, vout: number): Promise<{ readonly spend: Outspend | null } | null> {
+    if (vout >= found.tx.outputs.length) throw new RangeError(`transaction has no output ${vout}`);
+    const read = await index.outspends(found.tx.txid, vout + 1);
+    if (read === null || read.spendsFrom === null) return null;
+    return { spend: await this.spendOf(index, found, read, vout) };
+  }
+
+  private async spendOf(index: TxIndex, found: FoundTx, read: OutspendsRead, vout: number): Promise<Outspend | null> {
+    const { tx } = found;
     /** The input of `spender` that spends output `vout` of this transaction; null when none does. */
-    const inputOf = async (spender: Buffer, vout: number): Promise<number | null> => {
+    const inputOf = async (spender: Buffer): Promise<number | null> => {
       const got = await this.queue.add(() => this.find(index, spender));
       const vin = got?.tx.inputs.findIndex((i) => i.prevTxid?.equals(tx.txid) === true && i.vout === vout) ?? -1;
       return vin < 0 ? null : vin;
     };
-    return Promise.all(
-      tx.outputs.map(async (output, vout): Promise<Outspend | null> => {
-        const o = read.outputs[vout];
-        if (o === undefined || isUnspendable(output.script)) return null;
-        const [only, ...more] = o.spenders;
-        if (only !== undefined && more.length === 0) return only;
-        for (const candidate of o.spenders) if ((await inputOf(candidate.txid, vout)) === candidate.vin) return candidate;
-        if (o.mempool !== null) return { txid: o.mempool, vin: await inputOf(o.mempool, vout), height: null };
-        // In the UTXO set, or an output of a mempool transaction nothing spends yet.
-        if (o.unspent || found.block === null) return null;
-        return { txid: null, vin: null, height: null };
-      }),
-    );
+    const o = read.outputs[vout];
+    if (o === undefined || isUnspendable(tx.outputs[vout]!.script)) return null;
+    const [only, ...more] = o.spenders;
+    if (only !== undefined && more.length === 0) return only;
+    for (const candidate of o.spenders) if ((await inputOf(candidate.txid)) === candidate.vin) return candidate;
+    if (o.mempool !== null) return { txid: o.mempool, vin: await inputOf(o.mempool), height: null };
+    // In the UTXO set, or an output of a mempool transaction nothing spends yet.
+    if (o.unspent || found.block === null) return null;
+    return { txid: null, vin: null, height: null };
   }
 
   private async ask(hex: string, params: readonly unknown[], block?: { hash: string; height: number }): Promise<Buffer | null> {

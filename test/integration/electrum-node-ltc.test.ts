@@ -145,6 +145,150 @@ describe('Electrum node-backed methods against a real litecoind', () => {
     expect((await relayClient.call('blockchain.transaction.broadcast_package', [[raw]])).error?.code).toBe(-32601);
   });
 
+  it('protocol 1.6 outpoints: status, and notifications for a mempool spend, its block, a reorg and a longer fork', async () => {
+    const node = lw.node;
+    const v16 = await ElectrumClient.connect(relayPort);
+    opened.push(v16);
+    result(await v16.call('server.version', ['test', ['1.4', '1.6']]));
+    const miner = await node.cli<string>('getnewaddress', '', 'bech32');
+    /** The output of `txid` paying `address`. */
+    const voutOf = async (txid: string, address: string): Promise<number> => {
+      const tx = await node.cli<{ vout: { n: number; scriptPubKey: { address?: string; addresses?: string[] } }[] }>(
+        'getrawtransaction',
+        txid,
+        true,
+      );
+      const out = tx.vout.find((o) => o.scriptPubKey.address === address || o.scriptPubKey.addresses?.includes(address));
+      if (out === undefined) throw new Error(`${txid} does not pay ${address}`);
+      return out.n;
+    };
+    /** A signed transaction spending `txid:vout` (worth `sats`) to a fresh address, not sent. */
+    const spendOf = async (txid: string, vout: number, sats: number): Promise<{ hex: string; to: string }> => {
+      const to = await node.cli<string>('getnewaddress', '', 'bech32');
+      const raw = await node.cli<string>('createrawtransaction', [{ txid, vout }], { [to]: coins(sats - 100_000) });
+      const signed = await node.cli<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', raw);
+      expect(signed.complete).toBe(true);
+      return { hex: signed.hex, to };
+    };
+    /**
+     * Waits for a notification of `outpoint` after message `from` telling `status` (a reorg may first tell
+     * what the index holds between the rollback and the mempool's refill).
+     */
+    const notified = async (from: number, outpoint: [string, number], status: Record<string, unknown>, what: string): Promise<void> => {
+      const t0 = Date.now();
+      await v16.waitFor((msg) => {
+        const n = msg as { method?: string; params?: unknown[] };
+        return (
+          v16.messages.indexOf(msg) >= from &&
+          n.method === 'blockchain.outpoint.subscribe' &&
+          JSON.stringify(n.params) === JSON.stringify([outpoint, status])
+        );
+      }, 30_000);
+      console.info(`outpoint notification (${what}) ${Date.now() - t0} ms after the event`);
+    };
+
+    // A confirmed funding output, unspent.
+    const payee = await node.cli<string>('getnewaddress', '', 'bech32');
+    const funding = await node.cli<string>('sendtoaddress', payee, coins(40_000_000));
+    const vout = await voutOf(funding, payee);
+    const [fundBlock] = await mine(node, 1, miner);
+    await lw.world.waitForTip('the funding block', 60_000);
+    const fundHeight = (await node.cli<{ height: number }>('getblockheader', fundBlock!)).height;
+    const outpoint: [string, number] = [funding, vout];
+    expect(result(await v16.call('blockchain.outpoint.subscribe', outpoint))).toEqual({ height: fundHeight });
+    expect(result(await v16.call('blockchain.outpoint.get_status', [...outpoint, 'ab']))).toEqual({ height: fundHeight });
+    // No such transaction, and no such output: an empty status, kept as a subscription all the same.
+    expect(result(await v16.call('blockchain.outpoint.get_status', ['ab'.repeat(32), 0]))).toEqual({});
+    expect(result(await v16.call('blockchain.outpoint.get_status', [funding, 99]))).toEqual({});
+
+    // Spent in the mempool: told at once, with height 0 (its input is confirmed).
+    const spend = await spendOf(funding, vout, 40_000_000);
+    let mark = v16.messages.length;
+    const spender = await node.cli<string>('sendrawtransaction', spend.hex);
+    await notified(mark, outpoint, { height: fundHeight, spender_txhash: spender, spender_height: 0 }, 'mempool spend');
+
+    // Mined.
+    mark = v16.messages.length;
+    const [spendBlock] = await mine(node, 1, miner);
+    await notified(
+      mark,
+      outpoint,
+      {
+        height: fundHeight,
+        spender_txhash: spender,
+        spender_height: fundHeight + 1,
+      },
+      'spending block',
+    );
+
+    // The block is reorganised away: the spender is back in the mempool; then mined on a longer fork.
+    mark = v16.messages.length;
+    await node.cli('invalidateblock', spendBlock!);
+    expect(await node.cli<string[]>('getrawmempool')).toContain(spender);
+    await notified(mark, outpoint, { height: fundHeight, spender_txhash: spender, spender_height: 0 }, 'reorg');
+    mark = v16.messages.length;
+    // Another coinbase: the same one could mine the invalidated block again, byte for byte.
+    await mine(node, 2, await node.cli<string>('getnewaddress', '', 'bech32'));
+    await notified(
+      mark,
+      outpoint,
+      {
+        height: fundHeight,
+        spender_txhash: spender,
+        spender_height: fundHeight + 1,
+      },
+      'longer fork',
+    );
+
+    // A chain in the mempool: a child of an unconfirmed parent has height -1 until the parent is mined.
+    const parent = await node.cli<string>('sendtoaddress', payee, coins(30_000_000));
+    const child = await spendOf(parent, await voutOf(parent, payee), 30_000_000);
+    const childOutpoint: [string, number] = [await node.cli<string>('sendrawtransaction', child.hex), 0];
+    await waitFor(
+      'the child in the index',
+      async () => JSON.stringify(result(await v16.call('blockchain.outpoint.get_status', childOutpoint))) === '{"height":-1}',
+      30_000,
+    );
+    const parentOutpoint = [parent, await voutOf(parent, payee)];
+    const parentStatus = JSON.stringify({ height: 0, spender_txhash: childOutpoint[0], spender_height: -1 });
+    await waitFor(
+      'the parent spent in the index',
+      async () => JSON.stringify(result(await v16.call('blockchain.outpoint.get_status', parentOutpoint))) === parentStatus,
+      30_000,
+    );
+    expect(result(await v16.call('blockchain.outpoint.subscribe', childOutpoint))).toEqual({ height: -1 });
+    mark = v16.messages.length;
+    const [chainBlock] = await mine(node, 1, miner);
+    const chainHeight = (await node.cli<{ height: number }>('getblockheader', chainBlock!)).height;
+    await notified(mark, childOutpoint, { height: chainHeight }, 'mined mempool chain');
+
+    // An outpoint that does not exist yet, with spk_hint naming its script: told when it reaches the mempool.
+    const comingTo = await node.cli<string>('getnewaddress', '', 'bech32');
+    const unsigned = await node.cli<{ hex: string }>(
+      'fundrawtransaction',
+      await node.cli<string>('createrawtransaction', [], { [comingTo]: coins(20_000_000) }),
+      { changePosition: 1 },
+    );
+    const coming = await node.cli<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', unsigned.hex);
+    expect(coming.complete).toBe(true);
+    const decoded = await node.cli<{ txid: string; vout: { n: number; scriptPubKey: { hex: string } }[] }>(
+      'decoderawtransaction',
+      coming.hex,
+    );
+    const comingOutpoint: [string, number] = [decoded.txid, 0];
+    expect(result(await v16.call('blockchain.outpoint.subscribe', [...comingOutpoint, decoded.vout[0]!.scriptPubKey.hex]))).toEqual({});
+    mark = v16.messages.length;
+    await node.cli('sendrawtransaction', coming.hex);
+    await notified(mark, comingOutpoint, { height: 0 }, 'hinted funding in the mempool');
+
+    expect(result(await v16.call('blockchain.outpoint.unsubscribe', outpoint))).toBe(true);
+    expect(result(await v16.call('blockchain.outpoint.unsubscribe', outpoint))).toBe(false);
+    expect((await v16.call('blockchain.outpoint.subscribe', [funding, -1])).error?.code).toBe(-32602);
+    expect((await v16.call('blockchain.outpoint.subscribe', [funding, 0, 'xyz'])).error?.code).toBe(-32602);
+    // 1.4 has no outpoint methods.
+    expect((await client.call('blockchain.outpoint.get_status', outpoint)).error?.code).toBe(-32601);
+  }, 180_000);
+
   /** What Electrum does with a served transaction: parse it and take its txid. */
   const expectServedAs = (hex: unknown, txid: string): Transaction => {
     expect(typeof hex).toBe('string');

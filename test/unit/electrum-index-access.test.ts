@@ -13,7 +13,7 @@ import { RpcError } from '../../src/electrum/wire.js';
 const OVERLOADED = 'its index database is overloaded (every connection busy); retry shortly';
 
 function handleOver(source: Partial<ElectrumIndex>): ChainHandle {
-  const reads = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock'];
+  const reads = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock', 'outspends'];
   const feed = { bounds: async () => null, since: async () => [] };
   const full = { ...Object.fromEntries(reads.map((k) => [k, async () => null])), feed, ...source };
   return {

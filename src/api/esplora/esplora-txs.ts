@@ -42,16 +42,19 @@ async function mustFind(deps: AppDeps, req: Request, res: Response): Promise<Loo
 const placeOf = (index: ViewIndex, found: FoundTx): Promise<EsploraPlace | null> =>
   found.block === null ? Promise.resolve(null) : placeAt(index, found.block.height, found.block.hash);
 
-/** Each output's spender with the place of its block (one header read per height). */
+/** An output's spender in Esplora's shape, with the place of its block (`place`: one header read per height). */
+const spenderValue = async (
+  o: Outspend | null,
+  place: (height: number) => Promise<EsploraPlace | null>,
+): Promise<Record<string, unknown>> =>
+  outspendValue(o === null ? null : { txid: o.txid, vin: o.vin, place: o.height === null ? null : await place(o.height) });
+
+/** Each output's spender with the place of its block. */
 async function spendersOf(route: NodeRoute, index: ViewIndex, found: FoundTx): Promise<Record<string, unknown>[]> {
   const outspends = await route.views.txs.outspends(index, found);
   if (outspends === null) throw historyOff(route.chain);
   const place = placesOf(index);
-  return Promise.all(
-    outspends.map(async (o: Outspend | null) =>
-      outspendValue(o === null ? null : { txid: o.txid, vin: o.vin, place: o.height === null ? null : await place(o.height) }),
-    ),
-  );
+  return Promise.all(outspends.map((o) => spenderValue(o, place)));
 }
 
 const unconfirmed = (): EsploraError => new EsploraError(404, 'Transaction not found or is unconfirmed');
@@ -116,8 +119,10 @@ export function mountEsploraTxs(router: Router, deps: AppDeps, limiter: RateLimi
     const vout = parseVout(String(req.params.vout));
     if (found === null || vout >= found.tx.outputs.length) return sendEsploraJson(res, outspendValue(null));
     await charge(req, res, txExtraTokens(found.tx, false));
-    const spenders = await spendersOf(route, index, found);
-    sendEsploraJson(res, spenders[vout]);
+    // One output's spender only: the spending transactions of the others are not read.
+    const read = await route.views.txs.outspend(index, found, vout);
+    if (read === null) throw historyOff(route.chain);
+    sendEsploraJson(res, await spenderValue(read.spend, placesOf(index)));
   });
 
   router.get('/tx/:txid/outspends', async (req, res) => {

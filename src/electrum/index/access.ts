@@ -8,7 +8,10 @@ import type { IndexReader } from '../../store/ports.js';
 import { RpcError } from '../wire.js';
 
 /** The reads of the Electrum methods: one snapshot each (ports.ts). */
-export type ElectrumIndex = Pick<IndexReader, 'status' | 'keyViews' | 'scriptTxs' | 'utxoPage' | 'headers' | 'txBlock' | 'feed'>;
+export type ElectrumIndex = Pick<
+  IndexReader,
+  'status' | 'keyViews' | 'scriptTxs' | 'utxoPage' | 'headers' | 'txBlock' | 'outspends' | 'feed'
+>;
 
 /** The chain's index now; throws SERVER_BUSY when it cannot be read (not created yet, reopening). */
 export type IndexAccess = () => ElectrumIndex;
@@ -19,13 +22,16 @@ function complete(source: SummarySource): source is SummarySource & ElectrumInde
     source.utxoPage !== undefined &&
     source.headers !== undefined &&
     source.txBlock !== undefined &&
+    source.outspends !== undefined &&
     source.feed !== undefined
   );
 }
 
 const busy = (reason: string): RpcError => new RpcError('SERVER_BUSY', `the index cannot be read right now (${reason}); retry shortly`);
 
-const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock'] as const satisfies ReadonlyArray<keyof ElectrumIndex>;
+const READS = ['status', 'keyViews', 'scriptTxs', 'utxoPage', 'headers', 'txBlock', 'outspends'] as const satisfies ReadonlyArray<
+  keyof ElectrumIndex
+>;
 
 /**
  * The source's reads, a failure that is the index's (a damaged file, a database overloaded, unreachable or

@@ -21,3 +21,9 @@ export function scripthashParam(value: unknown): { hash: string; key: Buffer } {
     throw rpcErrorOf(err, 'scripthash: ') ?? err;
   }
 }
+
+/** A transaction hash parameter (64 hex digits, display order), lowercased. */
+export function txHashParam(value: unknown, name = 'tx_hash'): string {
+  if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) throw new RpcError('INVALID_PARAMS', `${name} must be 64 hex digits`);
+  return value.toLowerCase();
+}

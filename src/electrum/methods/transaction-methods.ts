@@ -11,6 +11,7 @@ import { withoutMweb } from '../../chain/ltc/mweb-strip.js';
 import { merkleBranch } from '../../chain/merkle.js';
 import { settingWithVariables } from '../../setting-variables.js';
 import type { IndexAccess } from '../index/access.js';
+import { txHashParam } from '../index/params.js';
 import type { BlockTxids } from '../node/block-txids.js';
 import { nodeRpcCode, type NodeLink } from '../node/node-link.js';
 import { speaksAtLeast } from '../version.js';
@@ -37,13 +38,7 @@ export interface TransactionDeps {
   readonly stripMweb: boolean;
 }
 
-const HASH = /^[0-9a-fA-F]{64}$/;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
-
-function txHash(v: unknown): string {
-  if (typeof v !== 'string' || !HASH.test(v)) throw new RpcError('INVALID_PARAMS', 'tx_hash must be 64 hex digits');
-  return v.toLowerCase();
-}
 
 function nonNegative(v: unknown, name: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
@@ -104,12 +99,12 @@ export function transactionMethods(deps: TransactionDeps): Record<string, Method
 
   return {
     'blockchain.transaction.get': method(NODE_LOOKUP, ['tx_hash', 'verbose'], async ([hash, verbose]) => {
-      const h = txHash(hash);
+      const h = txHashParam(hash);
       if (flag(verbose, 'verbose')) throw new RpcError('BAD_REQUEST', 'verbose transactions are not served');
       return served(await rawHex(h));
     }),
     'blockchain.transaction.get_merkle': method(NODE_LOOKUP, ['tx_hash', 'height'], async ([hash, heightParam], session) => {
-      const h = txHash(hash);
+      const h = txHashParam(hash);
       const leaf = fromDisplayHex(h);
       // From 1.6 the height may be left out: the index knows the block of every transaction it numbers.
       const v16 = speaksAtLeast(session.protocol, '1.6');
@@ -134,7 +129,7 @@ export function transactionMethods(deps: TransactionDeps): Record<string, Method
     'blockchain.transaction.broadcast': method(NODE_RELAY, ['raw_tx'], async ([rawTx]) => {
       mustRelay(deps);
       if (typeof rawTx !== 'string' || !HEX.test(rawTx)) throw new RpcError('INVALID_PARAMS', 'raw_tx must be a transaction in hex');
-      return relayed(deps, 'sendrawtransaction', [rawTx], 'the transaction');
+      return relayed(deps, 'sendrawtransaction', [rawTx], 'the transaction', "this server's node cannot relay transactions");
     }),
     'blockchain.transaction.broadcast_package': {
       ...method(NODE_RELAY, ['raw_txs', 'verbose'], async ([rawTxs, verbose], session) => {
@@ -142,7 +137,13 @@ export function transactionMethods(deps: TransactionDeps): Record<string, Method
         const txs = packageParam(rawTxs);
         const verbatim = flag(verbose, 'verbose');
         await session.charge((txs.length - 1) * NODE_RELAY);
-        const result = await relayed(deps, 'submitpackage', [txs], 'the tx package');
+        const result = await relayed(
+          deps,
+          'submitpackage',
+          [txs],
+          'the tx package',
+          "this server's node cannot relay packages (submitpackage needs Bitcoin Core 28 or later): broadcast the transactions one by one",
+        );
         return verbatim ? result : packageOutcome(result);
       }),
       since: '1.6',
@@ -158,17 +159,22 @@ function mustRelay(deps: TransactionDeps): void {
     );
 }
 
-/** The node's answer to a relaying call; what the node judged (RPC_VERIFY_*, RPC_DESERIALIZATION_ERROR) in its words. */
-async function relayed(deps: TransactionDeps, call: string, params: readonly unknown[], what: string): Promise<unknown> {
+/**
+ * The node's answer to a relaying call; what the node judged (RPC_VERIFY_*, RPC_DESERIALIZATION_ERROR) in
+ * its words, and `unsupported` for a node without the call.
+ */
+async function relayed(
+  deps: TransactionDeps,
+  call: string,
+  params: readonly unknown[],
+  what: string,
+  unsupported: string,
+): Promise<unknown> {
   try {
     return await deps.node.call<unknown>(call, params);
   } catch (err) {
     const code = nodeRpcCode(err);
-    if (code === RPC_METHOD_NOT_FOUND)
-      throw new RpcError(
-        'BAD_REQUEST',
-        `this server's node cannot relay packages (${call} needs Bitcoin Core 28 or later): broadcast the transactions one by one`,
-      );
+    if (code === RPC_METHOD_NOT_FOUND) throw new RpcError('BAD_REQUEST', unsupported);
     if (code !== undefined && err instanceof RpcError)
       throw new RpcError('BAD_REQUEST', `${what} was rejected by network rules: ${err.message.replace(`daemon error: ${call}: `, '')}`);
     throw err;
