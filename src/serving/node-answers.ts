@@ -14,6 +14,10 @@ const RETRY_SECONDS = '5';
 
 /** Bitcoin Core's RPC_INVALID_ADDRESS_OR_KEY: no such transaction or block. */
 export const RPC_NOT_FOUND = -5;
+/** Bitcoin Core's RPC_METHOD_NOT_FOUND: a node without the call (submitpackage before Core 28, litecoind). */
+export const RPC_METHOD_NOT_FOUND = -32601;
+/** submitpackage's limit on a package (Core's MAX_PACKAGE_COUNT), which every door that relays packages keeps. */
+export const MAX_PACKAGE_TXS = 25;
 /** RPC_MISC_ERROR, which getblock and getrawtransaction answer for a block whose data is pruned. */
 const RPC_MISC_ERROR = -1;
 

@@ -11,7 +11,7 @@ import { fromDisplayHex } from '../../chain/hash.js';
 import type { ChainCode } from '../../chain/params.js';
 import { NodeError } from '../../node/node-client.js';
 import { mempoolFees, type MempoolFee } from '../../serving/mempool-fees.js';
-import { nodeFailure } from '../../serving/node-answers.js';
+import { MAX_PACKAGE_TXS, nodeFailure, RPC_METHOD_NOT_FOUND } from '../../serving/node-answers.js';
 import { settingWithVariables } from '../../setting-variables.js';
 import type { AppDeps } from '../deps.js';
 import { answeringIndex, nodeRoute, type NodeRoute } from '../node-read.js';
@@ -29,12 +29,9 @@ const BACKLOG_KEPT_MS = 10_000;
 const RECENT_KEPT_MS = 5_000;
 /** A transaction's hex: Core's largest (4,000,000 weight units) is under 8 MB of it. */
 const MAX_TX_BODY = '8mb';
-/** electrs's bounds on a package: its size, and each transaction's hex length. */
-const MAX_PACKAGE_TXS = 25;
+/** electrs's bounds on a package's transactions' hex length (their number: MAX_PACKAGE_TXS). */
 const PACKAGE_TX_HEX = { min: 120, max: 800_000 };
 const MAX_PACKAGE_BODY = '21mb';
-/** Bitcoin Core's RPC_METHOD_NOT_FOUND: a node without submitpackage (before Core 28, litecoind). */
-const RPC_METHOD_NOT_FOUND = -32601;
 
 /** One load per chain while it is kept, shared by every request meanwhile; a failed one is not kept. */
 function keptPerChain<V>(ttl: number): (chain: ChainCode, load: () => Promise<V>) => Promise<V> {

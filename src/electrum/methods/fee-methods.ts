@@ -20,7 +20,7 @@ const MAX_TARGET = 1008;
 /** estimatesmartfee's estimate_mode values (Core reads them in any case). */
 const MODES = ['UNSET', 'ECONOMICAL', 'CONSERVATIVE'] as const;
 
-export interface MempoolInfo {
+interface MempoolInfo {
   readonly mempoolminfee: number;
   readonly minrelaytxfee: number;
   readonly incrementalrelayfee: number;

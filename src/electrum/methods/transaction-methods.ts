@@ -12,6 +12,7 @@ import { merkleBranch } from '../../chain/merkle.js';
 import { settingWithVariables } from '../../setting-variables.js';
 import type { IndexAccess } from '../index/access.js';
 import { txHashParam } from '../index/params.js';
+import { MAX_PACKAGE_TXS, RPC_METHOD_NOT_FOUND, RPC_NOT_FOUND } from '../../serving/node-answers.js';
 import type { BlockTxids } from '../node/block-txids.js';
 import { nodeRpcCode, type NodeLink } from '../node/node-link.js';
 import { speaksAtLeast } from '../version.js';
@@ -22,11 +23,6 @@ import type { MethodSpec } from './registry.js';
 const NODE_LOOKUP = 1;
 /** A relayed transaction costs the node its validation. */
 const NODE_RELAY = 5;
-
-/** Bitcoin Core's RPC_INVALID_ADDRESS_OR_KEY: "No such mempool or blockchain transaction". */
-const RPC_NOT_FOUND = -5;
-/** Bitcoin Core's RPC_METHOD_NOT_FOUND: a node without submitpackage (before Core 28, litecoind). */
-const RPC_METHOD_NOT_FOUND = -32601;
 
 export interface TransactionDeps {
   readonly index: IndexAccess;
@@ -180,9 +176,6 @@ async function relayed(
     throw err;
   }
 }
-
-/** submitpackage's limit (Core's MAX_PACKAGE_COUNT). */
-const MAX_PACKAGE_TXS = 25;
 
 function packageParam(v: unknown): string[] {
   if (!Array.isArray(v) || v.length === 0 || v.length > MAX_PACKAGE_TXS)
