@@ -222,8 +222,9 @@ describe('status page refusals in chromium', () => {
     await expect
       .poll(() => page.textContent('#history-state'), DEADLINE)
       .toBe('A new block arrived: the list starts again from the newest.');
-    expect(urls.map((u) => new URL(u).searchParams.get('cursor'))).toEqual([null, 'AAAA', null]);
-    expect(await cells()).toEqual([hostile, '7', '90071992.54740993', '0.00000000']);
+    // The page says so before its fresh first request reaches the route: wait for that request.
+    await expect.poll(() => urls.map((u) => new URL(u).searchParams.get('cursor')), DEADLINE).toEqual([null, 'AAAA', null]);
+    await expect.poll(cells, DEADLINE).toEqual([hostile, '7', '90071992.54740993', '0.00000000']);
     expect(uncaught(opened.errors)).toEqual([]);
   }, 120_000);
 
