@@ -9,13 +9,10 @@
  * /txs/package; any other method, and any path electrs does not serve (a trailing slash included),
  * answers its 404 text.
  */
-import express, { type Router } from 'express';
-import { chainCheck } from '../chain-param.js';
+import type { Router } from 'express';
 import type { AppDeps } from '../deps.js';
+import { dialectRouter } from '../dialect-router.js';
 import type { ApiMetrics } from '../metrics.js';
-import { keyCheck } from '../middleware/auth.js';
-import { limitCheck } from '../middleware/rate-limit.js';
-import { asMiddleware, inSequence } from '../middleware/step.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
 import { esploraErrorHandler, esploraUnmatched } from './esplora-answers.js';
 import { mountEsploraBlocks } from './esplora-blocks.js';
@@ -26,11 +23,7 @@ import { mountEsploraTxs } from './esplora-txs.js';
 export const ESPLORA_BASE = '/esplora/:chain/api';
 
 export function esploraRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {
-  const router = express.Router({ mergeParams: true, caseSensitive: true, strict: true });
-  const anonymousToo = { ...deps.settings, allowAnonymous: true };
-  router.use(
-    asMiddleware(inSequence(chainCheck, keyCheck(deps.keys, anonymousToo, limiter, metrics), limitCheck(limiter, anonymousToo, metrics))),
-  );
+  const router = dialectRouter(deps, limiter, metrics);
   mountEsploraScripts(router, deps, limiter, metrics);
   mountEsploraTxs(router, deps, limiter, metrics);
   mountEsploraBlocks(router, deps, limiter, metrics);

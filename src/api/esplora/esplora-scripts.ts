@@ -24,7 +24,7 @@ import { extraCharge, txExtraTokens } from '../routes/tx.js';
 import { listingOff, UTXOS_PER_TOKEN } from '../routes/utxos.js';
 import { EsploraError, sendEsploraJson } from './esplora-answers.js';
 import { U64 } from './esplora-json.js';
-import { placesOf } from './esplora-place.js';
+import { placesOf } from '../block-place.js';
 import { statusValue, txValue } from './esplora-values.js';
 
 /** electrs's page sizes (CHAIN_TXS_PER_PAGE, MAX_MEMPOOL_TXS) and its default --utxos-limit. */

@@ -17,8 +17,8 @@ import { historyOff } from '../routes/transactions.js';
 import { extraCharge, txExtraTokens } from '../routes/tx.js';
 import { EsploraError, sendEsploraBytes, sendEsploraJson, sendEsploraText } from './esplora-answers.js';
 import { rustUint } from './esplora-parse.js';
-import { placeAt, placesOf } from './esplora-place.js';
-import { outspendValue, statusValue, txValue, type EsploraPlace } from './esplora-values.js';
+import { placeAt, placesOf, type BlockPlace } from '../block-place.js';
+import { outspendValue, statusValue, txValue } from './esplora-values.js';
 
 interface Looked {
   readonly route: NodeRoute;
@@ -39,14 +39,11 @@ async function mustFind(deps: AppDeps, req: Request, res: Response): Promise<Loo
   return looked as Looked & { readonly found: FoundTx };
 }
 
-const placeOf = (index: ViewIndex, found: FoundTx): Promise<EsploraPlace | null> =>
+const placeOf = (index: ViewIndex, found: FoundTx): Promise<BlockPlace | null> =>
   found.block === null ? Promise.resolve(null) : placeAt(index, found.block.height, found.block.hash);
 
 /** An output's spender in Esplora's shape, with the place of its block (`place`: one header read per height). */
-const spenderValue = async (
-  o: Outspend | null,
-  place: (height: number) => Promise<EsploraPlace | null>,
-): Promise<Record<string, unknown>> =>
+const spenderValue = async (o: Outspend | null, place: (height: number) => Promise<BlockPlace | null>): Promise<Record<string, unknown>> =>
   outspendValue(o === null ? null : { txid: o.txid, vin: o.vin, place: o.height === null ? null : await place(o.height) });
 
 /** Each output's spender with the place of its block. */

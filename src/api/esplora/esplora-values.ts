@@ -12,20 +12,13 @@ import { lastPush, scriptAsm } from '../../chain/script-asm.js';
 import type { DecodedOutput, DecodedTx } from '../../chain/tx-decode.js';
 import { esploraScriptType } from './esplora-script.js';
 import { F64 } from './esplora-json.js';
-
-/** Where a confirmed transaction is; null: in the mempool. */
-export interface EsploraPlace {
-  readonly height: number;
-  /** Display hex. */
-  readonly blockHash: string;
-  readonly blockTime: number | null;
-}
+import type { BlockPlace } from '../block-place.js';
 
 export type EsploraStatus =
   | { readonly confirmed: false }
   | { readonly confirmed: true; readonly block_height: number; readonly block_hash: string; readonly block_time: number | null };
 
-export function statusValue(place: EsploraPlace | null): EsploraStatus {
+export function statusValue(place: BlockPlace | null): EsploraStatus {
   return place === null
     ? { confirmed: false }
     : { confirmed: true, block_height: place.height, block_hash: place.blockHash, block_time: place.blockTime };
@@ -59,7 +52,7 @@ export function txValue(
   params: ChainParams,
   tx: DecodedTx,
   prevouts: readonly (DecodedOutput | null)[],
-  place: EsploraPlace | null,
+  place: BlockPlace | null,
 ): Record<string, unknown> {
   return {
     txid: toDisplayHex(tx.txid),
@@ -94,7 +87,7 @@ export function txValue(
 
 /** What spent an output: `{"spent":false}`, or the spender's txid, input and status. */
 export function outspendValue(
-  spender: { txid: Buffer | null; vin: number | null; place: EsploraPlace | null } | null,
+  spender: { txid: Buffer | null; vin: number | null; place: BlockPlace | null } | null,
 ): Record<string, unknown> {
   if (spender === null) return { spent: false };
   return {
