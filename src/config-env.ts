@@ -49,6 +49,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = Object.freeze([
   { name: 'ADDRSUM_PORT', path: ['api', 'port'], kind: 'int' },
   { name: 'ADDRSUM_ALLOW_ANONYMOUS', path: ['api', 'allowAnonymous'], kind: 'text' },
   { name: 'ADDRSUM_ESPLORA', path: ['api', 'esplora'], kind: 'text' },
+  { name: 'ADDRSUM_BLOCKBOOK', path: ['api', 'blockbook'], kind: 'text' },
   { name: 'ADDRSUM_BROADCAST', path: ['api', 'broadcast'], kind: 'text' },
   { name: 'ADDRSUM_SERVE_CHAINS', path: ['api', 'serveChains'], kind: 'list' },
   { name: 'ADDRSUM_API_WORKERS', path: ['api', 'workers'], kind: 'int' },

@@ -152,6 +152,8 @@ export const configSchema = z.strictObject({
     allowAnonymous: bool(),
     /** Serve the Esplora dialect at /esplora/{chain}/api (src/api/esplora/): requests without a key too. */
     esplora: bool(),
+    /** Serve the Blockbook dialect at /blockbook/{chain} (src/api/blockbook/): requests without a key too. */
+    blockbook: bool(),
     /** Relay transactions sent to the HTTP dialects (Esplora's POST /tx) to the node; off, they are refused. */
     broadcast: bool(),
     /** Answer 503 CHAIN_SYNCING while the node is more than this many blocks ahead of the index. */

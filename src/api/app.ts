@@ -27,6 +27,7 @@ import { DerivationCache } from './derivation-cache.js';
 import type { LiveHub } from './live/hub.js';
 import type { LiveLimits } from './live/limits.js';
 import { mountEventsRoute } from './live/sse-route.js';
+import { BLOCKBOOK_BASE, blockbookRouter } from './blockbook/blockbook-router.js';
 import { ESPLORA_BASE, esploraRouter } from './esplora/esplora-router.js';
 
 /** Live pushes (src/api/live/): absent, the events route is not mounted. */
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps, live?: LiveWiring): Express {
   app.use(batchRouter(deps, limiter, metrics));
   app.use(xpubRouter(deps, limiter, metrics, derivations));
   if (deps.settings.esplora === true) app.use(ESPLORA_BASE, esploraRouter(deps, limiter, metrics));
+  if (deps.settings.blockbook === true) app.use(BLOCKBOOK_BASE, blockbookRouter(deps, limiter, metrics));
   app.use(unmatched);
   app.use(errorHandler);
   return app;

@@ -27,6 +27,8 @@ export interface ApiSettings extends Freshness {
   readonly allowAnonymous: boolean;
   /** The Esplora dialect is served (src/api/esplora/); absent = off. */
   readonly esplora?: boolean;
+  /** The Blockbook dialect is served (src/api/blockbook/); absent = off. */
+  readonly blockbook?: boolean;
   /** Transactions sent to the HTTP dialects are relayed to the node (api.broadcast); absent = off. */
   readonly broadcast?: boolean;
   readonly syncLagBlocks: number;

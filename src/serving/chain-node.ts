@@ -6,14 +6,14 @@
  */
 import type { ChainCode } from '../chain/params.js';
 import type { Config } from '../config.js';
-import { NodeClient, NodeError } from '../node/node-client.js';
+import { NodeClient, NodeError, type CallOptions } from '../node/node-client.js';
 
 /** A client waits on its answer: a node slower than this is answered as down. */
 export const NODE_TIMEOUT_MS = 15_000;
 
 export interface ChainNode {
   /** The node's answer to `method`; rejects with a NodeError when there is none. */
-  call<T>(method: string, params?: readonly unknown[]): Promise<T>;
+  call<T>(method: string, params?: readonly unknown[], opts?: CallOptions): Promise<T>;
   close(): void;
 }
 
@@ -23,7 +23,7 @@ export function chainNode(config: Config, chain: ChainCode): ChainNode | null {
   if (c.rpcUrl === undefined) return null;
   // A few sockets: the indexer holds its own client; the API's answers clients' occasional asks.
   const client = new NodeClient({ url: c.rpcUrl, cookieFile: c.rpcCookieFile, timeoutMs: NODE_TIMEOUT_MS, maxSockets: 4 });
-  return { call: (method, params = []) => client.call(method, params), close: () => client.close() };
+  return { call: (method, params = [], opts) => client.call(method, params, opts), close: () => client.close() };
 }
 
 /** What a client may be told of a failed node call: what failed, never where the node is. */

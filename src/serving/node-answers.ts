@@ -58,3 +58,17 @@ export async function askNode<T>(
     throw nodeFailure(chain, err, method, block);
   }
 }
+
+/**
+ * The node's JSON with each fraction as the node wrote it (amounts keep their eight decimals, never
+ * `1e-7`), where the runtime lets a reviver see the source text (Node 21 and later); plain numbers
+ * otherwise. Integers read back the same either way, so the JSON-RPC error codes stay numbers.
+ */
+export function keepingFractions(text: string): unknown {
+  const raw = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && !Number.isInteger(value) && raw !== undefined && context?.source !== undefined
+      ? raw(context.source)
+      : value,
+  );
+}

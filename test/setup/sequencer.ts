@@ -13,6 +13,7 @@ export const HEAVY_SUITES: readonly (readonly [string, number])[] = [
   ['test/contract/postgres.test.ts', 165],
   ['test/integration/postgres-ltc.test.ts', 110],
   ['test/integration/bootstrap-btc.test.ts', 75],
+  ['test/integration/blockbook-ltc.test.ts', 70],
   ['test/integration/history-ltc.test.ts', 64],
   ['test/integration/operational-ltc.test.ts', 53],
   ['test/integration/electrum-postgres-ltc.test.ts', 48],
