@@ -60,14 +60,15 @@ export async function askNode<T>(
 }
 
 /**
- * The node's JSON with each fraction as the node wrote it (amounts keep their eight decimals, never
+ * The node's JSON with each amount as the node wrote it (eight decimals: `2.00000000`, never `2` or
  * `1e-7`), where the runtime lets a reviver see the source text (Node 21 and later); plain numbers
- * otherwise. Integers read back the same either way, so the JSON-RPC error codes stay numbers.
+ * otherwise. Numbers written without a point or exponent (heights, counts, JSON-RPC error codes) stay
+ * numbers.
  */
 export function keepingFractions(text: string): unknown {
   const raw = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
-    typeof value === 'number' && !Number.isInteger(value) && raw !== undefined && context?.source !== undefined
+    typeof value === 'number' && raw !== undefined && context?.source !== undefined && /[.eE]/.test(context.source)
       ? raw(context.source)
       : value,
   );

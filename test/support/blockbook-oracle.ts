@@ -11,8 +11,13 @@ import { satsOf } from './history-walk.js';
 
 export type Json = Record<string, unknown>;
 
+/** The address Blockbook's parser gives a script: none for OP_RETURN, nor for witness v2 and up. */
+function blockbookAddress(v: NodeVout): string | undefined {
+  return v.scriptPubKey.type === 'nulldata' || v.scriptPubKey.type === 'witness_unknown' ? undefined : addressOf(v);
+}
+
 function outputOf(walk: Walk, w: Walked, v: NodeVout): Json {
-  const address = addressOf(v);
+  const address = blockbookAddress(v);
   const spender = walk.spentBy.get(`${w.tx.txid}:${v.n}`);
   return {
     value: String(satsOf(v.value)),
@@ -21,8 +26,8 @@ function outputOf(walk: Walk, w: Walked, v: NodeVout): Json {
     ...(spender !== undefined && spender.vin !== 0 && { spentIndex: spender.vin }),
     ...(spender?.height != null && spender.height !== 0 && { spentHeight: spender.height }),
     hex: v.scriptPubKey.hex,
-    ...(address !== undefined && v.scriptPubKey.type !== 'nulldata' && { addresses: [address] }),
-    isAddress: address !== undefined && v.scriptPubKey.type !== 'nulldata',
+    ...(address !== undefined && { addresses: [address] }),
+    isAddress: address !== undefined,
   };
 }
 
@@ -38,8 +43,8 @@ export function expectedTx(walk: Walk, w: Walked, tipHeight: number, light = fal
     ...(!light && tx.locktime !== 0 && { lockTime: tx.locktime }),
     vin: tx.vin.map((i, n) => {
       const prevout = prevouts[n] ?? null;
-      const address = prevout === null ? undefined : addressOf(prevout);
-      const owned = address !== undefined && prevout!.scriptPubKey.type !== 'nulldata';
+      const address = prevout === null ? undefined : blockbookAddress(prevout);
+      const owned = address !== undefined;
       return {
         ...(i.txid !== undefined && { txid: i.txid }),
         ...(i.txid !== undefined && i.vout !== 0 && { vout: i.vout }),

@@ -46,6 +46,11 @@ describe('scriptAddresses', () => {
     });
   });
 
+  it('a witness program of version 2 or more has no address, as in Blockbook', () => {
+    expect(scriptAddresses(btc, hex(`5220${'aa'.repeat(32)}`))).toEqual({ addresses: [], isAddress: false });
+    expect(scriptAddresses(btc, hex(`6002${'aa'.repeat(2)}`))).toEqual({ addresses: [], isAddress: false });
+  });
+
   it('OP_RETURN shows its text; anything else nothing', () => {
     expect(scriptAddresses(btc, hex('6a0568656c6c6f'))).toEqual({ addresses: ['OP_RETURN (hello)'], isAddress: false });
     expect(scriptAddresses(btc, hex('51'))).toEqual({ addresses: [], isAddress: false });

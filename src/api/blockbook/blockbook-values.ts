@@ -65,7 +65,8 @@ export function opReturnText(script: Uint8Array): string | null {
  * searchable); an OP_RETURN's text; nothing for any other script (Litecoin's MWEB programs included).
  */
 export function scriptAddresses(params: ChainParams, script: Uint8Array): { addresses: string[]; isAddress: boolean } {
-  const address = scriptToAddress(params, script);
+  // Blockbook's parser knows witness versions 0 and 1 only: a v2..v16 program has no address there.
+  const address = witnessVersion(script) > 1 ? null : scriptToAddress(params, script);
   if (address !== null) return { addresses: [address], isAddress: true };
   const network = params.bitcoinjs;
   const keys = ((): readonly Uint8Array[] => {
@@ -84,6 +85,13 @@ export function scriptAddresses(params: ChainParams, script: Uint8Array): { addr
   if (byKey.length > 0) return { addresses: byKey, isAddress: false };
   const text = opReturnText(script);
   return { addresses: text === null ? [] : [text], isAddress: false };
+}
+
+/** A witness program's version (OP_1..OP_16 then one push of 2 to 40 bytes); −1 for any other script. */
+function witnessVersion(script: Uint8Array): number {
+  const op = script[0];
+  const fits = script.length >= 4 && script.length <= 42 && script[1] === script.length - 2;
+  return fits && op !== undefined && op >= 0x51 && op <= 0x60 ? op - 0x50 : -1;
 }
 
 const sum = (values: readonly bigint[]): bigint => values.reduce((a, b) => a + b, 0n);
