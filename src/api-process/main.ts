@@ -13,6 +13,7 @@ import { connectionMetrics } from '../api/metrics.js';
 import { createHttpServer } from '../api/http-server.js';
 import { wireApi } from './wiring.js';
 import { attachLiveSockets } from '../api/live/ws-server.js';
+import { blockbookDoor } from '../api/blockbook/blockbook-socket.js';
 import { electrumService, type ElectrumService } from '../electrum/service.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -32,7 +33,8 @@ export async function main(config: Config, logger: Logger): Promise<RunningApi> 
     maxConnections: config.api.maxConnections,
     requestTimeoutMs: config.api.requestTimeoutMs,
   });
-  const sockets = attachLiveSockets(server, { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics });
+  const socketDeps = { deps: wired.deps, ...wired.live, limiter: wired.deps.limiter!, metrics: wired.metrics };
+  const sockets = attachLiveSockets(server, { ...socketDeps, doors: [blockbookDoor(socketDeps)] });
   let electrum: ElectrumService;
   try {
     electrum = electrumService(config, {

@@ -2,7 +2,6 @@
  * One read of a chain's index, and the 503s that say why it may not answer (missing, damaged, stale,
  * behind the node): kept in one place so that every route and the live pushes refuse alike.
  */
-import type { Response } from 'express';
 import type { ChainCode } from '../chain/params.js';
 import { judge, type Ages } from '../serving/chain-state.js';
 import { systemClock } from '../serving/clock.js';
@@ -30,8 +29,13 @@ function stale(chain: ChainCode, why: string, indexedHeight: number, ages: Ages)
   );
 }
 
+/** Where an answer's headers go: an HTTP response, or nowhere (a WebSocket message has none). */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
 /** How current the answer is, so a caller can judge for itself (seconds; absent when unknown). */
-function setAgeHeaders(res: Response, ages: Ages): void {
+function setAgeHeaders(res: HeaderSink, ages: Ages): void {
   if (ages.nodeSeenAgeSeconds !== null) res.setHeader('X-Index-Age', String(ages.nodeSeenAgeSeconds));
   if (ages.tipAgeSeconds !== null) res.setHeader('X-Tip-Age', String(ages.tipAgeSeconds));
 }
@@ -75,7 +79,12 @@ export function readIndex<T>(chain: ChainCode, handle: ChainHandle, read: (sourc
  * Throws the 503 that says why the index must not answer now (nothing indexed, stale, behind the node);
  * otherwise sets the age headers.
  */
-export function checkAnswering(deps: AppDeps, chain: ChainCode, status: IndexStatus | null, res: Response): asserts status is IndexStatus {
+export function checkAnswering(
+  deps: AppDeps,
+  chain: ChainCode,
+  status: IndexStatus | null,
+  res: HeaderSink,
+): asserts status is IndexStatus {
   if (status === null) throw syncing(chain, null, null);
   const judged = judge(status, deps.settings, (deps.clock ?? systemClock).now(), deps.chains.get(chain)?.params);
   if (judged.kind === 'stale') throw stale(chain, judged.reason, status.tipHeight, judged.ages);

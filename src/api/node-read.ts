@@ -3,7 +3,7 @@
  * a node), their ids read one way (INVALID_TXID, INVALID_BLOCK_ID), and reads of the index that answer
  * its 503s as every other route does.
  */
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { fromDisplayHex } from '../chain/hash.js';
 import type { ChainCode } from '../chain/params.js';
 import type { ChainHandle, IndexStatus, SummarySource } from '../serving/chain-handle.js';
@@ -13,7 +13,7 @@ import type { NodeViews } from '../serving/node-views.js';
 import type { IndexReader } from '../store/ports.js';
 import { parseChain } from './chain-param.js';
 import type { AppDeps } from './deps.js';
-import { checkAnswering, readIndex, unavailable } from './index-read.js';
+import { checkAnswering, readIndex, unavailable, type HeaderSink } from './index-read.js';
 import { historyBuilding, historyOff } from './routes/transactions.js';
 
 export interface NodeRoute {
@@ -23,7 +23,11 @@ export interface NodeRoute {
 }
 
 export function nodeRoute(deps: AppDeps, req: Request): NodeRoute {
-  const chain = parseChain(String(req.params.chain));
+  return chainRoute(deps, parseChain(String(req.params.chain)));
+}
+
+/** The chain's node views; CHAIN_UNAVAILABLE when it is not served, NODE_NOT_CONFIGURED without its node. */
+export function chainRoute(deps: AppDeps, chain: ChainCode): NodeRoute {
   const handle = deps.chains.get(chain);
   if (!handle?.configured) throw unavailable(chain, 'this service is not configured for it');
   const views = deps.nodeViews?.get(chain);
@@ -83,7 +87,7 @@ function viewIndex({ chain, handle }: NodeRoute): ViewIndex {
 export async function answeringIndex(
   deps: AppDeps,
   route: NodeRoute,
-  res: Response,
+  res: HeaderSink,
   withHistory: boolean,
 ): Promise<IndexStatus & { readonly index: ViewIndex }> {
   const { chain, handle } = route;

@@ -11,7 +11,6 @@
  * transaction relayed through sendtx (api.broadcast on), seen in the mempool and, mined, confirmed.
  */
 import { BlockbookBitcoin } from 'blockbook-client';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LitecoindWorld } from '../../harness/indexer-world.js';
 import { parseJsonDecimalsAsText } from '../../harness/rpc-json.js';
@@ -22,6 +21,7 @@ import { comparable, expectedFigures, expectedTx, newestFirst, type Json } from 
 import { scriptsOf } from '../support/esplora-oracle.js';
 import { satsOf } from '../support/history-walk.js';
 import { cachedHistoryChain } from '../support/history-chain.js';
+import { limitedByText, politely } from '../support/polite.js';
 
 const DEADLINE = { timeout: 60_000, interval: 250 };
 
@@ -33,18 +33,7 @@ describe('the Blockbook dialect, judged by blockbook-client, against a real lite
   let walk: Walk;
   let tip: number;
 
-  /** A call retried while the default tier answers 429 ("too many requests …"), as a polite client does. */
-  async function polite<T>(call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        return await call();
-      } catch (err) {
-        if (!String((err as Error).message).startsWith('too many requests') || Date.now() > deadline) throw err;
-        await sleep(1000);
-      }
-    }
-  }
+  const polite = politely(limitedByText, 120_000);
 
   /** An answer's status and JSON body, straight from the API. */
   const raw = (path: string, init?: RequestInit): Promise<{ status: number; body: Json }> =>

@@ -21,6 +21,7 @@ import { foldBranch } from '../../src/chain/merkle.js';
 import { walkChain, type NodeBlock, type Walk } from '../support/chain-walk.js';
 import { addressOf, comparable, expectedAddress, expectedOutspend, expectedTx, scriptsOf, type Json } from '../support/esplora-oracle.js';
 import { cachedHistoryChain } from '../support/history-chain.js';
+import { politely } from '../support/polite.js';
 
 describe('the Esplora dialect, judged by mempool.js, against a real litecoind without -txindex', () => {
   let lw: LitecoindWorld;
@@ -30,18 +31,10 @@ describe('the Esplora dialect, judged by mempool.js, against a real litecoind wi
   let walk: Walk;
 
   /** A client that waits out a 429 (Retry-After), as one that shares a rate limit must. */
-  async function polite<T>(call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        return await call();
-      } catch (err) {
-        const r = (err as { response?: { status: number; headers: Record<string, string> } }).response;
-        if (r?.status !== 429 || Date.now() > deadline) throw err;
-        await sleep(1000 * Number(r.headers['retry-after'] ?? 1));
-      }
-    }
-  }
+  const polite = politely((err) => {
+    const r = (err as { response?: { status: number; headers: Record<string, string> } }).response;
+    return r?.status === 429 ? Number(r.headers['retry-after'] ?? 1) : null;
+  }, 60_000);
 
   /** An answer's status and text, straight from the API (what the client would see as an error). */
   const raw = async (path: string): Promise<{ status: number; type: string | null; text: string }> =>

@@ -24,6 +24,7 @@ export const HEAVY_SUITES: readonly (readonly [string, number])[] = [
   ['test/integration/electrum-client-ltc.test.ts', 37],
   ['test/integration/demo.test.ts', 35],
   ['test/integration/bootstrap-ltc.test.ts', 28],
+  ['test/integration/blockbook-socket-ltc.test.ts', 28],
   ['test/contract/sqlite.test.ts', 27],
   ['test/integration/esplora-ltc.test.ts', 28],
   ['test/integration/electrum-node-ltc.test.ts', 26],

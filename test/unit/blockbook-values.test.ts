@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { payments } from 'bitcoinjs-lib';
 import { chainParams } from '../../src/chain/params.js';
-import { boolParam, intParam } from '../../src/api/blockbook/blockbook-address.js';
+import { boolParam, intParam } from '../../src/api/blockbook/blockbook-params.js';
 import { BlockbookError } from '../../src/api/blockbook/blockbook-answers.js';
 import { opReturnText, paging, scriptAddresses, utxoValue } from '../../src/api/blockbook/blockbook-values.js';
 

@@ -7,22 +7,20 @@
  * (MAX_DEPTH entries) bounds it here too, and the walk is paid for by its length. Where Blockbook's page 1
  * drops confirmed transactions to make room for the mempool's, ours lists both (docs/blockbook.md).
  */
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { addressToScript } from '../../chain/address.js';
 import { toDisplayHex } from '../../chain/hash.js';
 import { decodeOutpoint } from '../../store/outpoint.js';
 import { scriptKey } from '../../store/script-key.js';
 import type { HistoryItem, HistoryPosition, UnconfirmedItem, UtxoPosition, UtxoRow } from '../../store/index-model.js';
-import type { RateLimiter } from '../../serving/token-bucket.js';
-import type { AppDeps } from '../deps.js';
 import { readIndex } from '../index-read.js';
-import type { ApiMetrics } from '../metrics.js';
-import { answeringIndex, nodeRoute, type NodeRoute } from '../node-read.js';
+import { answeringIndex } from '../node-read.js';
 import { queryOf } from '../page-query.js';
 import { historyOff, servedPage } from '../routes/transactions.js';
-import { extraCharge } from '../routes/tx.js';
 import { listingOff, UTXOS_PER_TOKEN } from '../routes/utxos.js';
 import { BlockbookError, sendBlockbookJson } from './blockbook-answers.js';
+import type { BlockbookAsk, HttpAsking } from './blockbook-ask.js';
+import { boolParam, intParam } from './blockbook-params.js';
 import { txReading, txsShown } from './blockbook-txs.js';
 import { paging, utxoValue } from './blockbook-values.js';
 
@@ -37,40 +35,23 @@ const MEMPOOL_LISTED = 1000;
 /** Outputs /utxo lists at most: more are refused from their count, before any is read. */
 export const MAX_UTXOS = 10_000;
 
-const DETAILS = ['basic', 'tokens', 'tokenBalances', 'txids', 'txslight', 'txs'] as const;
-type Details = (typeof DETAILS)[number];
-
-/** Blockbook's validateIntParam: a value that is no integer, or below `min`, is the default; above `max`, `max`. */
-export function intParam(text: string | null, fallback: number, min: number, max: number): number {
-  if (text === null || !/^[+-]?\d+$/.test(text)) return fallback;
-  const n = Number(text);
-  if (n < min) return fallback;
-  return Math.min(n, max);
-}
-
-/** Go's strconv.ParseBool, as Blockbook reads a flag; absent is false. */
-export function boolParam(text: string | null, name: string): boolean {
-  if (text === null || text === '') return false;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  throw new BlockbookError(400, `Parameter '${name}' cannot be converted to boolean`);
-}
+export const DETAILS = ['basic', 'tokens', 'tokenBalances', 'txids', 'txslight', 'txs'] as const;
+export type Details = (typeof DETAILS)[number];
 
 interface Named {
-  readonly route: NodeRoute;
+  readonly ask: BlockbookAsk;
   readonly key: Buffer;
   readonly address: string;
 }
 
-function named(deps: AppDeps, req: Request, refusal: (address: string, why: string) => string): Named {
-  const route = nodeRoute(deps, req);
-  const address = String(req.params.address);
-  const decoded = addressToScript(route.handle.params, address);
+export function namedAddress(ask: BlockbookAsk, address: string, refusal: (address: string, why: string) => string): Named {
+  const decoded = addressToScript(ask.route.handle.params, address);
   if (!decoded.ok) throw new BlockbookError(400, refusal(address.slice(0, 100), decoded.error.message));
-  return { route, key: scriptKey(decoded.script), address };
+  return { ask, key: scriptKey(decoded.script), address };
 }
 
-interface Query {
+/** What an address page asks for, as both doors read it. */
+export interface AddressQuery {
   readonly details: Details;
   readonly page: number;
   readonly pageSize: number;
@@ -78,14 +59,40 @@ interface Query {
   readonly to: number;
 }
 
-function addressQuery(req: Request): Query {
+/**
+ * Blockbook's paging bounds: pageSize 1 to MAX_PAGE_SIZE (0 or below: `defaultSize`), no page deeper
+ * than MAX_DEPTH; details it does not know are `fallback`.
+ */
+export function addressQuery(
+  details: string | null,
+  page: number,
+  pageSize: number,
+  from: number,
+  to: number,
+  fallback: Details = 'txids',
+  defaultSize = MAX_PAGE_SIZE,
+): AddressQuery {
+  const size = Math.min(Math.max(0, pageSize), MAX_PAGE_SIZE) || defaultSize;
+  return {
+    details: DETAILS.find((d) => d === details) ?? fallback,
+    page: Math.min(Math.max(1, page), Math.floor(MAX_DEPTH / size)),
+    pageSize: size,
+    from: Math.max(0, from),
+    to: Math.max(0, to),
+  };
+}
+
+function restAddressQuery(req: Request): AddressQuery {
   const q = queryOf(req);
   const one = (name: string): string | null => q.getAll(name).at(-1) ?? null;
-  const detailsText = one('details');
-  const details = DETAILS.find((d) => d === detailsText) ?? 'txids';
-  const pageSize = intParam(one('pageSize'), MAX_PAGE_SIZE, 0, MAX_PAGE_SIZE) || MAX_PAGE_SIZE;
-  const page = Math.min(Math.max(1, intParam(one('page'), 0, 0, 1_000_000)), Math.floor(MAX_DEPTH / pageSize));
-  return { details, page, pageSize, from: intParam(one('from'), 0, 0, 10_000_000_000), to: intParam(one('to'), 0, 0, 10_000_000_000) };
+  const big = 10_000_000_000;
+  return addressQuery(
+    one('details'),
+    intParam(one('page'), 0, 0, 1_000_000),
+    intParam(one('pageSize'), MAX_PAGE_SIZE, 0, MAX_PAGE_SIZE),
+    intParam(one('from'), 0, 0, big),
+    intParam(one('to'), 0, 0, big),
+  );
 }
 
 type Reads = (
@@ -94,11 +101,11 @@ type Reads = (
   mempool: boolean,
 ) => Promise<{ unconfirmed: readonly UnconfirmedItem[]; items: readonly HistoryItem[]; next: HistoryPosition | null }>;
 
-function historyReads(deps: AppDeps, res: Response, { route, key }: Named): Reads {
-  const { chain, handle } = route;
+function historyReads({ ask, key }: Named): Reads {
+  const { chain, handle } = ask.route;
   return async (after, limit, mempool) => {
     const read = await readIndex(chain, handle, async (s) => (s.historyPage ? s.historyPage({ key, after, limit, mempool }) : null));
-    return servedPage(deps, chain, read, res);
+    return servedPage(ask.deps, chain, read, ask.headers);
   };
 }
 
@@ -127,87 +134,89 @@ async function confirmedWalk(read: Reads, from: number, to: number, want: number
   }
 }
 
-export function mountBlockbookAddress(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  const charge = extraCharge(limiter, deps.settings, metrics);
+/** Blockbook's Address: the figures, then (details txids and up) the page asked for. */
+export async function addressAnswer(ask: BlockbookAsk, address: string, q: AddressQuery): Promise<Record<string, unknown>> {
+  const it = namedAddress(ask, address, (a, why) => `Invalid address, ${why}`);
+  const { chain, handle } = ask.route;
+  const { index, tipHeight } = await answeringIndex(ask.deps, ask.route, ask.headers, true);
+  const views = await readIndex(chain, handle, (s) => s.keyViews([it.key], true));
+  const view = views?.items[0];
+  if (view?.history === undefined || view.unconfirmed === undefined) throw historyOff(chain);
+  const h = view.history;
+  const m = view.unconfirmed;
+  const figures = {
+    address: it.address,
+    balance: String(h.received - h.sent),
+    totalReceived: String(h.received),
+    totalSent: String(h.sent),
+    // blockbook-client's codec asks for it at every level, though Blockbook leaves it out at basic.
+    unconfirmedBalance: String(m.balanceSats),
+    unconfirmedTxs: m.txCount,
+    txs: h.txCount,
+  };
+  if (DETAILS.indexOf(q.details) < DETAILS.indexOf('txids')) return figures;
 
+  const read = historyReads(it);
+  const filtered = q.from > 0 || q.to > 0;
+  // Unfiltered, the page is known from the count; filtered, from the matches found up to it.
+  const wanted = q.page * q.pageSize;
+  const matches = await confirmedWalk(read, q.from, q.to, wanted, () => ask.charge(1));
+  const pg = paging(filtered ? matches.length : h.txCount, q.page, q.pageSize);
+  const shown = matches.slice((pg.page - 1) * q.pageSize, pg.page * q.pageSize);
+  const pageInfo = filtered && matches.length >= q.pageSize ? { ...pg, totalPages: -1 } : pg;
+  const mempool = pg.page === 1 && q.to === 0 && m.txCount > 0 ? (await read(null, MEMPOOL_LISTED, true)).unconfirmed : [];
+  const txids = [...mempool, ...shown].map((t) => t.txid);
+
+  if (q.details === 'txids') return { ...pageInfo, ...figures, ...(txids.length > 0 && { txids: txids.map(toDisplayHex) }) };
+
+  const reading = txReading(ask.route, index, tipHeight);
+  const transactions = await txsShown(reading, txids, q.details === 'txslight', (extra) => ask.charge(extra));
+  return { ...pageInfo, ...figures, ...(transactions.length > 0 && { transactions }) };
+}
+
+/** Blockbook's Utxo list of an address: the mempool's outputs first, then the confirmed ones newest first. */
+export async function utxoAnswer(ask: BlockbookAsk, address: string, confirmedOnly: boolean): Promise<Record<string, unknown>[]> {
+  const it = namedAddress(ask, address, (a, why) => `Invalid address '${a}', ${why}`);
+  const { chain, handle } = ask.route;
+  const { tipHeight } = await answeringIndex(ask.deps, ask.route, ask.headers, false);
+  const views = await readIndex(chain, handle, (s) => s.keyViews([it.key], !confirmedOnly));
+  const view = views?.items[0];
+  // Confirmed outputs plus, with the mempool, the ones it adds: what the listing reads at most.
+  const count = (view?.utxoCount ?? 0) + Math.max(0, view?.unconfirmed?.utxoCount ?? 0);
+  const tooMany = (n: number): BlockbookError =>
+    new BlockbookError(400, `the address has ${n} unspent outputs or more, more than this server lists at once (${MAX_UTXOS})`);
+  if (count > MAX_UTXOS) throw tooMany(count);
+  await ask.charge(Math.ceil(count / UTXOS_PER_TOKEN) - 1);
+  const rows: UtxoRow[] = [];
+  let after: UtxoPosition | null = null;
+  do {
+    const listing = (
+      await readIndex(chain, handle, async (s) =>
+        s.utxoPage ? s.utxoPage({ keys: [it.key], after, limit: MAX_PAGE_SIZE, mempool: !confirmedOnly, check: () => {} }) : null,
+      )
+    )?.listing;
+    if (listing === undefined || listing.kind === 'off') throw listingOff(chain);
+    if (listing.kind === 'empty') break;
+    rows.push(...listing.rows);
+    after = listing.next;
+    // The mempool's outputs spent in the mempool too are read: more rows than the count foresaw.
+    if (after !== null && rows.length > MAX_UTXOS) throw tooMany(rows.length);
+  } while (after !== null);
+  const unspent = rows.filter((r) => r.spentInMempool !== true);
+  const ordered = [...unspent.filter((r) => r.height === null), ...unspent.filter((r) => r.height !== null).reverse()];
+  return ordered.map((r) => {
+    const { txid, vout } = decodeOutpoint(r.outpoint);
+    return utxoValue({ txid, vout, value: r.valueSats, height: r.height, coinbase: r.coinbase }, tipHeight);
+  });
+}
+
+export function mountBlockbookAddress(router: Router, asking: HttpAsking): void {
   router.get('/address/:address', async (req, res) => {
-    const it = named(deps, req, (a, why) => `Invalid address, ${why}`);
-    const q = addressQuery(req);
-    const { chain, handle } = it.route;
-    const { index, tipHeight } = await answeringIndex(deps, it.route, res, true);
-    const views = await readIndex(chain, handle, (s) => s.keyViews([it.key], true));
-    const view = views?.items[0];
-    if (view?.history === undefined || view.unconfirmed === undefined) throw historyOff(chain);
-    const h = view.history;
-    const m = view.unconfirmed;
-    const figures = {
-      address: it.address,
-      balance: String(h.received - h.sent),
-      totalReceived: String(h.received),
-      totalSent: String(h.sent),
-      // blockbook-client's codec asks for it at every level, though Blockbook leaves it out at basic.
-      unconfirmedBalance: String(m.balanceSats),
-      unconfirmedTxs: m.txCount,
-      txs: h.txCount,
-    };
-    if (DETAILS.indexOf(q.details) < DETAILS.indexOf('txids')) return sendBlockbookJson(res, figures);
-
-    const read = historyReads(deps, res, it);
-    const filtered = q.from > 0 || q.to > 0;
-    // Unfiltered, the page is known from the count; filtered, from the matches found up to it.
-    const wanted = q.page * q.pageSize;
-    const matches = await confirmedWalk(read, q.from, q.to, wanted, () => charge(req, res, 1));
-    const pg = paging(filtered ? matches.length : h.txCount, q.page, q.pageSize);
-    const shown = matches.slice((pg.page - 1) * q.pageSize, pg.page * q.pageSize);
-    const pageInfo = filtered && matches.length >= q.pageSize ? { ...pg, totalPages: -1 } : pg;
-    const mempool = pg.page === 1 && q.to === 0 && m.txCount > 0 ? (await read(null, MEMPOOL_LISTED, true)).unconfirmed : [];
-    const txids = [...mempool, ...shown].map((t) => t.txid);
-
-    if (q.details === 'txids')
-      return sendBlockbookJson(res, { ...pageInfo, ...figures, ...(txids.length > 0 && { txids: txids.map(toDisplayHex) }) });
-
-    const reading = txReading(it.route, index, tipHeight);
-    const transactions = await txsShown(reading, txids, q.details === 'txslight', (extra) => charge(req, res, extra));
-    sendBlockbookJson(res, { ...pageInfo, ...figures, ...(transactions.length > 0 && { transactions }) });
+    sendBlockbookJson(res, await addressAnswer(asking(req, res), String(req.params.address), restAddressQuery(req)));
   });
 
   router.get('/utxo/:address', async (req, res) => {
-    const it = named(deps, req, (a, why) => `Invalid address '${a}', ${why}`);
     const confirmedOnly = boolParam(queryOf(req).getAll('confirmed').at(-1) ?? null, 'confirmed');
-    const { chain, handle } = it.route;
-    const { tipHeight } = await answeringIndex(deps, it.route, res, false);
-    const views = await readIndex(chain, handle, (s) => s.keyViews([it.key], !confirmedOnly));
-    const view = views?.items[0];
-    // Confirmed outputs plus, with the mempool, the ones it adds: what the listing reads at most.
-    const count = (view?.utxoCount ?? 0) + Math.max(0, view?.unconfirmed?.utxoCount ?? 0);
-    const tooMany = (n: number): BlockbookError =>
-      new BlockbookError(400, `the address has ${n} unspent outputs or more, more than this server lists at once (${MAX_UTXOS})`);
-    if (count > MAX_UTXOS) throw tooMany(count);
-    await charge(req, res, Math.ceil(count / UTXOS_PER_TOKEN) - 1);
-    const rows: UtxoRow[] = [];
-    let after: UtxoPosition | null = null;
-    do {
-      const listing = (
-        await readIndex(chain, handle, async (s) =>
-          s.utxoPage ? s.utxoPage({ keys: [it.key], after, limit: MAX_PAGE_SIZE, mempool: !confirmedOnly, check: () => {} }) : null,
-        )
-      )?.listing;
-      if (listing === undefined || listing.kind === 'off') throw listingOff(chain);
-      if (listing.kind === 'empty') break;
-      rows.push(...listing.rows);
-      after = listing.next;
-      // The mempool's outputs spent in the mempool too are read: more rows than the count foresaw.
-      if (after !== null && rows.length > MAX_UTXOS) throw tooMany(rows.length);
-    } while (after !== null);
-    // Blockbook lists the mempool's outputs first, then the confirmed ones newest first.
-    const unspent = rows.filter((r) => r.spentInMempool !== true);
-    const ordered = [...unspent.filter((r) => r.height === null), ...unspent.filter((r) => r.height !== null).reverse()];
-    sendBlockbookJson(
-      res,
-      ordered.map((r) => {
-        const { txid, vout } = decodeOutpoint(r.outpoint);
-        return utxoValue({ txid, vout, value: r.valueSats, height: r.height, coinbase: r.coinbase }, tipHeight);
-      }),
-    );
+    sendBlockbookJson(res, await utxoAnswer(asking(req, res), String(req.params.address), confirmedOnly));
   });
 }

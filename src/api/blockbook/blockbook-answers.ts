@@ -47,15 +47,33 @@ export function blockbookUnmatched(req: Request, _res: Response, next: NextFunct
   next(new BlockbookError(404, `${path.length > 100 ? `${path.slice(0, 100)}…` : path} is not a Blockbook API path (docs/blockbook.md)`));
 }
 
+/** A failure as Blockbook answers it, on either door: its status, text and headers; `unexpected`: worth an error log. */
+export interface BlockbookFailure {
+  readonly status: number;
+  readonly text: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly unexpected: boolean;
+}
+
+export function blockbookFailure(err: unknown): BlockbookFailure {
+  if (err instanceof BlockbookError) return { status: err.status, text: err.text, headers: {}, unexpected: false };
+  const served = toApiError(err);
+  const text = BLOCKBOOK_TEXT[served.code];
+  return {
+    status: text === undefined ? served.status : 400,
+    text: text ?? served.message,
+    headers: served.headers ?? {},
+    unexpected: served.status >= 500 && !(err instanceof ServingError),
+  };
+}
+
 export function blockbookErrorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  if (err instanceof BlockbookError) return sendFailure(res, err.status, err.text);
-  const served = toApiError(err);
-  if (served.status >= 500 && !(err instanceof ServingError)) context(res).log.error({ err }, 'unexpected error');
-  for (const [name, value] of Object.entries(served.headers ?? {})) res.setHeader(name, value);
-  const text = BLOCKBOOK_TEXT[served.code];
-  sendFailure(res, text === undefined ? served.status : 400, text ?? served.message);
+  const failure = blockbookFailure(err);
+  if (failure.unexpected) context(res).log.error({ err }, 'unexpected error');
+  for (const [name, value] of Object.entries(failure.headers)) res.setHeader(name, value);
+  sendFailure(res, failure.status, failure.text);
 }

@@ -7,14 +7,11 @@
 import type { Request, Response, Router } from 'express';
 import { nodeFailure, keepingFractions } from '../../serving/node-answers.js';
 import type { IndexedBlock } from '../../serving/block-source.js';
-import type { RateLimiter } from '../../serving/token-bucket.js';
-import type { AppDeps } from '../deps.js';
-import type { ApiMetrics } from '../metrics.js';
-import { answeringIndex, nodeRoute, type NodeRoute, type ViewIndex } from '../node-read.js';
+import { answeringIndex, type NodeRoute, type ViewIndex } from '../node-read.js';
 import { queryOf } from '../page-query.js';
-import { extraCharge } from '../routes/tx.js';
-import { intParam } from './blockbook-address.js';
 import { BlockbookError, sendBlockbookJson } from './blockbook-answers.js';
+import type { BlockbookAsk, HttpAsking } from './blockbook-ask.js';
+import { intParam } from './blockbook-params.js';
 import { txReading, txsShown } from './blockbook-txs.js';
 import { blockValue, paging } from './blockbook-values.js';
 
@@ -31,10 +28,9 @@ interface Indexed {
   readonly tipHeight: number;
 }
 
-async function indexed(deps: AppDeps, req: Request, res: Response, withHistory: boolean): Promise<Indexed> {
-  const route = nodeRoute(deps, req);
-  const { index, tipHeight } = await answeringIndex(deps, route, res, withHistory);
-  return { route, index, tipHeight };
+async function indexed(ask: BlockbookAsk, withHistory: boolean): Promise<Indexed> {
+  const { index, tipHeight } = await answeringIndex(ask.deps, ask.route, ask.headers, withHistory);
+  return { route: ask.route, index, tipHeight };
 }
 
 /** A height (Go's Atoi, below 2^32 − 1) or a block hash, as Blockbook reads the id. */
@@ -62,44 +58,50 @@ async function difficultyText(route: NodeRoute, hash: string): Promise<string> {
   return JSON.stringify(header.difficulty ?? 0);
 }
 
-export function mountBlockbookBlocks(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  const charge = extraCharge(limiter, deps.settings, metrics);
+/** The hash of the indexed block at `height`; null (Blockbook: a height it cannot read) is the tip's. */
+export async function blockHashAnswer(ask: BlockbookAsk, height: number | null): Promise<string> {
+  const at = await indexed(ask, false);
+  const h = height ?? at.tipHeight;
+  const block = h >= 0 && h <= at.tipHeight ? await at.route.views.blocks.atHeight(at.index, h) : null;
+  if (block === null) throw notFound();
+  return block.hash;
+}
 
+/** Blockbook's Block: the header's fields and page `page` of its transactions (BLOCK_PAGE each, txslight). */
+export async function blockAnswer(ask: BlockbookAsk, id: string, page: number): Promise<Record<string, unknown>> {
+  const at = await indexed(ask, true);
+  const block = await blockOf(at, id);
+  const [body, difficulty] = await Promise.all([at.route.views.blocks.body(block), difficultyText(at.route, block.hash)]);
+  const pg = paging(body.txids.length, page, BLOCK_PAGE);
+  const txids = body.txids.slice((pg.page - 1) * BLOCK_PAGE, pg.page * BLOCK_PAGE);
+  const txs = await txsShown(txReading(at.route, at.index, at.tipHeight), txids, true, (extra) => ask.charge(extra));
+  return blockValue(
+    {
+      hash: block.hash,
+      height: block.height,
+      header: block.header,
+      nextHash: block.nextHash,
+      tipHeight: at.tipHeight,
+      size: body.size,
+      txCount: body.txids.length,
+      difficulty,
+    },
+    pg,
+    txs,
+  );
+}
+
+export function mountBlockbookBlocks(router: Router, asking: HttpAsking): void {
   const blockIndex = async (req: Request, res: Response, text: string | null): Promise<void> => {
-    const at = await indexed(deps, req, res, false);
     // Blockbook answers the tip for a height it cannot read as an integer.
-    const height = text !== null && /^[+-]?\d+$/.test(text) ? Number(text) : at.tipHeight;
-    const block = height >= 0 && height <= at.tipHeight ? await at.route.views.blocks.atHeight(at.index, height) : null;
-    if (block === null) throw notFound();
-    sendBlockbookJson(res, { blockHash: block.hash });
+    const height = text !== null && /^[+-]?\d+$/.test(text) ? Number(text) : null;
+    sendBlockbookJson(res, { blockHash: await blockHashAnswer(asking(req, res), height) });
   };
   router.get('/block-index/', (req, res) => blockIndex(req, res, null));
   router.get('/block-index/:height', (req, res) => blockIndex(req, res, String(req.params.height)));
 
   router.get('/block/:id', async (req, res) => {
-    const at = await indexed(deps, req, res, true);
-    const block = await blockOf(at, String(req.params.id));
-    const [body, difficulty] = await Promise.all([at.route.views.blocks.body(block), difficultyText(at.route, block.hash)]);
-    const q = queryOf(req);
-    const pg = paging(body.txids.length, intParam(q.getAll('page').at(-1) ?? null, 1, 1, 1_000_000), BLOCK_PAGE);
-    const txids = body.txids.slice((pg.page - 1) * BLOCK_PAGE, pg.page * BLOCK_PAGE);
-    const txs = await txsShown(txReading(at.route, at.index, at.tipHeight), txids, true, (extra) => charge(req, res, extra));
-    sendBlockbookJson(
-      res,
-      blockValue(
-        {
-          hash: block.hash,
-          height: block.height,
-          header: block.header,
-          nextHash: block.nextHash,
-          tipHeight: at.tipHeight,
-          size: body.size,
-          txCount: body.txids.length,
-          difficulty,
-        },
-        pg,
-        txs,
-      ),
-    );
+    const page = intParam(queryOf(req).getAll('page').at(-1) ?? null, 1, 1, 1_000_000);
+    sendBlockbookJson(res, await blockAnswer(asking(req, res), String(req.params.id), page));
   });
 }

@@ -14,10 +14,11 @@ import { keepingFractions, nodeFailure } from '../../serving/node-answers.js';
 import { settingWithVariables } from '../../setting-variables.js';
 import type { AppDeps } from '../deps.js';
 import { readIndex, unavailable } from '../index-read.js';
-import { nodeRoute, type NodeRoute } from '../node-read.js';
+import type { NodeRoute } from '../node-read.js';
 import { queryOf } from '../page-query.js';
-import { boolParam } from './blockbook-address.js';
 import { BlockbookError, sendBlockbookJson } from './blockbook-answers.js';
+import type { BlockbookAsk, HttpAsking } from './blockbook-ask.js';
+import { boolParam } from './blockbook-params.js';
 
 /** A transaction's hex: Core's largest (4,000,000 weight units) is under 8 MB of it, Blockbook's bound. */
 const MAX_TX_BODY = '8mb';
@@ -70,8 +71,7 @@ async function backendOf(route: NodeRoute): Promise<Record<string, unknown>> {
   }
 }
 
-async function statusValue(deps: AppDeps, req: Request): Promise<Record<string, unknown>> {
-  const route = nodeRoute(deps, req);
+async function statusValue(deps: AppDeps, route: NodeRoute): Promise<Record<string, unknown>> {
   const { chain, handle } = route;
   const [status, backend] = await Promise.all([readIndex(chain, handle, (s) => s.status()), backendOf(route)]);
   if (status === null) throw unavailable(chain, 'it has no index yet');
@@ -102,12 +102,19 @@ async function statusValue(deps: AppDeps, req: Request): Promise<Record<string, 
   };
 }
 
-/** estimatesmartfee's answer in coin per kB, as Blockbook writes an amount: no trailing zeros ("0" without one). */
-function feeText(feerate: unknown): string {
-  if (typeof feerate !== 'number' || !(feerate > 0)) return '0';
-  return formatCoins(parseCoins(feerate.toFixed(8)))
-    .replace(/0+$/, '')
-    .replace(/\.$/, '');
+/** estimatesmartfee's feerate in satoshis per kB, as Blockbook reads it; 0 when the node has no estimate. */
+export async function feeRate(route: NodeRoute, blocks: number, conservative: boolean): Promise<bigint> {
+  const answer = await askRefusing<{ feerate?: unknown }>(route, 'estimatesmartfee', [
+    blocks,
+    conservative ? 'CONSERVATIVE' : 'ECONOMICAL',
+  ]);
+  const feerate = answer.feerate;
+  return typeof feerate === 'number' && feerate > 0 ? parseCoins(feerate.toFixed(8)) : 0n;
+}
+
+/** Satoshis as Blockbook writes a coin amount: no trailing zeros ("0" without one). */
+function coinText(sats: bigint): string {
+  return formatCoins(sats).replace(/0+$/, '').replace(/\.$/, '');
 }
 
 function mustRelay(deps: AppDeps): void {
@@ -129,16 +136,51 @@ async function askRefusing<T>(route: NodeRoute, method: string, params: readonly
   }
 }
 
-async function relay(route: NodeRoute, res: Response, hex: string): Promise<void> {
+/** Relays a transaction's hex through the node (api.broadcast must be on); its txid. */
+export async function relayAnswer(ask: BlockbookAsk, hex: string): Promise<{ result: string }> {
+  mustRelay(ask.deps);
   if (hex === '') throw new BlockbookError(400, 'Missing tx blob');
-  const txid = await askRefusing<unknown>(route, 'sendrawtransaction', [hex]);
-  sendBlockbookJson(res, { result: String(txid) });
+  return { result: String(await askRefusing<unknown>(ask.route, 'sendrawtransaction', [hex])) };
 }
 
-export function mountBlockbookNode(router: Router, deps: AppDeps): void {
+/** Blockbook's coin shortcut: the chain's code on mainnet, `t` before it on the test networks. */
+function shortcutOf(route: NodeRoute): string {
+  return route.handle.params.network === 'mainnet' ? route.chain : `t${route.chain}`;
+}
+
+/** The WebSocket's getInfo: the coin, this index's tip and the node's version. */
+export async function infoAnswer(ask: BlockbookAsk): Promise<Record<string, unknown>> {
+  const { route } = ask;
+  const { chain, handle } = route;
+  const [status, backend] = await Promise.all([readIndex(chain, handle, (s) => s.status()), backendOf(route)]);
+  if (status === null) throw unavailable(chain, 'it has no index yet');
+  const params = handle.params;
+  return {
+    name: params.network === 'mainnet' ? chainModule(chain).name : params.label,
+    shortcut: shortcutOf(route),
+    network: shortcutOf(route),
+    decimals: 8,
+    version: addrsumVersion(),
+    bestHeight: status.tipHeight,
+    bestHash: status.tipHash,
+    block0Hash: params.genesisHash,
+    testnet: params.network !== 'mainnet',
+    backend: {
+      ...(typeof backend.version === 'string' && { version: backend.version }),
+      ...(typeof backend.subversion === 'string' && { subversion: backend.subversion }),
+    },
+  };
+}
+
+/** Blockbook's status: this index's state beside the node's. */
+export function statusAnswer(ask: BlockbookAsk): Promise<Record<string, unknown>> {
+  return statusValue(ask.deps, ask.route);
+}
+
+export function mountBlockbookNode(router: Router, asking: HttpAsking): void {
   for (const path of ['/api', '/api/', '/api/v2', '/api/v2/'])
     router.get(path, async (req, res) => {
-      sendBlockbookJson(res, await statusValue(deps, req));
+      sendBlockbookJson(res, await statusAnswer(asking(req, res)));
     });
 
   const estimate = async (req: Request, res: Response, text: string | undefined): Promise<void> => {
@@ -146,24 +188,17 @@ export function mountBlockbookNode(router: Router, deps: AppDeps): void {
     if (!/^[+-]?\d+$/.test(text)) throw new BlockbookError(400, "Parameter 'number of blocks' is not a number");
     const conservativeText = queryOf(req).getAll('conservative').at(-1) ?? null;
     const conservative = conservativeText === null ? true : boolParam(conservativeText, 'conservative');
-    const route = nodeRoute(deps, req);
-    const answer = await askRefusing<{ feerate?: unknown }>(route, 'estimatesmartfee', [
-      Number(text),
-      conservative ? 'CONSERVATIVE' : 'ECONOMICAL',
-    ]);
-    sendBlockbookJson(res, { result: feeText(answer.feerate) });
+    sendBlockbookJson(res, { result: coinText(await feeRate(asking(req, res).route, Number(text), conservative)) });
   };
   router.get('/api/v2/estimatefee/', (req, res) => estimate(req, res, undefined));
   router.get('/api/v2/estimatefee/:blocks', (req, res) => estimate(req, res, String(req.params.blocks)));
 
   router.get('/api/v2/sendtx/:hex', async (req, res) => {
-    mustRelay(deps);
-    await relay(nodeRoute(deps, req), res, String(req.params.hex));
+    sendBlockbookJson(res, await relayAnswer(asking(req, res), String(req.params.hex)));
   });
   // Blockbook's own POST needs the trailing slash (its redirect drops the body); both are taken here.
   for (const path of ['/api/v2/sendtx/', '/api/v2/sendtx'])
     router.post(path, express.text({ type: () => true, limit: MAX_TX_BODY }), async (req, res) => {
-      mustRelay(deps);
-      await relay(nodeRoute(deps, req), res, typeof req.body === 'string' ? req.body : '');
+      sendBlockbookJson(res, await relayAnswer(asking(req, res), typeof req.body === 'string' ? req.body : ''));
     });
 }

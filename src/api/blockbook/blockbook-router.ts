@@ -12,7 +12,9 @@ import type { ApiMetrics } from '../metrics.js';
 import type { RateLimiter } from '../../serving/token-bucket.js';
 import { mountBlockbookAddress } from './blockbook-address.js';
 import { blockbookErrorHandler, blockbookUnmatched } from './blockbook-answers.js';
+import { httpAsking } from './blockbook-ask.js';
 import { mountBlockbookBlocks } from './blockbook-blocks.js';
+import { mountBlockbookHistory } from './blockbook-history.js';
 import { mountBlockbookNode } from './blockbook-node.js';
 import { mountBlockbookTxs } from './blockbook-txs.js';
 
@@ -20,11 +22,13 @@ export const BLOCKBOOK_BASE = '/blockbook/:chain';
 
 export function blockbookRouter(deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): Router {
   const router = dialectRouter(deps, limiter, metrics);
-  mountBlockbookNode(router, deps);
+  const asking = httpAsking(deps, limiter, metrics);
+  mountBlockbookNode(router, asking);
   const v2 = express.Router({ mergeParams: true, caseSensitive: true, strict: true });
-  mountBlockbookTxs(v2, deps, limiter, metrics);
-  mountBlockbookAddress(v2, deps, limiter, metrics);
-  mountBlockbookBlocks(v2, deps, limiter, metrics);
+  mountBlockbookTxs(v2, asking);
+  mountBlockbookAddress(v2, asking);
+  mountBlockbookBlocks(v2, asking);
+  mountBlockbookHistory(v2, asking);
   router.use('/api/v2', v2);
   router.use(blockbookUnmatched);
   router.use(blockbookErrorHandler);

@@ -6,18 +6,17 @@
  * time) is read here once for every route that shows transactions.
  */
 import type { Request, Response, Router } from 'express';
-import { fromDisplayHex, toDisplayHex } from '../../chain/hash.js';
+import { toDisplayHex } from '../../chain/hash.js';
 import { nodeRpcCode } from '../../serving/chain-node.js';
 import { askNode, keepingFractions, nodeFailure, RPC_NOT_FOUND } from '../../serving/node-answers.js';
 import type { FoundTx } from '../../serving/tx-source.js';
-import type { RateLimiter } from '../../serving/token-bucket.js';
-import type { AppDeps } from '../deps.js';
-import type { ApiMetrics } from '../metrics.js';
 import { placesOf } from '../block-place.js';
-import { answeringIndex, nodeRoute, type NodeRoute, type ViewIndex } from '../node-read.js';
+import { answeringIndex, type NodeRoute, type ViewIndex } from '../node-read.js';
 import { historyOff } from '../routes/transactions.js';
-import { extraCharge, txExtraTokens } from '../routes/tx.js';
+import { txExtraTokens } from '../routes/tx.js';
 import { BlockbookError, sendBlockbookJson, sendBlockbookText } from './blockbook-answers.js';
+import type { BlockbookAsk, HttpAsking } from './blockbook-ask.js';
+import { blockbookTxid } from './blockbook-params.js';
 import { txValue, type BlockbookPlace, type TxFacts } from './blockbook-values.js';
 
 /** What the transactions of one request are read against: the index and its tip, and one memo of places. */
@@ -83,45 +82,40 @@ export async function txsShown(
   return Promise.all(found.map((f) => txShown(r, f, light)));
 }
 
-const HASH = /^[0-9a-fA-F]{64}$/;
-
-/** A txid as Blockbook words its refusals: `Transaction '<txid>' not found`, with why when it is no txid. */
-export function blockbookTxid(text: string): Buffer {
-  if (!HASH.test(text)) throw new BlockbookError(400, `Transaction '${text.slice(0, 100)}' not found (a txid is 64 hex digits)`);
-  return fromDisplayHex(text);
-}
-
 const notFound = (text: string): BlockbookError => new BlockbookError(400, `Transaction '${text}' not found`);
 
-export function mountBlockbookTxs(router: Router, deps: AppDeps, limiter: RateLimiter, metrics: ApiMetrics): void {
-  const charge = extraCharge(limiter, deps.settings, metrics);
+/** Blockbook's Tx of a transaction in the index's chain or the node's mempool. */
+export async function txAnswer(ask: BlockbookAsk, text: string): Promise<Record<string, unknown>> {
+  const txid = blockbookTxid(text);
+  const { index, tipHeight } = await answeringIndex(ask.deps, ask.route, ask.headers, true);
+  const found = await ask.route.views.txs.find(index, txid);
+  if (found === null) throw notFound(text);
+  await ask.charge(txExtraTokens(found.tx, true));
+  return txShown(txReading(ask.route, index, tipHeight), found);
+}
 
+/** The node's getrawtransaction answer, its numbers as the node wrote them (keepingFractions). */
+export async function txSpecificAnswer(ask: BlockbookAsk, text: string): Promise<unknown> {
+  const { route } = ask;
+  const txid = blockbookTxid(text);
+  const { index } = await answeringIndex(ask.deps, route, ask.headers, true);
+  const block = await index.txBlock(txid);
+  const params: unknown[] = [toDisplayHex(txid), true];
+  if (block !== null) params.push(toDisplayHex(block.hash));
+  try {
+    return await route.views.node.call<unknown>('getrawtransaction', params, { parseJson: keepingFractions });
+  } catch (err) {
+    if (nodeRpcCode(err) === RPC_NOT_FOUND) throw notFound(text);
+    throw nodeFailure(route.chain, err, 'getrawtransaction');
+  }
+}
+
+export function mountBlockbookTxs(router: Router, asking: HttpAsking): void {
   router.get('/tx/:txid', async (req: Request, res: Response) => {
-    const text = String(req.params.txid);
-    const route = nodeRoute(deps, req);
-    const txid = blockbookTxid(text);
-    const { index, tipHeight } = await answeringIndex(deps, route, res, true);
-    const found = await route.views.txs.find(index, txid);
-    if (found === null) throw notFound(text);
-    await charge(req, res, txExtraTokens(found.tx, true));
-    sendBlockbookJson(res, await txShown(txReading(route, index, tipHeight), found));
+    sendBlockbookJson(res, await txAnswer(asking(req, res), String(req.params.txid)));
   });
 
   router.get('/tx-specific/:txid', async (req: Request, res: Response) => {
-    const text = String(req.params.txid);
-    const route = nodeRoute(deps, req);
-    const txid = blockbookTxid(text);
-    const { index } = await answeringIndex(deps, route, res, true);
-    const block = await index.txBlock(txid);
-    const params: unknown[] = [toDisplayHex(txid), true];
-    if (block !== null) params.push(toDisplayHex(block.hash));
-    let answer: unknown;
-    try {
-      answer = await route.views.node.call<unknown>('getrawtransaction', params, { parseJson: keepingFractions });
-    } catch (err) {
-      if (nodeRpcCode(err) === RPC_NOT_FOUND) throw notFound(text);
-      throw nodeFailure(route.chain, err, 'getrawtransaction');
-    }
-    sendBlockbookText(res, JSON.stringify(answer));
+    sendBlockbookText(res, JSON.stringify(await txSpecificAnswer(asking(req, res), String(req.params.txid))));
   });
 }

@@ -23,7 +23,7 @@ import { failEntry, readItems, type Item, type Items } from './ws-items.js';
 import { walletTokens } from '../wallet-request.js';
 import { holdRefill, type Overdrawn } from '../middleware/rate-limit.js';
 import { checkKey, type Caller, type KeyCheckDeps } from './ws-auth.js';
-import { CLOSE, failData, parseMessage } from './ws-protocol.js';
+import { CLOSE, failData, keepAlive, parseMessage, rawLength } from './ws-protocol.js';
 
 export type { Caller };
 
@@ -49,7 +49,6 @@ export class LiveConnection {
   private readonly subs = new Map<string, Subscriber>();
   private readonly chains = new Set<ChainCode>();
   private owner: string;
-  private alive = true;
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stopTips: () => void;
@@ -72,14 +71,7 @@ export class LiveConnection {
       t.unref();
       this.timers.push(t);
     }
-    const ping = setInterval(() => {
-      if (!this.alive) return void ws.terminate();
-      this.alive = false;
-      ws.ping();
-    }, opts.pingMs);
-    ping.unref();
-    this.timers.push(ping);
-    ws.on('pong', () => (this.alive = true));
+    this.timers.push(keepAlive(ws, opts.pingMs));
     this.stopTips = opts.hub.onTip((tip: Tip) => {
       if (this.chains.has(tip.chain)) this.send({ event: 'tip', data: tip });
     });
@@ -318,8 +310,4 @@ export class LiveConnection {
 function nameOf(watch: Watch, summary: Summary): string {
   if (watch.kind === 'address') return (summary.data as { address: string }).address;
   return watch.kind === 'scripthash' ? watch.scripthash : watch.fingerprint;
-}
-
-function rawLength(data: RawData): number {
-  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
 }

@@ -1,5 +1,5 @@
 /** The WebSocket protocol's fixed parts (docs/api.md): path, close codes, timers, message framing. */
-import type { RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { ServingError } from '../../serving/errors.js';
 
 export const WS_PATH = '/api/v1/ws';
@@ -9,6 +9,24 @@ export const CLOSE = { authFailed: 4401, authTimeout: 4408, throttled: 4429, slo
 
 /** Ping interval; a peer that missed the previous pong is cut. */
 export const PING_MS = 30_000;
+
+/** Pings the peer every `ms`; one that did not answer the previous ping is cut. The timer, to clear on close. */
+export function keepAlive(ws: WebSocket, ms: number): NodeJS.Timeout {
+  let alive = true;
+  ws.on('pong', () => (alive = true));
+  const timer = setInterval(() => {
+    if (!alive) return void ws.terminate();
+    alive = false;
+    ws.ping();
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
+/** The bytes of a received message. */
+export function rawLength(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
 
 /** Parses a client message; null when it is not a JSON object. */
 export function parseMessage(data: RawData): Record<string, unknown> | null {

@@ -9,6 +9,10 @@
  * The connection guard counts upgraded sockets (connection-guard.ts). Every PING_MS a ping; a peer that
  * did not answer the previous one is cut. A peer that does not read (unsent bytes past
  * api.live.maxBufferedBytes) is closed with CLOSE.slowConsumer and sent nothing more.
+ *
+ * Other WebSocket APIs of the process (SocketDoor: the Blockbook dialect's) are accepted here too, by
+ * path, behind the same key check, per-network cap and connection guard; a dialect's door lets a page
+ * of any Origin in, since its clients are anonymous by design.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -34,7 +38,8 @@ export interface LiveSockets {
   close(): void;
 }
 
-export interface LiveSocketOptions {
+/** What every WebSocket door of the process serves from. */
+export interface SocketDeps {
   readonly deps: AppDeps;
   readonly hub: LiveHub;
   readonly limits: LiveLimits;
@@ -43,10 +48,47 @@ export interface LiveSocketOptions {
   readonly pingMs?: number;
 }
 
+export interface LiveSocketOptions extends SocketDeps {
+  /** Other WebSocket APIs on this port (the Blockbook dialect's), behind the same checks and caps. */
+  readonly doors?: readonly SocketDoor[];
+}
+
+/** Who opened an accepted WebSocket. */
+export interface SocketPeer {
+  /** The upgrade's path (no query). */
+  readonly path: string;
+  readonly ip: string | undefined;
+  /** The upgrade's x-api-key, checked; null: none was sent. */
+  readonly caller: Caller | null;
+}
+
+/** A WebSocket API at a path of its own: what it does with a socket accepted for it. */
+export interface SocketDoor {
+  serves(path: string): boolean;
+  /** Largest message its clients may send. */
+  readonly maxPayload: number;
+  /** Its clients are anonymous by design (a dialect's): a page of any Origin may open it. */
+  readonly anyOrigin: boolean;
+  /** Serves the socket until it closes; `close` ends it (the process is stopping). */
+  open(ws: WebSocket, peer: SocketPeer): { close(): void };
+}
+
 export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions): LiveSockets {
   const { deps } = opts;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false });
-  const connections = new Set<LiveConnection>();
+  const connections = new Set<{ close(): void }>();
+  const live: SocketDoor = {
+    serves: (path) => path === WS_PATH,
+    maxPayload: MAX_PAYLOAD,
+    anyOrigin: false,
+    open: (ws, peer) => {
+      const conn = new LiveConnection(ws, { ...opts, ip: peer.ip, caller: peer.caller, pingMs: opts.pingMs ?? PING_MS });
+      return { close: () => conn.close(CLOSE.goingAway, 'server stopping') };
+    },
+  };
+  const doors = [live, ...(opts.doors ?? [])].map((door) => ({
+    door,
+    wss: new WebSocketServer({ noServer: true, maxPayload: door.maxPayload, perMessageDeflate: false }),
+  }));
   /** Open WebSockets per client network (api.live.connectionsPerNetwork). */
   const perNetwork = new Map<string, number>();
   const origins = new Set(deps.settings.corsOrigins ?? []);
@@ -59,10 +101,11 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
         socket.destroy();
       }
     };
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== WS_PATH) return refuse(new ServingError('NOT_FOUND', `no WebSocket here; connect to ${WS_PATH}`));
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const at = doors.find(({ door }) => door.serves(path));
+    if (at === undefined) return refuse(new ServingError('NOT_FOUND', `no WebSocket here; connect to ${WS_PATH}`));
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host)) {
+    if (!at.door.anyOrigin && origin !== undefined && !origins.has(origin) && !sameOrigin(origin, req.headers.host)) {
       return refuse(new ServingError('ORIGIN_NOT_ALLOWED', 'this origin may not open a WebSocket here (api.corsOrigins)'));
     }
     const ip = clientIp(req, deps.settings.trustProxyHops);
@@ -83,8 +126,8 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
     const presented = req.headers['x-api-key'];
     const accept = (caller: Caller | null): void => {
       upgraded(server, req);
-      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-        const conn = new LiveConnection(ws, { ...opts, ip, caller, pingMs: opts.pingMs ?? PING_MS });
+      at.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        const conn = at.door.open(ws, { path, ip, caller });
         connections.add(conn);
         perNetwork.set(network, (perNetwork.get(network) ?? 0) + 1);
         ws.once('close', () => {
@@ -104,8 +147,8 @@ export function attachLiveSockets(server: http.Server, opts: LiveSocketOptions):
 
   return {
     close: () => {
-      for (const conn of connections) conn.close(CLOSE.goingAway, 'server stopping');
-      wss.close();
+      for (const conn of connections) conn.close();
+      for (const { wss } of doors) wss.close();
     },
   };
 }

@@ -21,7 +21,7 @@ import type { ChainCode } from '../../chain/params.js';
 import { ServingError } from '../../serving/errors.js';
 import { decodeHistoryCursor, type HistoryCursor } from '../history-cursor.js';
 import { historyItem, historyView } from '../history-view.js';
-import { checkAnswering, readIndex, RETRY_503_SECONDS } from '../index-read.js';
+import { checkAnswering, readIndex, RETRY_503_SECONDS, type HeaderSink } from '../index-read.js';
 import type { HistoryBuildProgress } from '../../store/index-model.js';
 import type { ApiMetrics } from '../metrics.js';
 import { oneParam, parseLimit, queryOf } from '../page-query.js';
@@ -61,7 +61,7 @@ export function servedPage<P>(
   deps: AppDeps,
   chain: ChainCode,
   read: (IndexStatus & { readonly building?: HistoryBuildProgress; readonly page: P | null }) | null,
-  res: Response,
+  res: HeaderSink,
 ): P {
   checkAnswering(deps, chain, read, res);
   if (read.building) throw historyBuilding(chain, read.building);
